@@ -1,0 +1,139 @@
+/*
+ * config.c — settings, read once at start from the environment.
+ *
+ *   GOMAXPROCS        procs (OS threads running task code at once).
+ *                     Default: CPUs in the affinity mask.
+ *   WEFTDEBUG         comma-separated key=value: schedtrace=MS, scheddetail=1.
+ *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
+ *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
+ *   WEFT_TLS          auto | wrfsbase | trap | syscall (sched/tls.c).
+ *
+ * A bad value prints one "weft: ..." line and keeps the default.  In
+ * secure-execution mode (setuid/setgid, AT_SECURE) nothing is read.
+ */
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "rt.h"
+
+struct wt_config wt_cfg = { .tls_mode = -1 };
+
+int wt_ncpu_affinity(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 1;
+	int n = CPU_COUNT(&set);
+	return n > 0 ? n : 1;
+}
+
+/* Parses a decimal number with an optional k/m/g suffix.  -1 on error. */
+static long long parse_num(const char *s, bool suffix)
+{
+	if (!s || !*s)
+		return -1;
+	long long v = 0;
+	const char *p = s;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (*p - '0');
+		if (v > (1ll << 50))
+			return -1;
+		p++;
+	}
+	if (p == s)
+		return -1;
+	if (suffix && *p) {
+		int sh = *p == 'k' || *p == 'K' ? 10 : *p == 'm' || *p == 'M' ? 20
+				: *p == 'g' || *p == 'G' ? 30 : -1;
+		if (sh < 0)
+			return -1;
+		v <<= sh;
+		p++;
+	}
+	return *p ? -1 : v;
+}
+
+static void parse_debug(const char *s)
+{
+	char buf[256];
+	size_t n = strlen(s);
+	if (n >= sizeof buf) {
+		wt_print("weft: WEFTDEBUG is too long; ignored\n");
+		return;
+	}
+	memcpy(buf, s, n + 1);
+	for (char *tok = buf, *next; tok && *tok; tok = next) {
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = 0;
+		char *eq = strchr(tok, '=');
+		if (!eq) {
+			wt_print("weft: WEFTDEBUG: '%s' is not key=value; ignored\n", tok);
+			continue;
+		}
+		*eq = 0;
+		long long v = parse_num(eq + 1, false);
+		if (!strcmp(tok, "schedtrace")) {
+			if (v < 0 || v > 3600000)
+				wt_print("weft: WEFTDEBUG: schedtrace=%s is not a number of ms; ignored\n",
+					 eq + 1);
+			else
+				wt_cfg.schedtrace_ms = (int)v;
+		} else if (!strcmp(tok, "scheddetail")) {
+			if (v < 0)
+				wt_print("weft: WEFTDEBUG: scheddetail=%s is not 0 or 1; ignored\n",
+					 eq + 1);
+			else
+				wt_cfg.scheddetail = v != 0;
+		} else {
+			wt_print("weft: WEFTDEBUG: unknown key '%s'; ignored\n", tok);
+		}
+	}
+}
+
+void wt_config_read(void)
+{
+	int ncpu = wt_ncpu_affinity();
+	wt_cfg.gomaxprocs = ncpu;
+	if (getauxval(AT_SECURE)) {
+		wt_cfg.secure = true;
+		return;
+	}
+	const char *s = getenv("GOMAXPROCS");
+	if (s && *s) {
+		long long v = parse_num(s, false);
+		if (v < 1 || v > 1024)
+			wt_print("weft: GOMAXPROCS=%s is not a number from 1 to 1024; using %d\n", s,
+				 ncpu);
+		else {
+			wt_cfg.gomaxprocs = (int)v;
+			wt_cfg.gomaxprocs_set = true;
+		}
+	}
+	if ((s = getenv("WEFTDEBUG")) && *s)
+		parse_debug(s);
+	if ((s = getenv("WEFT_STACK_SIZE")) && *s) {
+		long long v = parse_num(s, true);
+		if (v < 16384 || v > (1ll << 36))
+			wt_print("weft: WEFT_STACK_SIZE=%s is not a size from 16k to 64g; "
+				 "using RLIMIT_STACK\n", s);
+		else
+			wt_cfg.stack_size = (size_t)v;
+	}
+	if ((s = getenv("WEFT_TLS")) && *s) {
+		if (!strcmp(s, "auto"))
+			wt_cfg.tls_mode = -1;
+		else if (!strcmp(s, "wrfsbase"))
+			wt_cfg.tls_mode = 0;
+		else if (!strcmp(s, "syscall"))
+			wt_cfg.tls_mode = 1;
+		else if (!strcmp(s, "trap"))
+			wt_cfg.tls_mode = 2;
+		else
+			wt_print("weft: WEFT_TLS=%s is not auto, wrfsbase, trap or syscall; using auto\n",
+				 s);
+	}
+}

@@ -1,0 +1,78 @@
+/*
+ * lock.c — the runtime's own lock and futex helpers.
+ *
+ * wt_lock_t is a three-state futex lock (0 free, 1 held, 2 held and maybe
+ * waited on).  It never parks a task: a runtime critical section is a few
+ * dozen instructions, and parking would need the scheduler, which needs these
+ * locks.  It may be taken by tasks, workers on g0, sysmon and threads weft did
+ * not create.  A holder is never preempted by weft (the preemption handler
+ * refuses to switch inside libweft).
+ *
+ * System calls go through wt_syscall6, an inline `syscall` that does not
+ * touch errno: a runtime path must not clobber the program's errno.
+ */
+#include <linux/futex.h>
+#include <sys/syscall.h>
+
+#include "rt.h"
+
+long wt_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* abs_mono: absolute CLOCK_MONOTONIC deadline, or NULL.  Returns 0 or -errno. */
+long wt_futex_wait(_Atomic int *addr, int val, const struct timespec *abs_mono, bool shared)
+{
+	int op = FUTEX_WAIT_BITSET | (shared ? 0 : FUTEX_PRIVATE_FLAG);
+	return wt_syscall6(SYS_futex, (long)addr, op, val, (long)abs_mono, 0,
+			   FUTEX_BITSET_MATCH_ANY);
+}
+
+long wt_futex_wake(_Atomic int *addr, int n, bool shared)
+{
+	int op = FUTEX_WAKE | (shared ? 0 : FUTEX_PRIVATE_FLAG);
+	return wt_syscall6(SYS_futex, (long)addr, op, n, 0, 0, 0);
+}
+
+bool wt_trylock(wt_lock_t *l)
+{
+	int z = 0;
+	/* Acquire: pairs with the release in wt_unlock. */
+	return atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
+						       memory_order_relaxed);
+}
+
+void wt_lock(wt_lock_t *l)
+{
+	int z = 0;
+	if (likely(atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
+							   memory_order_relaxed)))
+		return;
+	/* Spin briefly: holders keep the lock for a handful of instructions. */
+	for (int i = 0; i < 100; i++) {
+		__builtin_ia32_pause();
+		z = 0;
+		if (atomic_load_explicit(&l->v, memory_order_relaxed) == 0 &&
+		    atomic_compare_exchange_weak_explicit(&l->v, &z, 1, memory_order_acquire,
+							  memory_order_relaxed))
+			return;
+	}
+	while (atomic_exchange_explicit(&l->v, 2, memory_order_acquire) != 0)
+		wt_futex_wait(&l->v, 2, NULL, false);
+}
+
+void wt_unlock(wt_lock_t *l)
+{
+	/* Release: pairs with the acquiring CAS/exchange in wt_lock. */
+	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2)
+		wt_futex_wake(&l->v, 1, false);
+}

@@ -1,0 +1,265 @@
+/*
+ * park.c — the parking lot: wait queues keyed by address.
+ *
+ * Every blocking object of the program (mutex, condvar, rwlock, barrier,
+ * semaphore, join) keeps only a word or two of state inside its own
+ * pthread_*_t; waiters queue here, in a bucket chosen by hashing the
+ * address, as WebKit's ParkingLot and the kernel's futex table do.  Nothing
+ * needs an init call, so static initialisers just work.
+ *
+ * Protocol (no lost wake-ups):
+ *   waiter: lock bucket; validate(addr) re-checks the object's word; enqueue;
+ *           a task switches out and its worker's g0 unlocks the bucket; an OS
+ *           thread unlocks and sleeps on its waiter's futex word.
+ *   waker:  changes the object's word first, then locks the bucket, dequeues,
+ *           sets state = 1 and makes the waiter runnable.
+ * A waker that changed the word before the waiter's validate is seen by
+ * validate; one that changed it after waits for the bucket lock, and so finds
+ * the waiter queued.
+ *
+ * A waiter leaves the queue exactly once, under the bucket lock, by one of:
+ * a waker (result WOKEN), its deadline (TIMEDOUT) or pthread_cancel
+ * (CANCELED).  The task's timer callback takes the bucket lock, so it cannot
+ * see a task that has not finished switching out.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "rt.h"
+
+#define NBUCKETS 4096
+
+struct bucket {
+	wt_lock_t lock;
+	struct wt_waiter *head, *tail;  /* [lock] FIFO */
+} __attribute__((aligned(64)));
+
+static struct bucket buckets[NBUCKETS];
+
+static struct bucket *bucket_of(const void *addr)
+{
+	uint64_t h = ((uintptr_t)addr >> 2) * 0x9e3779b97f4a7c15ull;
+	return &buckets[h >> (64 - 12)];
+}
+
+/* [b->lock held] */
+static void unlink_waiter(struct bucket *b, struct wt_waiter *w)
+{
+	struct wt_waiter **pp = &b->head, *prev = NULL;
+	for (; *pp; prev = *pp, pp = &(*pp)->next) {
+		if (*pp == w) {
+			*pp = w->next;
+			if (b->tail == w)
+				b->tail = prev;
+			w->next = NULL;
+			return;
+		}
+	}
+}
+
+/* Timer callback: the deadline of a parked task passed.  Runs on a g0 or
+ * sysmon; takes the bucket lock. */
+static void park_timeout(struct wt_timer *tm, struct wt_m *m)
+{
+	struct wt_task *t = (struct wt_task *)((char *)tm - offsetof(struct wt_task, timer));
+	struct wt_waiter *w = &t->waiter;
+	struct bucket *b = bucket_of(w->addr);
+	bool fire = false;
+
+	wt_lock(&b->lock);
+	if (atomic_load_explicit(&w->state, memory_order_relaxed) == 0) {
+		unlink_waiter(b, w);
+		w->result = WT_PARK_TIMEDOUT;
+		atomic_store_explicit(&w->state, 1, memory_order_relaxed);
+		fire = true;
+	}
+	wt_unlock(&b->lock);
+	if (fire)
+		wt_ready_m(t, m);
+}
+
+static bool cancel_pending(struct wt_task *t)
+{
+	int c = atomic_load(&t->cancel);
+	return (c & (WT_CANCEL_REQ | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) == WT_CANCEL_REQ;
+}
+
+int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
+	    int64_t deadline, bool cancelable)
+{
+	struct wt_task *t = wt_cur();
+	struct wt_waiter local, *w = t ? &t->waiter : &local;
+	struct bucket *b = bucket_of(addr);
+
+	w->next = NULL;
+	w->task = t;
+	w->result = WT_PARK_WOKEN;
+	w->token = 0;
+	w->cancelable = cancelable;
+	/* seq_cst: Dekker pair with wt_park_cancel (it writes cancel, reads addr). */
+	atomic_store(&w->state, 0);
+	w->addr = addr;
+	atomic_thread_fence(memory_order_seq_cst);
+	if (cancelable && t && cancel_pending(t))
+		return WT_PARK_CANCELED;
+	if (deadline >= 0 && deadline <= wt_nanotime())
+		return WT_PARK_TIMEDOUT;
+
+	wt_lock(&b->lock);
+	if (validate && !validate(addr, arg)) {
+		wt_unlock(&b->lock);
+		return WT_PARK_INVALID;
+	}
+	if (cancelable && t && cancel_pending(t)) {
+		wt_unlock(&b->lock);
+		return WT_PARK_CANCELED;
+	}
+	if (b->tail)
+		b->tail->next = w;
+	else
+		b->head = w;
+	b->tail = w;
+
+	if (t) {
+		t->wait_on = addr;
+		t->wait_since = 0;
+		if (deadline >= 0) {
+			t->timer.fn = park_timeout;
+			wt_timer_add(&t->timer, deadline);
+		}
+		wt_park_commit(&b->lock);     /* returns once woken; lock released */
+		if (deadline >= 0)
+			wt_timer_del(&t->timer);
+		t->wait_on = NULL;
+		return w->result;
+	}
+
+	/* An OS thread that is not a task: sleep on the waiter's own word. */
+	wt_unlock(&b->lock);
+	struct timespec ts, *tsp = NULL;
+	if (deadline >= 0) {
+		ts.tv_sec = deadline / 1000000000;
+		ts.tv_nsec = deadline % 1000000000;
+		tsp = &ts;
+	}
+	for (;;) {
+		/* Acquire: pairs with the release store by the waker. */
+		if (atomic_load_explicit(&w->state, memory_order_acquire))
+			return w->result;
+		long r = wt_futex_wait(&w->state, 0, tsp, false);
+		if (r == -ETIMEDOUT) {
+			wt_lock(&b->lock);
+			if (atomic_load_explicit(&w->state, memory_order_relaxed) == 0) {
+				unlink_waiter(b, w);
+				w->result = WT_PARK_TIMEDOUT;
+				atomic_store_explicit(&w->state, 1, memory_order_relaxed);
+			}
+			wt_unlock(&b->lock);
+		}
+	}
+}
+
+static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m *m)
+{
+	struct bucket *b = bucket_of(addr);
+	struct wt_task *wake = NULL, **tail = &wake;
+	int count = 0;
+
+	wt_lock(&b->lock);
+	struct wt_waiter **pp = &b->head, *prev = NULL;
+	while (*pp && count < n) {
+		struct wt_waiter *w = *pp;
+		if (w->addr != addr) {
+			prev = w;
+			pp = &w->next;
+			continue;
+		}
+		*pp = w->next;
+		if (b->tail == w)
+			b->tail = prev;
+		w->next = NULL;
+		w->result = WT_PARK_WOKEN;
+		w->token = token;
+		count++;
+		if (w->task) {
+			atomic_store_explicit(&w->state, 1, memory_order_relaxed);
+			w->task->schedlink = NULL;
+			*tail = w->task;
+			tail = &w->task->schedlink;
+		} else {
+			/* Release: pairs with the waiter's acquire load.  The waiter
+			 * may return at once; a wake of its dead stack word is a
+			 * harmless spurious wake-up for whoever reuses it. */
+			atomic_store_explicit(&w->state, 1, memory_order_release);
+			wt_futex_wake(&w->state, 1, false);
+		}
+	}
+	wt_unlock(&b->lock);
+	while (wake) {
+		struct wt_task *t = wake;
+		wake = t->schedlink;
+		if (g0)
+			wt_ready_m(t, m);
+		else
+			wt_ready(t);
+	}
+	return count;
+}
+
+int wt_unpark_token(const void *addr, int n, uintptr_t token)
+{
+	return unpark(addr, n, token, false, NULL);
+}
+
+int wt_unpark(const void *addr, int n)
+{
+	return unpark(addr, n, 0, false, NULL);
+}
+
+/* The same, from m's g0 (or sysmon with m NULL). */
+int wt_unpark_g0(const void *addr, int n, struct wt_m *m)
+{
+	return unpark(addr, n, 0, true, m);
+}
+
+bool wt_park_has_waiters(const void *addr)
+{
+	struct bucket *b = bucket_of(addr);
+	bool any = false;
+	wt_lock(&b->lock);
+	for (struct wt_waiter *w = b->head; w; w = w->next)
+		if (w->addr == addr) {
+			any = true;
+			break;
+		}
+	wt_unlock(&b->lock);
+	return any;
+}
+
+/* pthread_cancel: take t out of a cancelable wait.  The caller has set
+ * WT_CANCEL_REQ (seq_cst) before; see the Dekker note in wt_park. */
+void wt_park_cancel(struct wt_task *t)
+{
+	struct wt_waiter *w = &t->waiter;
+	atomic_thread_fence(memory_order_seq_cst);
+	const void *addr = w->addr;
+	if (!addr)
+		return;
+	struct bucket *b = bucket_of(addr);
+	bool fire = false;
+	wt_lock(&b->lock);
+	if (w->addr == addr && atomic_load_explicit(&w->state, memory_order_relaxed) == 0 &&
+	    w->task == t && w->cancelable) {
+		for (struct wt_waiter *q = b->head; q; q = q->next)
+			if (q == w) {
+				unlink_waiter(b, w);
+				w->result = WT_PARK_CANCELED;
+				atomic_store_explicit(&w->state, 1, memory_order_relaxed);
+				fire = true;
+				break;
+			}
+	}
+	wt_unlock(&b->lock);
+	if (fire)
+		wt_ready(t);
+}

@@ -1,0 +1,138 @@
+/*
+ * print.c — formatted output that is safe anywhere: in signal handlers, on
+ * g0, before the program's stdio exists.  Supports %d %u %ld %lu %lld %llu
+ * %zu %zd %x %lx %p %s %c %%, with an optional field width.
+ * wt_throw prints "weft: <msg>" and aborts.
+ */
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+static void put(char **o, char *end, char c)
+{
+	if (*o < end)
+		*(*o)++ = c;
+}
+
+static void putnum(char **o, char *end, unsigned long long v, int base, bool neg, int width)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	if (neg)
+		tmp[n++] = '-';
+	for (int w = n; w < width; w++)
+		put(o, end, ' ');
+	while (n)
+		put(o, end, tmp[--n]);
+}
+
+static int vfmt(char *buf, size_t size, const char *f, va_list ap)
+{
+	char *o = buf, *end = buf + size - 1;
+	for (; *f; f++) {
+		if (*f != '%') {
+			put(&o, end, *f);
+			continue;
+		}
+		f++;
+		int width = 0, lng = 0;
+		bool left = false;
+		if (*f == '-') {
+			left = true;
+			f++;
+		}
+		while (*f >= '0' && *f <= '9')
+			width = width * 10 + (*f++ - '0');
+		while (*f == 'l' || *f == 'z') {
+			lng++;
+			f++;
+		}
+		switch (*f) {
+		case 'd': {
+			long long v = lng ? va_arg(ap, long long) : va_arg(ap, int);
+			putnum(&o, end, v < 0 ? -(unsigned long long)v : (unsigned long long)v, 10,
+			       v < 0, width);
+			break;
+		}
+		case 'u':
+			putnum(&o, end, lng ? va_arg(ap, unsigned long long) : va_arg(ap, unsigned),
+			       10, false, width);
+			break;
+		case 'x':
+			putnum(&o, end, lng ? va_arg(ap, unsigned long long) : va_arg(ap, unsigned),
+			       16, false, width);
+			break;
+		case 'p':
+			put(&o, end, '0');
+			put(&o, end, 'x');
+			putnum(&o, end, (uintptr_t)va_arg(ap, void *), 16, false, 0);
+			break;
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+			int n = 0;
+			if (!s)
+				s = "(null)";
+			for (const char *q = s; *q; q++)
+				n++;
+			if (!left)
+				for (; n < width; width--)
+					put(&o, end, ' ');
+			while (*s)
+				put(&o, end, *s++);
+			if (left)
+				for (; n < width; width--)
+					put(&o, end, ' ');
+			break;
+		}
+		case 'c':
+			put(&o, end, (char)va_arg(ap, int));
+			break;
+		default:
+			put(&o, end, *f);
+		}
+	}
+	*o = 0;
+	return (int)(o - buf);
+}
+
+int wt_snprintf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfmt(buf, n, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void wt_print(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vfmt(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	for (int off = 0; off < n;) {
+		long w = wt_syscall6(SYS_write, 2, (long)(buf + off), n - off, 0, 0, 0);
+		if (w == -4)
+			continue;
+		if (w <= 0)
+			break;
+		off += (int)w;
+	}
+}
+
+void wt_throw(const char *msg)
+{
+	wt_print("weft: fatal: %s\n", msg);
+	/* abort() may take locks; the kill system call cannot. */
+	wt_syscall6(SYS_kill, wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0), SIGABRT, 0, 0, 0, 0);
+	for (;;)
+		wt_syscall6(SYS_exit_group, 134, 0, 0, 0, 0, 0);
+}

@@ -1,0 +1,317 @@
+/*
+ * proc.c — the scheduler: which task runs next on a worker.
+ *
+ * A worker (M) runs task code only while it holds a proc (P).  Its loop,
+ * wt_schedule, runs on the worker's own stack ("g0"):
+ *
+ *   1. find a runnable task (findrunnable): expired timers, the proc's
+ *      runnext and ring, every 61st tick the global queue first (fairness),
+ *      the global queue, then steal half of another proc's ring;
+ *   2. switch to it (execute); the task runs until it parks, yields or
+ *      exits, each of which switches back to g0 through wt_mcall;
+ *   3. on g0, finish what the task asked for (m->after: release the park
+ *      lock, requeue after a yield, free the stack after an exit); repeat.
+ *
+ * With nothing to run, a worker gives up its proc and sleeps on a futex
+ * (stopm).  wt_ready wakes one (wakep) only when a proc is idle and no
+ * worker is already spinning (looking for work), so a burst of wake-ups
+ * does not cost a futex each.  A worker that stops spinning re-checks every
+ * run queue before sleeping: the waker may have seen it spinning and not
+ * woken anyone.
+ *
+ * Rejected: switching task-to-task directly on park.  It saves one stack
+ * switch but makes "the parked task's stack is no longer in use" unknowable
+ * to the waker; going through g0 gives a point where the old task is fully
+ * saved before its park lock is released (Go does the same).
+ */
+#include <errno.h>
+
+#include "rt.h"
+
+struct wt_sched wt_sched;
+
+static uint32_t fastrand(struct wt_m *m)
+{
+	uint64_t x = m->fastrand;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	m->fastrand = x;
+	return (uint32_t)x;
+}
+
+/* [sched.lock held] */
+static void pidleput(struct wt_p *p)
+{
+	p->status = 0;
+	p->link = wt_sched.pidle;
+	wt_sched.pidle = p;
+	atomic_fetch_add(&wt_sched.npidle, 1);
+}
+
+/* [sched.lock held] */
+static struct wt_p *pidleget(void)
+{
+	struct wt_p *p = wt_sched.pidle;
+	if (p) {
+		wt_sched.pidle = p->link;
+		p->status = 1;
+		atomic_fetch_sub(&wt_sched.npidle, 1);
+	}
+	return p;
+}
+
+/* [sched.lock held] */
+static struct wt_m *midleget(void)
+{
+	struct wt_m *m = wt_sched.midle;
+	if (m) {
+		wt_sched.midle = m->link;
+		wt_sched.nmidle--;
+	}
+	return m;
+}
+
+/* Hands p (or an idle proc) to an idle or new worker.  Context: any. */
+static void startm(struct wt_p *p, bool spinning)
+{
+	wt_lock(&wt_sched.lock);
+	if (!p && !(p = pidleget())) {
+		wt_unlock(&wt_sched.lock);
+		if (spinning)
+			atomic_fetch_sub(&wt_sched.nmspinning, 1);
+		return;
+	}
+	struct wt_m *m = midleget();
+	wt_unlock(&wt_sched.lock);
+	if (!m) {
+		if (!wt_newm(p, spinning)) {
+			/* No thread: give the proc back; its work stays queued. */
+			wt_lock(&wt_sched.lock);
+			pidleput(p);
+			wt_unlock(&wt_sched.lock);
+			if (spinning)
+				atomic_fetch_sub(&wt_sched.nmspinning, 1);
+		}
+		return;
+	}
+	m->spinning = spinning;
+	m->nextp = p;
+	/* Release: pairs with the acquire load in wt_stopm (nextp visible). */
+	atomic_store_explicit(&m->park, 1, memory_order_release);
+	wt_futex_wake(&m->park, 1, false);
+}
+
+void wt_wakep(void)
+{
+	if (atomic_load(&wt_sched.npidle) == 0)
+		return;
+	int z = 0;
+	if (atomic_load(&wt_sched.nmspinning) != 0 ||
+	    !atomic_compare_exchange_strong(&wt_sched.nmspinning, &z, 1))
+		return;
+	startm(NULL, true);
+}
+
+void wt_ready_m(struct wt_task *t, struct wt_m *m)
+{
+	int old = atomic_exchange(&t->state, WT_RUNNABLE);
+	if (old != WT_WAITING && old != WT_IDLE)
+		wt_throw("wt_ready: task is not waiting");
+	if (m && m->p) {
+		wt_runq_put(m->p, t, true);
+	} else {
+		wt_lock(&wt_sched.lock);
+		wt_globrunq_put(t);
+		wt_unlock(&wt_sched.lock);
+	}
+	wt_wakep();
+}
+
+void wt_ready(struct wt_task *t)
+{
+	struct wt_task *cur = wt_cur();
+	wt_ready_m(t, cur ? cur->m : NULL);
+}
+
+/* Context: a task.  Switches to g0, which calls fn(m, task, arg); the task
+ * resumes when something makes it runnable again, maybe on another worker. */
+void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
+{
+	struct wt_task *t = wt_cur();
+	struct wt_m *m = t->m;
+	m->after = fn;
+	m->after_arg = arg;
+	wt_ctx_switch(&t->ctx, &m->g0, &m->cur_tp);
+}
+
+static void after_park(struct wt_m *m, struct wt_task *t, void *lock)
+{
+	(void)m;
+	atomic_store(&t->state, WT_WAITING);
+	if (lock)
+		wt_unlock(lock);
+}
+
+/* Context: a task holding `unlock`.  Parks; g0 releases the lock once the
+ * task's context is saved.  Returns after wt_ready. */
+void wt_park_commit(wt_lock_t *unlock)
+{
+	wt_mcall(after_park, unlock);
+}
+
+static void after_yield(struct wt_m *m, struct wt_task *t, void *arg)
+{
+	(void)arg;
+	atomic_store(&t->state, WT_RUNNABLE);
+	wt_runq_put(m->p, t, false);
+}
+
+void wt_yield(void)
+{
+	struct wt_task *t = wt_cur();
+	if (!t)
+		return;
+	struct wt_p *p = t->m->p;
+	/* Nothing else to run here or anywhere: stay (the common sched_yield). */
+	if (wt_runq_len(p) == 0 && atomic_load_explicit(&wt_sched.runq_size,
+							 memory_order_relaxed) == 0)
+		return;
+	wt_mcall(after_yield, NULL);
+}
+
+static void resetspinning(struct wt_m *m)
+{
+	m->spinning = false;
+	/* The last spinner found work: more may be queued, start another. */
+	if (atomic_fetch_sub(&wt_sched.nmspinning, 1) == 1)
+		wt_wakep();
+}
+
+static struct wt_task *steal(struct wt_m *m, struct wt_p *p)
+{
+	int n = wt_sched.nprocs;
+	for (int round = 0; round < 4; round++) {
+		uint32_t start = fastrand(m) % n;
+		for (int i = 0; i < n; i++) {
+			struct wt_p *v = &wt_sched.procs[(start + i) % n];
+			if (v == p)
+				continue;
+			struct wt_task *t = wt_runq_steal(p, v, round == 3);
+			if (t)
+				return t;
+		}
+	}
+	return NULL;
+}
+
+static bool any_runq(void)
+{
+	if (atomic_load(&wt_sched.runq_size))
+		return true;
+	for (int i = 0; i < wt_sched.nprocs; i++)
+		if (wt_runq_len(&wt_sched.procs[i]))
+			return true;
+	return false;
+}
+
+/* Context: g0.  Returns a task to run; sleeps while there is none. */
+static struct wt_task *findrunnable(struct wt_m *m)
+{
+	struct wt_task *t;
+top:;
+	struct wt_p *p = m->p;
+	if (wt_timer_next() != INT64_MAX)
+		wt_timer_run(wt_nanotime(), m);
+	if (p->schedtick % 61 == 0 && atomic_load(&wt_sched.runq_size)) {
+		wt_lock(&wt_sched.lock);
+		t = wt_globrunq_get(p, 1);
+		wt_unlock(&wt_sched.lock);
+		if (t)
+			return t;
+	}
+	if ((t = wt_runq_get(p)))
+		return t;
+	if (atomic_load(&wt_sched.runq_size)) {
+		wt_lock(&wt_sched.lock);
+		t = wt_globrunq_get(p, 0);
+		wt_unlock(&wt_sched.lock);
+		if (t)
+			return t;
+	}
+	/* Spin (steal) only while fewer than half the busy procs spin. */
+	if (!m->spinning && 2 * atomic_load(&wt_sched.nmspinning) <
+				    wt_sched.nprocs - atomic_load(&wt_sched.npidle)) {
+		m->spinning = true;
+		atomic_fetch_add(&wt_sched.nmspinning, 1);
+	}
+	if (m->spinning && wt_sched.nprocs > 1 && (t = steal(m, p)))
+		return t;
+
+	/* Nothing: give the proc back. */
+	wt_lock(&wt_sched.lock);
+	if (atomic_load(&wt_sched.runq_size)) {
+		t = wt_globrunq_get(p, 0);
+		wt_unlock(&wt_sched.lock);
+		if (t)
+			return t;
+		goto top;
+	}
+	p->m = NULL;
+	m->p = NULL;
+	pidleput(p);
+	wt_unlock(&wt_sched.lock);
+
+	if (m->spinning) {
+		m->spinning = false;
+		atomic_fetch_sub(&wt_sched.nmspinning, 1);
+		/* A waker may have skipped wakep because we were spinning. */
+		if (any_runq()) {
+			wt_lock(&wt_sched.lock);
+			struct wt_p *pp = pidleget();
+			wt_unlock(&wt_sched.lock);
+			if (pp) {
+				m->p = pp;
+				pp->m = m;
+				m->spinning = true;
+				atomic_fetch_add(&wt_sched.nmspinning, 1);
+				goto top;
+			}
+		}
+	}
+	wt_stopm(m); /* returns holding a proc */
+	goto top;
+}
+
+static void execute(struct wt_m *m, struct wt_task *t)
+{
+	if (m->spinning)
+		resetspinning(m);
+	m->p->schedtick++;
+	m->curg = t;
+	t->m = m;
+	atomic_store_explicit(&t->state, WT_RUNNING, memory_order_relaxed);
+	wt_ctx_switch(&m->g0, &t->ctx, &m->cur_tp);
+	/* Back on g0: t saved its context and asked for m->after. */
+	m->curg = NULL;
+	void (*fn)(struct wt_m *, struct wt_task *, void *) = m->after;
+	m->after = NULL;
+	if (fn)
+		fn(m, t, m->after_arg);
+}
+
+void wt_schedule(struct wt_m *m)
+{
+	/* Worker 0's g0 starts when main first switches out: finish that. */
+	if (m->after) {
+		struct wt_task *t = m->curg;
+		void (*fn)(struct wt_m *, struct wt_task *, void *) = m->after;
+		m->curg = NULL;
+		m->after = NULL;
+		fn(m, t, m->after_arg);
+	}
+	if (!m->p)
+		wt_stopm(m);
+	for (;;)
+		execute(m, findrunnable(m));
+}

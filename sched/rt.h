@@ -1,0 +1,309 @@
+/*
+ * rt.h — the nouns of the weft runtime and the calls between its parts.
+ *
+ *   task   (Go's G)  a pthread of the program: stack, saved context, its
+ *                    own TCB + static TLS block, a state, a queue link.
+ *   proc   (Go's P)  a scheduling context; exactly GOMAXPROCS of them, each
+ *                    with a local run queue and a runnext slot.
+ *   worker (Go's M)  an OS thread; runs tasks while it holds a proc.  Its
+ *                    own stack and TCB ("g0") run the scheduler loop.
+ *
+ * Ownership rules (who may write what) are given beside each field:
+ *   [owner m]   only the worker that runs the task / holds the proc;
+ *   [sched]     under wt_sched.lock;
+ *   [atomic]    lock-free, with the ordering named at each access;
+ *   [const]     written once before the object is published.
+ *
+ * Internal functions return 0 or -errno.  Broken invariants call wt_throw.
+ */
+#ifndef WEFT_RT_H
+#define WEFT_RT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define WT_HIDDEN __attribute__((visibility("hidden")))
+#define WT_NORETURN __attribute__((noreturn))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+struct wt_task;
+struct wt_m;
+struct wt_p;
+
+/* ---- arch/x86_64: saved context (see arch/x86_64/switch.S) ---- */
+struct wt_ctx {
+	uintptr_t sp; /* stack pointer after the callee-saved pushes */
+	uintptr_t tp; /* thread pointer (fs base) to load, 0 = keep */
+};
+void wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintptr_t *cur_tp);
+void wt_ctx_make(struct wt_ctx *c, void *stack_top, void (*fn)(void *), void *arg, uintptr_t tp);
+extern int wt_tls_mode; /* 0 = wrfsbase, 1 = arch_prctl system call */
+uintptr_t wt_arch_get_tp(void);
+void wt_arch_set_tp(uintptr_t tp);
+
+/* ---- lock.c: internal locks, futex helpers ---- */
+typedef struct { _Atomic int v; } wt_lock_t; /* 0 free, 1 held, 2 held + waiters */
+void wt_lock(wt_lock_t *l);
+void wt_unlock(wt_lock_t *l);
+bool wt_trylock(wt_lock_t *l);
+long wt_futex_wait(_Atomic int *addr, int val, const struct timespec *abs_mono, bool shared);
+long wt_futex_wake(_Atomic int *addr, int n, bool shared);
+long wt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+
+/* ---- throw.c / print.c ---- */
+WT_NORETURN void wt_throw(const char *msg);
+void wt_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int wt_snprintf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- slab.c: mmap-backed fixed-size objects (never the program's malloc) ---- */
+struct wt_slab {
+	wt_lock_t lock;
+	size_t size;
+	void *free;         /* [lock] free list */
+	char *cur, *end;    /* [lock] bump region */
+};
+void *wt_slab_alloc(struct wt_slab *s);   /* zeroed; NULL when out of memory */
+void wt_slab_free(struct wt_slab *s, void *p);
+void *wt_mmap_anon(size_t n);
+
+/* ---- time ---- */
+int64_t wt_nanotime(void);                 /* CLOCK_MONOTONIC, ns */
+int64_t wt_abs_to_mono(clockid_t clk, const struct timespec *abs); /* deadline in mono ns */
+
+/* ---- timer.c: one heap of deadlines ---- */
+struct wt_timer {
+	int64_t when;                       /* [timers.lock] mono ns */
+	int idx;                            /* [timers.lock] heap index, -1 = not queued */
+	_Atomic int running;                /* callback in flight */
+	void (*fn)(struct wt_timer *, struct wt_m *); /* on a g0 (m) or sysmon (NULL), no lock held */
+};
+void wt_timer_add(struct wt_timer *t, int64_t when);
+void wt_timer_del(struct wt_timer *t);     /* returns once fn is not running */
+int64_t wt_timer_next(void);               /* earliest deadline or INT64_MAX */
+int wt_timer_run(int64_t now, struct wt_m *m); /* fire expired timers; returns count */
+int wt_timer_count(void);
+
+/* ---- park.c: the parking lot ---- */
+enum { WT_PARK_WOKEN = 0, WT_PARK_TIMEDOUT = 1, WT_PARK_INVALID = 2, WT_PARK_CANCELED = 3 };
+struct wt_waiter {
+	struct wt_waiter *next;     /* [bucket lock] */
+	const void *addr;           /* [bucket lock] key */
+	struct wt_task *task;       /* NULL for an OS thread that is not a task */
+	_Atomic int state;          /* 0 waiting, 1 woken; futex word for threads */
+	int result;
+	bool cancelable;            /* pthread_cancel may end this wait */
+	uintptr_t token;            /* value passed by the waker */
+};
+/* Park the caller on addr if validate(arg) still holds under the bucket
+ * lock.  deadline: mono ns or -1.  May park (task) or block (thread). */
+int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
+	    int64_t deadline, bool cancelable);
+int wt_unpark(const void *addr, int n);        /* wakes up to n; returns count */
+int wt_unpark_token(const void *addr, int n, uintptr_t token);
+int wt_unpark_g0(const void *addr, int n, struct wt_m *m);
+bool wt_park_has_waiters(const void *addr);
+void wt_park_cancel(struct wt_task *t);
+
+/* ---- task.c ---- */
+enum wt_task_state {
+	WT_IDLE = 0,      /* not yet started */
+	WT_RUNNABLE,      /* on a run queue; the stack is not owned */
+	WT_RUNNING,       /* owned by task->m */
+	WT_WAITING,       /* parked; a waker makes it runnable */
+	WT_DEAD,          /* exited; stack released, struct kept until join/detach */
+};
+
+struct wt_keyblock;
+struct wt_dtor;
+struct wt_cleanup;
+
+struct wt_task {
+	struct wt_ctx ctx;              /* [owner m] saved while not running */
+	struct wt_task *schedlink;      /* [queue owner] run queue link */
+	struct wt_m *m;                 /* [owner m] worker running it */
+	_Atomic int state;              /* enum wt_task_state */
+	uint64_t id;                    /* [const] 1 = main */
+	int tid;                        /* [const] the value in its TCB's tid */
+	uintptr_t tp;                   /* [const] thread pointer = pthread_t */
+	char *stack_lo, *stack_hi;      /* [const] usable stack, guard below lo */
+	size_t stack_size;              /* [const] usable bytes (attr or RLIMIT_STACK) */
+	size_t guard_size;              /* [const] as the attr asked */
+	int slot;                       /* [const] arena slot, -1 = own mapping */
+	void *(*start)(void *);         /* [const] */
+	void *arg;                      /* [const] */
+	void *retval;                   /* written before DEAD (release) */
+	_Atomic int detached;           /* 0 joinable, 1 detached, 2 joined (a joiner owns it) */
+	_Atomic int joinwait;           /* parking key for joiners */
+	struct wt_task *joiner;
+	bool main;                      /* [const] the program's main() */
+	bool user_stack;                /* [const] pthread_attr_setstack */
+	/* Wait state: one wait at a time, so these live here, not on the stack. */
+	struct wt_waiter waiter;        /* [owner] */
+	struct wt_timer timer;          /* [owner] deadline of the current wait */
+	/* Cancellation (deferred only). */
+	_Atomic int cancel;             /* bit0 requested, bit1 disabled, bit2 async, bit3 exiting */
+	/* Per-task data kept by shim/: names, C++ dtors, cleanup handlers. */
+	char name[16];
+	struct wt_dtor *dtors;          /* [owner] __cxa_thread_atexit_impl list */
+	struct wt_cleanup *cleanup;     /* [owner] __pthread_register_cancel chain */
+	void *sched_param_prio;         /* unused slot for future policies */
+	int sched_policy, sched_prio;
+	struct wt_task *alllink;        /* [sched] list of all tasks (dump) */
+	struct wt_task *allprev;
+	const void *wait_on;            /* [owner] what it waits on (dump) */
+	const char *wait_reason;
+	int64_t wait_since;
+	uint64_t sigmask;               /* [owner] the task's blocked signals */
+};
+
+#define WT_CANCEL_REQ 1
+#define WT_CANCEL_DISABLED 2
+#define WT_CANCEL_ASYNC 4
+#define WT_CANCEL_EXITING 8
+
+/* The current task, read through the program-visible thread pointer: this
+ * variable lives in every thread's static TLS, so a task reads its own copy
+ * (set at creation) and a thread weft did not create reads NULL. */
+extern __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
+static inline struct wt_task *wt_cur(void) { return wt_cur_tls; }
+extern intptr_t wt_cur_tpoff; /* &wt_cur_tls - thread pointer */
+
+struct wt_task *wt_task_create(const void *attr, void *(*fn)(void *), void *arg, int *err);
+WT_NORETURN void wt_task_exit(void *retval);
+struct wt_task *wt_task_from_pthread(uintptr_t pt);
+void wt_task_release(struct wt_task *t, struct wt_p *p); /* joined or detached+dead */
+struct wt_task *wt_task_alloc(void);
+void wt_task_link(struct wt_task *t);
+extern struct wt_task *wt_main_task;
+void wt_task_entry(struct wt_task *t);     /* first frame of every task */
+extern _Atomic long wt_ntasks;             /* live tasks, main included */
+
+/* ---- stack.c ---- */
+int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard);
+void wt_stack_free(struct wt_task *t, struct wt_p *p);
+size_t wt_stack_slot_room(void);
+struct wt_task *wt_stack_owner(uintptr_t addr); /* task whose slot holds addr */
+bool wt_stack_guard_hit(uintptr_t addr, struct wt_task **t);
+extern size_t wt_default_stack;
+extern const char *wt_guard_method;
+
+/* ---- tls.c ---- */
+int wt_tls_init(void);
+uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
+		     char **tls_low); /* returns tp, 0 when out of memory */
+void wt_tls_free(uintptr_t tp);
+void wt_tls_start(struct wt_task *t);      /* on the task: __ctype_init */
+extern size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
+extern size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
+extern ptrdiff_t wt_rseq_off;
+
+/* ---- proc.c / worker.c: scheduling ---- */
+#define WT_RUNQ_SIZE 256
+struct wt_p {
+	int id;
+	int status;                     /* [sched / owner m] 0 idle, 1 running */
+	struct wt_m *m;                 /* [owner m] */
+	struct wt_p *link;              /* [sched] idle list */
+	_Atomic uint32_t head;          /* [atomic] consumers CAS */
+	_Atomic uint32_t tail;          /* [atomic] only the owner stores */
+	struct wt_task *_Atomic runnext;
+	struct wt_task *_Atomic q[WT_RUNQ_SIZE];
+	uint64_t schedtick;             /* [owner m] */
+	struct wt_slotcache {           /* [owner m] warm stack slots */
+		int n;
+		int slot[16];
+	} slots;
+};
+
+struct wt_m {
+	struct wt_ctx g0;               /* [owner] scheduler context */
+	uintptr_t cur_tp;               /* [owner] tp this thread should have */
+	uintptr_t g0_tp;                /* [const] the worker's own TCB */
+	uintptr_t guard_tp;             /* [const] trap mode: base the kernel knows */
+	struct wt_task *curg;           /* [owner] running task */
+	struct wt_p *p;                 /* [owner; sched on hand-off] */
+	struct wt_p *nextp;             /* [sched] proc handed over by startm */
+	struct wt_m *link;              /* [sched] idle list */
+	struct wt_m *alllink;           /* [const after publish] */
+	_Atomic int park;               /* futex word: 0 asleep, 1 wake */
+	bool spinning;                  /* [owner] */
+	int id;
+	int ostid;
+	/* What to do on g0 after the task switched out (Go's mcall). */
+	void (*after)(struct wt_m *, struct wt_task *, void *);
+	void *after_arg;
+	uint64_t fastrand;
+};
+
+struct wt_sched {
+	wt_lock_t lock;
+	struct wt_task *runq_head, *runq_tail;  /* [lock] global run queue */
+	_Atomic int runq_size;
+	struct wt_p *pidle;             /* [lock] */
+	_Atomic int npidle;
+	struct wt_m *midle;             /* [lock] */
+	int nmidle;                     /* [lock] */
+	_Atomic int nmspinning;
+	int nm;                         /* [lock] workers created */
+	struct wt_m *allm;              /* [lock] */
+	int nprocs;                     /* [const] GOMAXPROCS */
+	struct wt_p *procs;             /* [const] */
+	struct wt_task *alltasks;       /* [alllock] */
+	wt_lock_t alllock;
+	bool started;
+};
+extern struct wt_sched wt_sched;
+
+void wt_ready(struct wt_task *t);          /* on a task or a foreign thread */
+void wt_ready_m(struct wt_task *t, struct wt_m *m); /* on m's g0, or sysmon (m NULL) */
+void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg);
+void wt_park_commit(wt_lock_t *unlock);    /* task: switch out, g0 unlocks */
+void wt_yield(void);
+WT_NORETURN void wt_schedule(struct wt_m *m);
+void wt_runq_put(struct wt_p *p, struct wt_task *t, bool next);
+struct wt_task *wt_runq_get(struct wt_p *p);
+struct wt_task *wt_runq_steal(struct wt_p *p, struct wt_p *victim, bool stealnext);
+void wt_globrunq_put(struct wt_task *t);   /* [sched.lock held] */
+struct wt_task *wt_globrunq_get(struct wt_p *p, int max); /* [sched.lock held] */
+uint32_t wt_runq_len(struct wt_p *p);
+void wt_wakep(void);
+struct wt_m *wt_newm(struct wt_p *p, bool spinning);
+void wt_worker_init_self(struct wt_m *m);
+void wt_stopm(struct wt_m *m);
+extern _Atomic int wt_nthreads;            /* OS threads weft runs */
+
+/* ---- start.c / config.c / sysmon.c / crash.c ---- */
+int wt_runtime_start(void);                /* on the initial thread, before main */
+struct wt_config {
+	int gomaxprocs;
+	bool gomaxprocs_set;
+	int schedtrace_ms;
+	bool scheddetail;
+	size_t stack_size;              /* WEFT_STACK_SIZE, 0 = RLIMIT_STACK */
+	int tls_mode;                   /* -1 auto */
+	bool secure;
+};
+extern struct wt_config wt_cfg;
+void wt_config_read(void);
+void wt_sysmon_start(void);
+void wt_sysmon_kick(void);                 /* an earlier timer was added */
+void wt_crash_init(void);
+void wt_crash_altstack(void);
+void wt_sched_trace(int64_t now);
+int wt_ncpu_affinity(void);
+
+#define WT_ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uintptr_t)(a) - 1))
+#define WT_ALIGN_DOWN(x, a) ((x) & ~((uintptr_t)(a) - 1))
+
+#endif
+
+/* tls.c, trap mode: each worker's kernel-known thread pointer is a guard. */
+bool wt_tls_worker_guard(struct wt_m *m);  /* assign m's guard window */
+void wt_tls_worker_enter(struct wt_m *m);  /* on m's thread: install it */
+bool wt_tls_fault(uintptr_t addr);         /* SIGSEGV: repaired a reverted fs? */
+struct wt_m *wt_m0_alloc(void);
+extern bool wt_tls_trap;

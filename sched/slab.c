@@ -1,0 +1,54 @@
+/*
+ * slab.c — fixed-size objects from mmap'd chunks, for the runtime's own
+ * structures (tasks, key blocks, destructor records).  Never the program's
+ * malloc: a program may bring an allocator whose locks are our mutexes
+ * (BRIEF §9).  Chunks are never returned: task structs must stay readable
+ * after release, because a stale pthread_t may still be looked up.
+ */
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <string.h>
+
+#include "rt.h"
+
+#define CHUNK (1u << 20)
+
+void *wt_mmap_anon(size_t n)
+{
+	long p = wt_syscall6(SYS_mmap, 0, (long)n, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p < 0 && p > -4096 ? NULL : (void *)p;
+}
+
+void *wt_slab_alloc(struct wt_slab *s)
+{
+	void *p;
+	wt_lock(&s->lock);
+	if ((p = s->free)) {
+		s->free = *(void **)p;
+		wt_unlock(&s->lock);
+		memset(p, 0, s->size);
+		return p;
+	}
+	if (s->cur + s->size > s->end) {
+		char *c = wt_mmap_anon(CHUNK);
+		if (!c) {
+			wt_unlock(&s->lock);
+			return NULL;
+		}
+		s->cur = c;
+		s->end = c + CHUNK;
+	}
+	p = s->cur;
+	s->cur += WT_ALIGN_UP(s->size, 16);
+	wt_unlock(&s->lock);
+	return p; /* fresh mmap memory is zero */
+}
+
+void wt_slab_free(struct wt_slab *s, void *p)
+{
+	wt_lock(&s->lock);
+	*(void **)p = s->free;
+	s->free = p;
+	wt_unlock(&s->lock);
+}

@@ -1,0 +1,144 @@
+/*
+ * start.c — turning a process into a weft process.
+ *
+ * wt_runtime_start runs once, on the initial thread, from libweft's
+ * constructor (so constructors of the program that start threads already
+ * see the runtime) or, if something calls in earlier, from that first call.
+ * It makes the flow of control that called it the main task:
+ *
+ *   - the main task keeps the initial thread's TCB (constructors may have
+ *     written its TLS) and the initial stack (the kernel grows it to
+ *     RLIMIT_STACK, exactly as natively);
+ *   - the initial OS thread becomes worker 0, holding proc 0, running the
+ *     main task; its g0 gets a fresh stack and a fresh TCB of its own,
+ *     used the first time main switches out;
+ *   - sysmon starts.
+ * Workers beyond worker 0 are created when work appears (proc.c: startm).
+ */
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt.h"
+#include "../shim/real.h"
+
+struct wt_task *wt_main_task;
+static wt_lock_t start_lock;
+static _Atomic int start_state; /* 0 not started, 1 starting, 2 running, 3 refused */
+
+extern char __libc_single_threaded;
+
+int wt_runtime_start(void)
+{
+	int st = atomic_load_explicit(&start_state, memory_order_acquire);
+	if (st >= 2)
+		return st == 2 ? 0 : -1;
+	wt_lock(&start_lock);
+	if ((st = atomic_load(&start_state)) != 0) {
+		wt_unlock(&start_lock);
+		return st == 2 ? 0 : -1;
+	}
+	atomic_store(&start_state, 1);
+	wt_real_init();
+	long pid = wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	long tid = wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	if (pid != tid) {
+		wt_print("weft: loaded after start on a non-initial thread; weft stays off "
+			 "(use LD_PRELOAD or weft run)\n");
+		goto refuse;
+	}
+	wt_config_read();
+	if (wt_tls_init() != 0) {
+		wt_print("weft: this glibc lacks what per-task TLS needs; weft stays off\n");
+		goto refuse;
+	}
+
+	/* Procs. */
+	int n = wt_cfg.gomaxprocs;
+	wt_sched.nprocs = n;
+	wt_sched.procs = wt_mmap_anon(sizeof(struct wt_p) * n);
+	if (!wt_sched.procs)
+		wt_throw("out of memory at start");
+	for (int i = n - 1; i >= 0; i--) {
+		wt_sched.procs[i].id = i;
+		if (i > 0) {
+			wt_sched.procs[i].link = wt_sched.pidle;
+			wt_sched.pidle = &wt_sched.procs[i];
+			atomic_fetch_add(&wt_sched.npidle, 1);
+		}
+	}
+	struct wt_p *p0 = &wt_sched.procs[0];
+	p0->status = 1;
+
+	/* The main task: this flow of control, its TCB and its stack. */
+	struct wt_task *t = wt_task_alloc();
+	if (!t)
+		wt_throw("out of memory at start");
+	t->id = 1;
+	t->main = true;
+	t->tp = wt_arch_get_tp();
+	t->tid = 0x40000001;
+	*(int *)(t->tp + wt_off_tid) = t->tid;
+	struct rlimit rl;
+	size_t ssz = 8u << 20;
+	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		ssz = rl.rlim_cur;
+	t->stack_hi = (char *)__builtin_frame_address(0);
+	t->stack_lo = t->stack_hi - ssz;
+	t->stack_size = ssz;
+	t->state = WT_RUNNING;
+	wt_cur_tls = t;
+	wt_main_task = t;
+
+	/* Worker 0: the initial OS thread, with a new g0 stack and TCB. */
+	struct wt_m *m = wt_m0_alloc();
+	size_t g0sz = 256 << 10;
+	char *g0 = wt_mmap_anon(g0sz);
+	char *g0low;
+	if (!g0)
+		wt_throw("out of memory at start");
+	m->g0_tp = wt_tls_new(g0 + g0sz, (int)tid, g0, g0sz, NULL, &g0low);
+	if (!m->g0_tp)
+		wt_throw("cannot allocate worker 0's TLS");
+	wt_ctx_make(&m->g0, g0low, (void (*)(void *))wt_schedule, m,
+		    wt_cfg.tls_mode == 1 ? 0 : m->g0_tp);
+	m->ostid = (int)tid;
+	m->fastrand = 0x2545f4914f6cdd1dull;
+	m->curg = t;
+	m->p = p0;
+	p0->m = m;
+	m->cur_tp = t->tp;
+	t->m = m;
+	if (!wt_tls_worker_guard(m))
+		wt_throw("cannot set up worker 0");
+	wt_tls_worker_enter(m);
+
+	wt_task_link(t);
+	atomic_store(&wt_ntasks, 1);
+	__libc_single_threaded = 0;
+	wt_crash_init();
+	wt_crash_altstack();
+	wt_sysmon_start();
+	wt_sched.started = true;
+	atomic_store_explicit(&start_state, 2, memory_order_release);
+	wt_unlock(&start_lock);
+	return 0;
+refuse:
+	atomic_store_explicit(&start_state, 3, memory_order_release);
+	wt_unlock(&start_lock);
+	return -1;
+}
+
+bool wt_runtime_on(void)
+{
+	return atomic_load_explicit(&start_state, memory_order_acquire) == 2;
+}
+
+__attribute__((constructor(101))) static void weft_ctor(void)
+{
+	wt_runtime_start();
+}

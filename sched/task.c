@@ -1,0 +1,240 @@
+/*
+ * task.c — a task's life: create, first frame, exit, join/detach release.
+ *
+ * Exit protocol (the task cannot free the stack it runs on):
+ *   1. on the task: key destructors, thread_local destructors (glibc's
+ *      __call_tls_dtors, which keeps them in the task's own TLS), then the
+ *      DTV; then wt_mcall(after_exit);
+ *   2. on g0 (after_exit): t->detached goes to EXITED with an exchange.  Its
+ *      old value decides who frees the slot and the struct: DETACHED ->
+ *      g0 does it now; JOINING -> g0 wakes the joiner, who does it;
+ *      JOINABLE -> a later pthread_join or pthread_detach does it.
+ * This exchange competes with pthread_detach's and pthread_join's CAS; the
+ * loser of the race is the one responsible for freeing (as in musl).
+ *
+ * pthread_exit unwinds with glibc's own forced unwind: wt_task_entry
+ * registers a cancel buffer (as glibc's start_thread does), so C cleanup
+ * handlers and C++ destructors run, and the unwinder lands back here.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+#include "../shim/real.h"
+
+_Atomic long wt_ntasks;
+static _Atomic uint64_t next_id = 2; /* 1 is main */
+static struct wt_slab task_slab = { .size = sizeof(struct wt_task) };
+
+extern void __pthread_register_cancel(__pthread_unwind_buf_t *);
+extern void __pthread_unregister_cancel(__pthread_unwind_buf_t *);
+
+struct wt_task *wt_task_alloc(void)
+{
+	struct wt_task *t = wt_slab_alloc(&task_slab);
+	if (!t)
+		return NULL;
+	t->waiter.addr = NULL;
+	t->timer.idx = -1;
+	t->slot = -1;
+	return t;
+}
+
+void wt_task_link(struct wt_task *t)
+{
+	wt_lock(&wt_sched.alllock);
+	t->allprev = NULL;
+	t->alllink = wt_sched.alltasks;
+	if (t->alllink)
+		t->alllink->allprev = t;
+	wt_sched.alltasks = t;
+	wt_unlock(&wt_sched.alllock);
+}
+
+static void task_unlink(struct wt_task *t)
+{
+	wt_lock(&wt_sched.alllock);
+	if (t->allprev)
+		t->allprev->alllink = t->alllink;
+	else
+		wt_sched.alltasks = t->alllink;
+	if (t->alllink)
+		t->alllink->allprev = t->allprev;
+	wt_unlock(&wt_sched.alllock);
+}
+
+/* Context: a task or a foreign thread (pthread_create).  May allocate. */
+struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, int *err)
+{
+	const pthread_attr_t *attr = attrp;
+	struct wt_task *t = wt_task_alloc();
+	if (!t) {
+		*err = EAGAIN;
+		return NULL;
+	}
+	t->id = atomic_fetch_add(&next_id, 1);
+	t->tid = 0x40000000 | (int)(t->id & 0x3fffffff);
+	t->start = fn;
+	t->arg = arg;
+	size_t size = 0, guard = 4096;
+	int detach = PTHREAD_CREATE_JOINABLE;
+	void *uaddr = NULL;
+	if (attr) {
+		size_t usize = 0;
+		pthread_attr_getstack(attr, &uaddr, &usize);
+		pthread_attr_getstacksize(attr, &size);
+		pthread_attr_getguardsize(attr, &guard);
+		pthread_attr_getdetachstate(attr, &detach);
+		if (uaddr) {
+			/* Program-supplied stack: TLS at its top, as glibc does. */
+			char *tls_low;
+			t->user_stack = true;
+			t->tp = wt_tls_new((char *)uaddr + usize, t->tid, uaddr, usize, t, &tls_low);
+			if (!t->tp || tls_low < (char *)uaddr + 16384) {
+				*err = t->tp ? EINVAL : EAGAIN;
+				goto fail;
+			}
+			t->stack_lo = uaddr;
+			t->stack_hi = tls_low;
+			t->stack_size = usize;
+		}
+	}
+	if (!uaddr) {
+		int r = wt_stack_alloc(t, size, guard);
+		if (r) {
+			*err = -r;
+			goto fail;
+		}
+	}
+	t->detached = detach == PTHREAD_CREATE_DETACHED ? 1 : 0;
+	wt_ctx_make(&t->ctx, t->stack_hi, (void (*)(void *))wt_task_entry, t, t->tp);
+	t->state = WT_IDLE;
+	struct wt_task *cur = wt_cur();
+	if (cur)
+		t->sigmask = cur->sigmask;
+	wt_task_link(t);
+	atomic_fetch_add(&wt_ntasks, 1);
+	wt_ready(t);
+	*err = 0;
+	return t;
+fail:
+	wt_slab_free(&task_slab, t);
+	return NULL;
+}
+
+void wt_task_release(struct wt_task *t, struct wt_p *p)
+{
+	wt_stack_free(t, p);
+	if (!t->main)
+		wt_slab_free(&task_slab, t);
+}
+
+/* pthread_t -> task.  NULL for threads weft did not create. */
+struct wt_task *wt_task_from_pthread(uintptr_t pt)
+{
+	if (wt_main_task && pt == wt_main_task->tp)
+		return wt_main_task;
+	struct wt_task *t = wt_stack_owner(pt);
+	if (t && t->tp == pt)
+		return t;
+	if (!t && pt) {
+		/* A program-supplied stack is outside the arena: search. */
+		wt_lock(&wt_sched.alllock);
+		for (t = wt_sched.alltasks; t && t->tp != pt; t = t->alllink)
+			;
+		wt_unlock(&wt_sched.alllock);
+		return t;
+	}
+	return NULL;
+}
+
+/* Runs pthread key destructors (keys live in glibc's per-TCB arrays). */
+static void run_key_dtors(void)
+{
+	extern struct { uintptr_t seq; void (*destr)(void *); } __pthread_keys[];
+	for (int round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; round++) {
+		bool again = false;
+		for (unsigned k = 0; k < PTHREAD_KEYS_MAX; k++) {
+			uintptr_t seq = __pthread_keys[k].seq;
+			void (*d)(void *) = __pthread_keys[k].destr;
+			if (!(seq & 1) || !d)
+				continue;
+			void *v = pthread_getspecific(k);
+			if (v) {
+				pthread_setspecific(k, NULL);
+				d(v);
+				again = true;
+			}
+		}
+		if (!again)
+			break;
+	}
+	/* Second-level key blocks glibc allocated for keys >= 32. */
+	if (wt_off_specific) {
+		void **specific = (void **)(wt_cur()->tp + wt_off_specific);
+		for (int i = 1; i < 32; i++)
+			if (specific[i]) {
+				free(specific[i]);
+				specific[i] = NULL;
+			}
+	}
+}
+
+static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
+{
+	(void)arg;
+	/* Syscall mode: g0 still runs on the dead task's thread pointer. */
+	if (wt_tls_mode == 1 && m->cur_tp == t->tp && t->tp != m->g0_tp) {
+		wt_arch_set_tp(m->g0_tp);
+		m->cur_tp = m->g0_tp;
+	}
+	atomic_store(&t->state, WT_DEAD);
+	task_unlink(t);
+	long left = atomic_fetch_sub(&wt_ntasks, 1) - 1;
+	int old = atomic_exchange(&t->detached, 3);
+	if (old == 1)
+		wt_task_release(t, m->p);
+	else if (old == 2)
+		wt_unpark_g0(&t->detached, 1, m);
+	if (left == 0)
+		real.exit(0); /* the last thread left: as glibc, exit(0) */
+}
+
+WT_NORETURN void wt_task_exit(void *retval)
+{
+	struct wt_task *t = wt_cur();
+	atomic_fetch_or(&t->cancel, WT_CANCEL_EXITING | WT_CANCEL_DISABLED);
+	t->retval = retval;
+	extern void __call_tls_dtors(void);
+	__call_tls_dtors();
+	run_key_dtors();
+	if (!t->main)
+		wt_tls_free(t->tp);
+	wt_mcall(after_exit, NULL);
+	wt_throw("a dead task was resumed");
+}
+
+void wt_task_entry(struct wt_task *t)
+{
+	__pthread_unwind_buf_t buf;
+	void *r;
+	wt_tls_start(t);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+	/* As glibc's pthread_cleanup_push: sigsetjmp without the mask writes
+	 * only the jump buffer, which __cancel_jmp_buf holds. */
+	int jumped = __sigsetjmp((struct __jmp_buf_tag *)(void *)buf.__cancel_jmp_buf, 0);
+#pragma GCC diagnostic pop
+	if (jumped == 0) {
+		__pthread_register_cancel(&buf);
+		r = t->start(t->arg);
+		__pthread_unregister_cancel(&buf);
+	} else {
+		r = wt_cur()->retval; /* pthread_exit or cancellation unwound to here */
+	}
+	wt_task_exit(r);
+}

@@ -1,0 +1,284 @@
+/*
+ * tls.c — a TCB and static TLS block of its own for every task.
+ *
+ * glibc keeps errno, the stack-protector canary, locale, malloc's tcache and
+ * every __thread / thread_local variable at fixed offsets from the thread
+ * pointer (%fs base).  Compilers cache &errno and the thread pointer across
+ * calls, so a task must see the same addresses on whatever worker it runs:
+ * each task gets its own block, laid out as glibc lays out a thread's, and
+ * the switch loads its thread pointer (BRIEF §3).
+ *
+ * Building a block (wt_tls_new): the TCB (glibc's struct pthread, whose
+ * size libc publishes as _thread_db_sizeof_pthread) sits at the top of the
+ * task's stack slot, static TLS just below it.  ld.so's _dl_allocate_tls
+ * (GLIBC_PRIVATE, found with dlsym(RTLD_DEFAULT)) installs the DTV and copies
+ * the TLS init images; weft fills the header: self pointers, the canary and
+ * pointer guard copied from the creator, multiple_threads, a unique fake tid
+ * (glibc's recursive locks compare owners by tid), stackblock (read by
+ * __libc_alloca_cutoff; offsets found once by probing a real thread whose
+ * stack we chose) and rseq cpu_id = -1 so sched_getcpu asks the kernel.
+ *
+ * Switching the thread pointer, three ways (wt_tls_mode):
+ *  - wrfsbase, when the kernel advertises FSGSBASE (AT_HWCAP2): ~10 ns.
+ *  - trap: the CPU has FSGSBASE but the kernel does not say so (seen on
+ *    this project's VMs).  wrfsbase works, but the kernel does not save the
+ *    value: on a context switch it reloads the base it last set by
+ *    arch_prctl, silently.  So each worker makes that kernel-known base a
+ *    guard address of its own (a PROT_NONE window): a revert turns the next
+ *    %fs access into a SIGSEGV at a known address, and the handler
+ *    (wt_tls_fault) writes back m->cur_tp and returns.  The guards differ per
+ *    worker because the kernel skips the reload when two threads' saved
+ *    bases are equal.
+ *  - syscall: arch_prctl(ARCH_SET_FS) on every switch (3.6 µs on this
+ *    project's VMs, where a system call is ~1 µs).
+ * Rejected: copying TLS contents into the worker's block on each switch
+ * (addresses would change on migration: a thread_local std::string points
+ * into itself); LDT segments (32-bit bases, 8192 entries, refused here).
+ */
+
+#include <asm/prctl.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <cpuid.h>
+
+#include "rt.h"
+#include "../shim/real.h"
+
+__thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
+intptr_t wt_cur_tpoff;
+int wt_tls_mode = 1;
+bool wt_tls_trap;
+size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
+size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
+ptrdiff_t wt_rseq_off = -1;
+
+static void *(*dl_allocate_tls)(void *);
+static void (*dl_deallocate_tls)(void *, _Bool);
+static void (*ctype_init)(void);
+
+/* tcbhead_t offsets (x86_64 ABI; stable since glibc 2.3). */
+#define TCB_TCB 0x00
+#define TCB_SELF 0x10
+#define TCB_MULTIPLE_THREADS 0x18
+#define TCB_SYSINFO 0x20
+#define TCB_STACK_GUARD 0x28
+#define TCB_POINTER_GUARD 0x30
+#define TCB_FEATURE_1 0x48
+
+static void *need(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	if (!p)
+		wt_print("weft: this glibc does not export %s; per-task TLS needs it\n", name);
+	return p;
+}
+
+/* ---- stackblock offsets: probe a real thread whose stack we chose ---- */
+static char *probe_stack;
+static size_t probe_size = 256 << 10;
+
+static void *probe(void *arg)
+{
+	(void)arg;
+	uintptr_t tp = wt_arch_get_tp();
+	for (size_t off = 0; off + 16 <= wt_tcb_size; off += 8) {
+		uintptr_t *w = (uintptr_t *)(tp + off);
+		if (w[0] == (uintptr_t)probe_stack && w[1] == probe_size) {
+			wt_off_stackblock = off;
+			wt_off_stackblock_size = off + 8;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* ---- FSGSBASE detection ---- */
+static volatile int sigill_seen;
+static void on_sigill(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	sigill_seen = 1;
+	((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] += 5; /* rdfsbase %rax */
+}
+
+static bool cpu_fsgsbase_usable(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & 1))
+		return false;
+	struct sigaction sa = { 0 }, old;
+	sa.sa_sigaction = on_sigill;
+	sa.sa_flags = SA_SIGINFO;
+	real.sigaction(SIGILL, &sa, &old);
+	uintptr_t v = 0;
+	sigill_seen = 0;
+	__asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0xae, 0xc0; movq %%rax, %0" /* rdfsbase %rax */
+			 : "=r"(v) : : "rax", "memory");
+	real.sigaction(SIGILL, &old, NULL);
+	return !sigill_seen && v == wt_arch_get_tp();
+}
+
+/* ---- trap mode guard windows ---- */
+static char *guard_base;
+static size_t guard_stride, guard_below;
+static int guard_max;
+static struct wt_m **guard_m;
+
+static bool trap_init(void)
+{
+	guard_below = WT_ALIGN_UP(wt_tls_static_size, 4096) + 4096;
+	guard_stride = guard_below + WT_ALIGN_UP(wt_tcb_size, 4096) + 4096;
+	guard_max = 16384;
+	long p = wt_syscall6(SYS_mmap, 0, (long)(guard_stride * guard_max), PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p < 0 && p > -4096)
+		return false;
+	guard_base = (char *)p;
+	guard_m = wt_mmap_anon(sizeof *guard_m * guard_max);
+	return guard_m != NULL;
+}
+
+bool wt_tls_worker_guard(struct wt_m *m)
+{
+	if (!wt_tls_trap)
+		return true;
+	if (m->id >= guard_max)
+		return false;
+	m->guard_tp = (uintptr_t)(guard_base + (size_t)m->id * guard_stride + guard_below);
+	atomic_store_explicit((_Atomic(struct wt_m *) *)&guard_m[m->id], m, memory_order_release);
+	return true;
+}
+
+/* On m's own thread, with m->cur_tp set. */
+void wt_tls_worker_enter(struct wt_m *m)
+{
+	if (!wt_tls_trap)
+		return;
+	wt_arch_set_tp(m->guard_tp);
+	__asm__ volatile("wrfsbase %0" : : "r"(m->cur_tp) : "memory");
+}
+
+/* Context: SIGSEGV handler, with a thread pointer that may be the guard:
+ * touches no TLS.  Returns true when it repaired a reverted base. */
+bool wt_tls_fault(uintptr_t addr)
+{
+	if (!wt_tls_trap || addr < (uintptr_t)guard_base ||
+	    addr >= (uintptr_t)guard_base + guard_stride * guard_max)
+		return false;
+	size_t i = (addr - (uintptr_t)guard_base) / guard_stride;
+	struct wt_m *m = atomic_load_explicit((_Atomic(struct wt_m *) *)&guard_m[i],
+					      memory_order_acquire);
+	if (!m)
+		return false;
+	__asm__ volatile("wrfsbase %0" : : "r"(m->cur_tp) : "memory");
+	return true;
+}
+
+int wt_tls_init(void)
+{
+	void (*static_info)(size_t *, size_t *) = need("_dl_get_tls_static_info");
+	unsigned *sizeof_pthread = need("_thread_db_sizeof_pthread");
+	unsigned *tid_desc = need("_thread_db_pthread_tid");
+	ptrdiff_t *rseq_off = dlsym(RTLD_DEFAULT, "__rseq_offset");
+	unsigned *rseq_size = dlsym(RTLD_DEFAULT, "__rseq_size");
+	dl_allocate_tls = need("_dl_allocate_tls");
+	dl_deallocate_tls = need("_dl_deallocate_tls");
+	ctype_init = need("__ctype_init");
+	if (!static_info || !sizeof_pthread || !tid_desc || !dl_allocate_tls ||
+	    !dl_deallocate_tls || !ctype_init)
+		return -1;
+	static_info(&wt_tls_static_size, &wt_tls_static_align);
+	if (wt_tls_static_align < 64)
+		wt_tls_static_align = 64;
+	wt_tcb_size = *sizeof_pthread;
+	wt_off_tid = tid_desc[2];
+	unsigned *spec_desc = dlsym(RTLD_DEFAULT, "_thread_db_pthread_specific");
+	if (spec_desc)
+		wt_off_specific = spec_desc[2];
+	if (rseq_off && rseq_size && *rseq_size)
+		wt_rseq_off = *rseq_off;
+	wt_cur_tpoff = (intptr_t)((char *)&wt_cur_tls - (char *)wt_arch_get_tp());
+
+	probe_stack = wt_mmap_anon(probe_size);
+	pthread_attr_t a;
+	pthread_t th;
+	real.pthread_attr_init(&a);
+	real.pthread_attr_setstack(&a, probe_stack, probe_size);
+	if (!probe_stack || real.pthread_create(&th, &a, probe, NULL) == 0)
+		real.pthread_join(th, NULL);
+	real.pthread_attr_destroy(&a);
+	if (!wt_off_stackblock)
+		wt_print("weft: could not find stackblock in struct pthread; "
+			 "alloca limits use the default\n");
+
+	/* Thread-pointer switch method. */
+	bool hw = getauxval(AT_HWCAP2) & 2; /* HWCAP2_FSGSBASE */
+	int want = wt_cfg.tls_mode;         /* -1 auto, 0 wrfsbase, 1 syscall, 2 trap */
+	if (want == -1)
+		want = hw ? 0 : cpu_fsgsbase_usable() ? 2 : 1;
+	if (want == 0 && !hw) {
+		wt_print("weft: WEFT_TLS=wrfsbase: the kernel does not enable FSGSBASE; using %s\n",
+			 cpu_fsgsbase_usable() ? "trap" : "syscall");
+		want = cpu_fsgsbase_usable() ? 2 : 1;
+	}
+	if (want == 2 && (!cpu_fsgsbase_usable() || !trap_init())) {
+		wt_print("weft: WEFT_TLS=trap is not possible here; using syscall\n");
+		want = 1;
+	}
+	wt_tls_trap = want == 2;
+	wt_tls_mode = want == 1 ? 1 : 0;
+	wt_cfg.tls_mode = want;
+	return 0;
+}
+
+/* Builds a TCB + static TLS block whose TCB ends at or below `top`.
+ * Context: any; calls ld.so, which allocates the DTV with malloc. */
+uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
+		     char **tls_low)
+{
+	uintptr_t tp = WT_ALIGN_DOWN((uintptr_t)top - wt_tcb_size, wt_tls_static_align);
+	uintptr_t cur = wt_arch_get_tp();
+	memset((void *)tp, 0, wt_tcb_size);
+	if (!dl_allocate_tls((void *)tp))
+		return 0;
+	*(uintptr_t *)(tp + TCB_TCB) = tp;
+	*(uintptr_t *)(tp + TCB_SELF) = tp;
+	*(int *)(tp + TCB_MULTIPLE_THREADS) = 1;
+	*(uintptr_t *)(tp + TCB_SYSINFO) = *(uintptr_t *)(cur + TCB_SYSINFO);
+	*(uintptr_t *)(tp + TCB_STACK_GUARD) = *(uintptr_t *)(cur + TCB_STACK_GUARD);
+	*(uintptr_t *)(tp + TCB_POINTER_GUARD) = *(uintptr_t *)(cur + TCB_POINTER_GUARD);
+	*(unsigned *)(tp + TCB_FEATURE_1) = *(unsigned *)(cur + TCB_FEATURE_1);
+	*(int *)(tp + wt_off_tid) = tid;
+	if (wt_off_stackblock) {
+		*(char **)(tp + wt_off_stackblock) = stack_lo;
+		*(size_t *)(tp + wt_off_stackblock_size) = stack_size;
+	}
+	if (wt_rseq_off >= 0)
+		*(int32_t *)(tp + wt_rseq_off + 4) = -1; /* rseq cpu_id: not registered */
+	*(struct wt_task **)(tp + wt_cur_tpoff) = t;
+	if (tls_low)
+		*tls_low = (char *)WT_ALIGN_DOWN(tp + wt_tcb_size - wt_tls_static_size, 64);
+	return tp;
+}
+
+/* Frees what ld.so allocated for the block (DTV, dynamic TLS).  Context:
+ * the task itself as its last act, or anyone once it no longer runs. */
+void wt_tls_free(uintptr_t tp)
+{
+	dl_deallocate_tls((void *)tp, 0);
+}
+
+/* Context: the new task, first thing. */
+void wt_tls_start(struct wt_task *t)
+{
+	(void)t;
+	ctype_init();
+}

@@ -1,0 +1,108 @@
+/*
+ * worker.c — workers (Go's M): the OS threads that run tasks.
+ *
+ * Workers are created on demand by startm, up to what the procs need, and
+ * never exit: an idle worker sleeps on its own futex word (stopm) until a
+ * waker hands it a proc.  So the thread count follows GOMAXPROCS, not the
+ * number of tasks.  Worker threads are real glibc threads (created with the
+ * real pthread_create), so glibc's own per-thread state is valid on g0.
+ *
+ * Worker structs come from a slab and are never freed; wt_sched.allm lists
+ * them for schedtrace and the fault handler.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt.h"
+#include "../shim/real.h"
+
+_Atomic int wt_nthreads;
+static struct wt_slab mslab = { .size = sizeof(struct wt_m) };
+
+/* Context: g0 of m.  Returns holding the proc handed over by startm. */
+void wt_stopm(struct wt_m *m)
+{
+	wt_lock(&wt_sched.lock);
+	m->link = wt_sched.midle;
+	wt_sched.midle = m;
+	wt_sched.nmidle++;
+	wt_unlock(&wt_sched.lock);
+	/* Acquire: pairs with the release store in startm. */
+	while (atomic_load_explicit(&m->park, memory_order_acquire) == 0)
+		wt_futex_wait(&m->park, 0, NULL, false);
+	atomic_store_explicit(&m->park, 0, memory_order_relaxed);
+	m->p = m->nextp;
+	m->nextp = NULL;
+	m->p->m = m;
+}
+
+/* Context: a new worker thread, on its own (glibc) stack and TCB. */
+void wt_worker_init_self(struct wt_m *m)
+{
+	m->ostid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	m->g0_tp = wt_arch_get_tp();
+	m->cur_tp = m->g0_tp;
+	m->g0.tp = wt_cfg.tls_mode == 1 ? 0 : m->g0_tp;
+	m->fastrand = 0x9e3779b97f4a7c15ull * (uint64_t)(m->id + 1);
+	wt_crash_altstack();
+	wt_tls_worker_enter(m);
+}
+
+static void *worker_main(void *arg)
+{
+	struct wt_m *m = arg;
+	wt_worker_init_self(m);
+	if (m->p)
+		m->p->m = m;
+	wt_schedule(m);
+}
+
+/* Creates a worker that starts holding p.  Context: any (task or g0). */
+struct wt_m *wt_newm(struct wt_p *p, bool spinning)
+{
+	struct wt_m *m = wt_slab_alloc(&mslab);
+	if (!m)
+		return NULL;
+	wt_lock(&wt_sched.lock);
+	m->id = wt_sched.nm++;
+	m->alllink = wt_sched.allm;
+	wt_sched.allm = m;
+	wt_unlock(&wt_sched.lock);
+	if (!wt_tls_worker_guard(m)) {
+		wt_print("weft: cannot create worker %d: too many workers\n", m->id);
+		return NULL;
+	}
+	m->p = p;
+	m->spinning = spinning;
+
+	pthread_attr_t a;
+	pthread_t th;
+	real.pthread_attr_init(&a);
+	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	real.pthread_attr_setstacksize(&a, 256 << 10);
+	int err = real.pthread_create(&th, &a, worker_main, m);
+	real.pthread_attr_destroy(&a);
+	if (err) {
+		wt_print("weft: cannot create worker thread: %s\n",
+			 err == EAGAIN ? "resource limit (EAGAIN)" : "error");
+		return NULL;
+	}
+	atomic_fetch_add(&wt_nthreads, 1);
+	return m;
+}
+
+/* The initial thread becomes worker 0 (see start.c). */
+struct wt_m *wt_m0_alloc(void)
+{
+	struct wt_m *m = wt_slab_alloc(&mslab);
+	if (!m)
+		wt_throw("out of memory at start");
+	m->id = wt_sched.nm++;
+	m->alllink = wt_sched.allm;
+	wt_sched.allm = m;
+	atomic_fetch_add(&wt_nthreads, 1);
+	return m;
+}

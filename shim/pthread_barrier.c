@@ -1,0 +1,97 @@
+/*
+ * pthread_barrier.c — barriers that park tasks.
+ *
+ * Layout inside the program's pthread_barrier_t (32 bytes):
+ *   bytes 0-7   state: generation (high 32 bits) | arrived (low 32 bits),
+ *               changed only by CAS, so an arrival knows its round exactly;
+ *   bytes 8-11  count (set by init);
+ *   bytes 12-15 flags: bit 31 = weft's layout (process-shared barriers are
+ *               initialised by glibc, which never sets it).
+ * The last arrival of a round swaps in (generation + 1, 0) and wakes
+ * everyone parked on the state word; a waiter sleeps while the generation
+ * it arrived in is current.
+ */
+#include "shim.h"
+
+struct bar {
+	_Atomic uint64_t state;
+	_Atomic unsigned count, flags;
+};
+
+_Static_assert(sizeof(struct bar) <= sizeof(pthread_barrier_t), "barrier layout");
+
+static int (*real_init)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
+static int (*real_wait)(pthread_barrier_t *);
+static int (*real_destroy)(pthread_barrier_t *);
+
+#include <dlfcn.h>
+static void resolve(void)
+{
+	if (!real_wait) {
+		real_init = dlsym(RTLD_NEXT, "pthread_barrier_init");
+		real_destroy = dlsym(RTLD_NEXT, "pthread_barrier_destroy");
+		real_wait = dlsym(RTLD_NEXT, "pthread_barrier_wait");
+	}
+}
+
+WT_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a,
+				   unsigned count)
+{
+	int shared = 0;
+	if (count == 0)
+		return EINVAL;
+	if (a)
+		pthread_barrierattr_getpshared(a, &shared);
+	if (shared == PTHREAD_PROCESS_SHARED) {
+		resolve();
+		int r = real_init(b, a, count);
+		/* glibc keeps its own layout; mark it ours-not via word 3. */
+		return r;
+	}
+	struct bar *s = (struct bar *)b;
+	atomic_store(&s->count, count);
+	atomic_store(&s->state, 0);
+	atomic_store(&s->flags, 0x80000000u); /* weft's layout */
+	return 0;
+}
+
+static bool same_gen(const void *addr, uintptr_t gen)
+{
+	return atomic_load((_Atomic uint64_t *)addr) >> 32 == gen;
+}
+
+WT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	struct bar *s = (struct bar *)b;
+	if (!(atomic_load(&s->flags) & 0x80000000u)) {
+		resolve();
+		return real_wait(b);
+	}
+	unsigned count = atomic_load(&s->count);
+	uint64_t v = atomic_load(&s->state), nv;
+	do {
+		uint32_t arrived = (uint32_t)v + 1;
+		nv = arrived == count ? ((v >> 32) + 1) << 32 : v + 1;
+	} while (!atomic_compare_exchange_weak(&s->state, &v, nv));
+	uint64_t gen = v >> 32;
+	if ((uint32_t)v + 1 == count) {
+		wt_unpark(&s->state, 0x7fffffff);
+		return PTHREAD_BARRIER_SERIAL_THREAD;
+	}
+	while (atomic_load(&s->state) >> 32 == gen)
+		wt_park(&s->state, same_gen, gen, -1, false);
+	return 0;
+}
+
+WT_EXPORT int pthread_barrier_destroy(pthread_barrier_t *b)
+{
+	struct bar *s = (struct bar *)b;
+	if (!(atomic_load(&s->flags) & 0x80000000u)) {
+		resolve();
+		return real_destroy(b);
+	}
+	if ((uint32_t)atomic_load(&s->state) != 0)
+		return EBUSY;
+	atomic_store(&s->flags, 0);
+	return 0;
+}

@@ -1,0 +1,86 @@
+/*
+ * pthread_cancel.c — deferred cancellation of tasks.
+ *
+ * The request is a bit in the task (t->cancel); cancellation points are the
+ * waits weft implements (cond waits, join, sleeps, sem_wait, barrier-free
+ * waits) and pthread_testcancel.  A task parked in one is woken
+ * (wt_park_cancel) and exits through glibc's unwinder with
+ * PTHREAD_CANCELED, so cleanup handlers run.  Asynchronous cancellation is
+ * accepted as a setting and acts as deferred (documented).  glibc's own
+ * cancellation points (read, write, …) do not see weft's request.
+ */
+#include "shim.h"
+
+void wt_cancel_act(void)
+{
+	struct wt_task *t = wt_cur();
+	atomic_fetch_or(&t->cancel, WT_CANCEL_EXITING | WT_CANCEL_DISABLED);
+	t->retval = PTHREAD_CANCELED;
+	wt_real_init();
+	real.pthread_exit(PTHREAD_CANCELED);
+	__builtin_unreachable();
+}
+
+void wt_testcancel(void)
+{
+	struct wt_task *t = wt_cur();
+	if (t && (atomic_load(&t->cancel) & (WT_CANCEL_REQ | WT_CANCEL_DISABLED |
+					     WT_CANCEL_EXITING)) == WT_CANCEL_REQ)
+		wt_cancel_act();
+}
+
+WT_EXPORT int pthread_cancel(pthread_t th)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (!t)
+		return ESRCH;
+	if (atomic_load(&t->state) == WT_DEAD)
+		return 0;
+	atomic_fetch_or(&t->cancel, WT_CANCEL_REQ); /* seq_cst: see wt_park */
+	if (!(atomic_load(&t->cancel) & WT_CANCEL_DISABLED))
+		wt_park_cancel(t);
+	return 0;
+}
+
+WT_EXPORT void pthread_testcancel(void)
+{
+	wt_testcancel();
+}
+
+WT_EXPORT int pthread_setcancelstate(int state, int *old)
+{
+	struct wt_task *t = wt_cur();
+	if (state != PTHREAD_CANCEL_ENABLE && state != PTHREAD_CANCEL_DISABLE)
+		return EINVAL;
+	if (!t) {
+		if (old)
+			*old = PTHREAD_CANCEL_ENABLE;
+		return 0;
+	}
+	int prev = state == PTHREAD_CANCEL_DISABLE
+			   ? atomic_fetch_or(&t->cancel, WT_CANCEL_DISABLED)
+			   : atomic_fetch_and(&t->cancel, ~WT_CANCEL_DISABLED);
+	if (old)
+		*old = prev & WT_CANCEL_DISABLED ? PTHREAD_CANCEL_DISABLE : PTHREAD_CANCEL_ENABLE;
+	return 0;
+}
+
+WT_EXPORT int pthread_setcanceltype(int type, int *old)
+{
+	struct wt_task *t = wt_cur();
+	if (type != PTHREAD_CANCEL_DEFERRED && type != PTHREAD_CANCEL_ASYNCHRONOUS)
+		return EINVAL;
+	if (!t) {
+		if (old)
+			*old = PTHREAD_CANCEL_DEFERRED;
+		return 0;
+	}
+	int prev = type == PTHREAD_CANCEL_ASYNCHRONOUS
+			   ? atomic_fetch_or(&t->cancel, WT_CANCEL_ASYNC)
+			   : atomic_fetch_and(&t->cancel, ~WT_CANCEL_ASYNC);
+	if (old)
+		*old = prev & WT_CANCEL_ASYNC ? PTHREAD_CANCEL_ASYNCHRONOUS : PTHREAD_CANCEL_DEFERRED;
+	if (type == PTHREAD_CANCEL_ASYNCHRONOUS)
+		wt_testcancel();
+	return 0;
+}

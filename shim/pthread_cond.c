@@ -1,0 +1,139 @@
+/*
+ * pthread_cond.c — condition variables that park tasks.
+ *
+ * Layout inside the program's pthread_cond_t (48 bytes, zero = valid
+ * PTHREAD_COND_INITIALIZER):
+ *   word 0 (low half of glibc's __wseq)  seq: bumped by every signal and
+ *                                        broadcast; waiters park on &seq;
+ *   word 1                               nwaiters: tasks between "read seq"
+ *                                        and "re-locked the mutex";
+ *   __wrefs                              glibc's flags, as pthread_cond_init
+ *                                        writes them: bit 0 process-shared,
+ *                                        bit 1 CLOCK_MONOTONIC.
+ * Process-shared condvars are left to glibc.
+ *
+ * wait: read seq, count in, unlock the mutex, park while seq is unchanged,
+ * count out, re-lock.  A signal between the unlock and the park changes seq,
+ * so the park's validate refuses to sleep: no lost wake-up.  A waiter may
+ * wake for a signal meant for another (a spurious wake-up, which POSIX
+ * allows).  broadcast wakes all rather than requeueing them on the mutex
+ * (glibc >= 2.25 does the same).
+ */
+#include "shim.h"
+
+#define SEQ(c) ((_Atomic unsigned *)&(c)->__data.__wseq)
+#define NWAIT(c) ((_Atomic unsigned *)&(c)->__data.__wseq + 1)
+#define FLAGS(c) __atomic_load_n(&(c)->__data.__wrefs, __ATOMIC_RELAXED)
+#define F_SHARED 1u
+#define F_MONO 2u
+
+static bool seq_unchanged(const void *addr, uintptr_t seq)
+{
+	return atomic_load_explicit((_Atomic unsigned *)addr, memory_order_relaxed) ==
+	       (unsigned)seq;
+}
+
+static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline)
+{
+	unsigned seq = atomic_load_explicit(SEQ(c), memory_order_relaxed);
+	/* seq_cst: a signaller that misses this count ran before our unlock. */
+	atomic_fetch_add(NWAIT(c), 1);
+	int r = wt_mutex_unlock(m);
+	if (r) {
+		atomic_fetch_sub(NWAIT(c), 1);
+		return r;
+	}
+	int pr = wt_park(SEQ(c), seq_unchanged, seq, deadline, true);
+	atomic_fetch_sub(NWAIT(c), 1);
+	wt_mutex_lock(m, -1);
+	if (pr == WT_PARK_CANCELED)
+		wt_cancel_act(); /* with the mutex held, as POSIX requires */
+	return pr == WT_PARK_TIMEDOUT ? ETIMEDOUT : 0;
+}
+
+WT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	if (FLAGS(c) & F_SHARED) {
+		wt_real_init();
+		return real.pthread_cond_wait(c, m);
+	}
+	wt_testcancel();
+	return cond_wait(c, m, -1);
+}
+
+static int timedwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+		     const struct timespec *abs)
+{
+	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
+		return EINVAL;
+	if (!wt_ts_valid(abs))
+		return EINVAL;
+	wt_testcancel();
+	return cond_wait(c, m, wt_deadline(clk, abs));
+}
+
+WT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				     const struct timespec *abs)
+{
+	if (FLAGS(c) & F_SHARED) {
+		wt_real_init();
+		return real.pthread_cond_timedwait(c, m, abs);
+	}
+	return timedwait(c, m, FLAGS(c) & F_MONO ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
+}
+
+WT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+				     const struct timespec *abs)
+{
+	if (FLAGS(c) & F_SHARED) {
+		wt_real_init();
+		return real.pthread_cond_clockwait ? real.pthread_cond_clockwait(c, m, clk, abs)
+						   : EINVAL;
+	}
+	return timedwait(c, m, clk, abs);
+}
+
+WT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	if (FLAGS(c) & F_SHARED) {
+		wt_real_init();
+		return real.pthread_cond_signal(c);
+	}
+	if (atomic_load(NWAIT(c)) == 0)
+		return 0;
+	atomic_fetch_add(SEQ(c), 1);
+	wt_unpark(SEQ(c), 1);
+	return 0;
+}
+
+WT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	if (FLAGS(c) & F_SHARED) {
+		wt_real_init();
+		return real.pthread_cond_broadcast(c);
+	}
+	if (atomic_load(NWAIT(c)) == 0)
+		return 0;
+	atomic_fetch_add(SEQ(c), 1);
+	wt_unpark(SEQ(c), 0x7fffffff);
+	return 0;
+}
+
+WT_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
+{
+	wt_real_init();
+	return real.pthread_cond_init(c, a); /* zeroes it and writes the flags */
+}
+
+WT_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
+{
+	if (FLAGS(c) & F_SHARED) {
+		wt_real_init();
+		return real.pthread_cond_destroy(c);
+	}
+	/* POSIX: destroying a condvar nobody waits on is fine right after a
+	 * broadcast; woken waiters only touch nwaiters, so wait for them. */
+	while (atomic_load(NWAIT(c)) != 0)
+		wt_yield();
+	return 0;
+}

@@ -1,0 +1,214 @@
+/*
+ * pthread_create.c — thread lifecycle: create, join, detach, exit, self.
+ *
+ * Every pthread becomes a task (sched/task.c).  A pthread_t of a task is
+ * its TCB address, as glibc's is, so pthread_self() and glibc's own
+ * THREAD_SELF agree.  A pthread_t weft did not make (a thread that existed
+ * before weft started) is passed to glibc.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "shim.h"
+
+enum { JOINABLE = 0, DETACHED = 1, JOINING = 2, EXITED = 3 };
+
+WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			     void *arg)
+{
+	if (wt_runtime_start() != 0) {
+		wt_real_init();
+		return real.pthread_create(th, attr, fn, arg);
+	}
+	int err;
+	struct wt_task *t = wt_task_create(attr, fn, arg, &err);
+	if (!t)
+		return err;
+	*th = (pthread_t)t->tp;
+	return 0;
+}
+
+static bool not_exited(const void *addr, uintptr_t arg)
+{
+	(void)arg;
+	return atomic_load((_Atomic int *)addr) != EXITED;
+}
+
+/* deadline: mono ns, -1 forever, -2 try only. */
+static int join(pthread_t th, void **ret, int64_t deadline)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (!t) {
+		wt_real_init();
+		if (deadline == -1)
+			return real.pthread_join(th, ret);
+		return ESRCH;
+	}
+	struct wt_task *self = wt_cur();
+	if (t == self)
+		return EDEADLK;
+	int s = JOINABLE;
+	if (!atomic_compare_exchange_strong(&t->detached, &s, JOINING) && s != EXITED)
+		return EINVAL; /* detached, or someone else joins it */
+	if (s != EXITED) {
+		if (deadline == -2) {
+			s = JOINING;
+			if (atomic_compare_exchange_strong(&t->detached, &s, JOINABLE))
+				return EBUSY;
+		}
+		while (atomic_load(&t->detached) != EXITED) {
+			int r = wt_park(&t->detached, not_exited, 0, deadline < 0 ? -1 : deadline,
+					true);
+			if (r == WT_PARK_TIMEDOUT || r == WT_PARK_CANCELED) {
+				s = JOINING;
+				if (atomic_compare_exchange_strong(&t->detached, &s, JOINABLE)) {
+					if (r == WT_PARK_CANCELED)
+						wt_cancel_act();
+					return ETIMEDOUT;
+				}
+				/* It exited meanwhile: the join completes. */
+			}
+		}
+	}
+	if (ret)
+		*ret = t->retval;
+	wt_task_release(t, self && self->m ? self->m->p : NULL);
+	return 0;
+}
+
+WT_EXPORT int pthread_join(pthread_t th, void **ret)
+{
+	wt_testcancel();
+	return join(th, ret, -1);
+}
+
+WT_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret)
+{
+	return join(th, ret, -2);
+}
+
+static int timedjoin(pthread_t th, void **ret, clockid_t clk, const struct timespec *abs)
+{
+	if (abs && !wt_ts_valid(abs))
+		return EINVAL;
+	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
+		return EINVAL;
+	wt_testcancel();
+	return join(th, ret, abs ? wt_deadline(clk, abs) : -1);
+}
+
+WT_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abs)
+{
+	return timedjoin(th, ret, CLOCK_REALTIME, abs);
+}
+
+WT_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk,
+				   const struct timespec *abs)
+{
+	return timedjoin(th, ret, clk, abs);
+}
+
+WT_EXPORT int pthread_detach(pthread_t th)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (!t) {
+		wt_real_init();
+		return real.pthread_detach(th);
+	}
+	int s = JOINABLE;
+	if (atomic_compare_exchange_strong(&t->detached, &s, DETACHED))
+		return 0;
+	if (s == EXITED) {
+		struct wt_task *self = wt_cur();
+		wt_task_release(t, self && self->m ? self->m->p : NULL);
+		return 0;
+	}
+	return EINVAL;
+}
+
+WT_EXPORT void pthread_exit(void *ret)
+{
+	struct wt_task *t = wt_cur();
+	wt_real_init();
+	if (t)
+		t->retval = ret;
+	/* glibc's forced unwind runs cleanup handlers and C++ destructors and
+	 * lands in the cancel buffer of wt_task_entry (or of the main wrapper). */
+	real.pthread_exit(ret);
+	__builtin_unreachable();
+}
+
+WT_EXPORT pthread_t pthread_self(void)
+{
+	pthread_t self;
+	__asm__("movq %%fs:0x10, %0" : "=r"(self));
+	return self;
+}
+
+WT_EXPORT int pthread_equal(pthread_t a, pthread_t b)
+{
+	return a == b;
+}
+
+WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	wt_real_init();
+	if (!t || t->main)
+		return real.pthread_getattr_np(th, a);
+	real.pthread_attr_init(a);
+	pthread_attr_setstack(a, t->stack_lo, (size_t)(t->stack_hi - t->stack_lo));
+	pthread_attr_setguardsize(a, t->user_stack ? 0 : 4096);
+	int d = atomic_load(&t->detached);
+	pthread_attr_setdetachstate(a, d == DETACHED ? PTHREAD_CREATE_DETACHED
+						     : PTHREAD_CREATE_JOINABLE);
+	return 0;
+}
+
+/* glibc's header redirects pthread_yield to sched_yield; define the real
+ * name through an asm label.  export: pthread_yield */
+int wt_pthread_yield(void) __asm__("pthread_yield");
+__attribute__((visibility("default"))) int wt_pthread_yield(void)
+{
+	wt_yield();
+	return 0;
+}
+
+WT_EXPORT int sched_yield(void)
+{
+	if (!wt_cur())
+		return (int)wt_syscall6(24 /* SYS_sched_yield */, 0, 0, 0, 0, 0, 0);
+	wt_yield();
+	return 0;
+}
+
+WT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (!t) {
+		wt_real_init();
+		return real.pthread_setname_np(th, name);
+	}
+	size_t n = strlen(name);
+	if (n > 15)
+		return ERANGE;
+	memcpy(t->name, name, n + 1);
+	return 0;
+}
+
+WT_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (!t) {
+		wt_real_init();
+		return real.pthread_getname_np(th, buf, len);
+	}
+	extern char *program_invocation_short_name;
+	const char *name = t->name[0] ? t->name : program_invocation_short_name;
+	size_t n = strnlen(name, 15);
+	if (len <= n)
+		return ERANGE;
+	memcpy(buf, name, n);
+	buf[n] = 0;
+	return 0;
+}

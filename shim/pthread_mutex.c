@@ -1,0 +1,206 @@
+/*
+ * pthread_mutex.c — mutexes that park tasks.
+ *
+ * State lives in the program's pthread_mutex_t where glibc keeps it, so
+ * PTHREAD_MUTEX_INITIALIZER and PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP just
+ * work:
+ *   __lock   0 free, 1 held, 2 held and perhaps waited on (waiters park on
+ *            &__lock in the parking lot);
+ *   __owner  the holder's tid field (tasks: unique fake tids);
+ *   __count  recursion depth of a recursive mutex;
+ *   __kind   glibc's kind: 0 normal, 1 recursive, 2 errorcheck, 3 adaptive,
+ *            plus flag bits.  Robust (16), priority-inheritance (32),
+ *            priority-protect (64) and process-shared (128) mutexes are left
+ *            to glibc: they need the kernel's futex protocols (a waiting task
+ *            then blocks its worker, which issue 3's sysmon detects).
+ */
+#include "shim.h"
+
+#define KIND_MASK 3
+#define KIND_SPECIAL (16 | 32 | 64 | 128)
+
+static inline int kind_of(pthread_mutex_t *m)
+{
+	return __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+}
+
+static bool still_locked(const void *addr, uintptr_t arg)
+{
+	(void)arg;
+	return __atomic_load_n((const int *)addr, __ATOMIC_RELAXED) == 2;
+}
+
+static int lock_slow(pthread_mutex_t *m, int64_t deadline)
+{
+	_Atomic int *w = (_Atomic int *)&m->__data.__lock;
+	/* Spin a little when another proc may be releasing it right now. */
+	if (wt_sched.nprocs > 1) {
+		for (int i = 0; i < 64; i++) {
+			__builtin_ia32_pause();
+			int z = 0;
+			if (atomic_load_explicit(w, memory_order_relaxed) == 0 &&
+			    atomic_compare_exchange_weak_explicit(w, &z, 1, memory_order_acquire,
+								  memory_order_relaxed))
+				return 0;
+		}
+	}
+	/* Acquire: pairs with the release exchange in wt_mutex_unlock. */
+	while (atomic_exchange_explicit(w, 2, memory_order_acquire) != 0) {
+		int r = wt_park(w, still_locked, 0, deadline, false);
+		if (r == WT_PARK_TIMEDOUT) {
+			int z = 0;
+			if (atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire,
+								    memory_order_relaxed))
+				return 0;
+			return ETIMEDOUT;
+		}
+	}
+	return 0;
+}
+
+/* Returns 0 or a positive error number.  deadline: mono ns or -1. */
+int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline)
+{
+	int kind = kind_of(m);
+	int me = wt_self_tid();
+	if (kind & KIND_MASK) {
+		if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP &&
+		    __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) == me) {
+			if (m->__data.__count + 1 == 0)
+				return EAGAIN;
+			m->__data.__count++;
+			return 0;
+		}
+		if ((kind & KIND_MASK) == PTHREAD_MUTEX_ERRORCHECK_NP &&
+		    __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) == me)
+			return EDEADLK;
+	}
+	_Atomic int *w = (_Atomic int *)&m->__data.__lock;
+	int z = 0;
+	if (unlikely(!atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire,
+							     memory_order_relaxed))) {
+		int r = lock_slow(m, deadline);
+		if (r)
+			return r;
+	}
+	__atomic_store_n(&m->__data.__owner, me, __ATOMIC_RELAXED);
+	m->__data.__count = 1;
+	m->__data.__nusers++;
+	return 0;
+}
+
+int wt_mutex_unlock(pthread_mutex_t *m)
+{
+	int kind = kind_of(m);
+	if (kind & KIND_MASK) {
+		int me = wt_self_tid();
+		if ((kind & KIND_MASK) != PTHREAD_MUTEX_ADAPTIVE_NP &&
+		    __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != me)
+			return EPERM;
+		if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP && --m->__data.__count > 0)
+			return 0;
+	}
+	__atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
+	m->__data.__nusers--;
+	/* Release: pairs with the acquiring CAS/exchange of the next holder. */
+	if (atomic_exchange_explicit((_Atomic int *)&m->__data.__lock, 0, memory_order_release) == 2)
+		wt_unpark(&m->__data.__lock, 1);
+	return 0;
+}
+
+WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
+		wt_real_init();
+		return kind < 0 ? EINVAL : real.pthread_mutex_lock(m);
+	}
+	return wt_mutex_lock(m, -1);
+}
+
+WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
+		wt_real_init();
+		return kind < 0 ? EINVAL : real.pthread_mutex_trylock(m);
+	}
+	int me = wt_self_tid();
+	if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP &&
+	    __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) == me) {
+		if (m->__data.__count + 1 == 0)
+			return EAGAIN;
+		m->__data.__count++;
+		return 0;
+	}
+	int z = 0;
+	if (!atomic_compare_exchange_strong_explicit((_Atomic int *)&m->__data.__lock, &z, 1,
+						     memory_order_acquire, memory_order_relaxed))
+		return EBUSY;
+	__atomic_store_n(&m->__data.__owner, me, __ATOMIC_RELAXED);
+	m->__data.__count = 1;
+	m->__data.__nusers++;
+	return 0;
+}
+
+static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
+{
+	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
+		wt_real_init();
+		if (kind < 0)
+			return EINVAL;
+		if (clk == CLOCK_REALTIME || !real.pthread_mutex_clocklock)
+			return real.pthread_mutex_timedlock(m, abs);
+		return real.pthread_mutex_clocklock(m, clk, abs);
+	}
+	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
+		return EINVAL;
+	/* POSIX: no validation needed when the lock is free. */
+	int r = pthread_mutex_trylock(m);
+	if (r != EBUSY)
+		return r;
+	if (!wt_ts_valid(abs))
+		return EINVAL;
+	return wt_mutex_lock(m, wt_deadline(clk, abs));
+}
+
+WT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abs)
+{
+	return timedlock(m, CLOCK_REALTIME, abs);
+}
+
+WT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
+				      const struct timespec *abs)
+{
+	return timedlock(m, clk, abs);
+}
+
+WT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
+		wt_real_init();
+		return kind < 0 ? EINVAL : real.pthread_mutex_unlock(m);
+	}
+	return wt_mutex_unlock(m);
+}
+
+WT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
+{
+	wt_real_init();
+	return real.pthread_mutex_init(m, a); /* glibc computes __kind from the attr */
+}
+
+WT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	int kind = kind_of(m);
+	if (kind & KIND_SPECIAL) {
+		wt_real_init();
+		return real.pthread_mutex_destroy(m);
+	}
+	if (__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) != 0)
+		return EBUSY;
+	__atomic_store_n(&m->__data.__kind, -1, __ATOMIC_RELAXED);
+	return 0;
+}

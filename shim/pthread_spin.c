@@ -1,0 +1,36 @@
+/*
+ * pthread_spin.c — spinlocks that let the holder run.
+ *
+ * glibc's spinlock spins forever; with fewer procs than tasks the holder may
+ * be runnable but not running, so after a short spin a task yields its proc.
+ * The lock word is glibc's (0 free, 1 held); init/destroy stay glibc's.
+ */
+#include "shim.h"
+
+WT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	_Atomic int *w = (_Atomic int *)l;
+	for (;;) {
+		for (int i = 0; i < 200; i++) {
+			if (atomic_load_explicit(w, memory_order_relaxed) == 0 &&
+			    atomic_exchange_explicit(w, 1, memory_order_acquire) == 0)
+				return 0;
+			__builtin_ia32_pause();
+		}
+		if (wt_cur())
+			wt_yield();
+		else
+			wt_syscall6(24 /* SYS_sched_yield */, 0, 0, 0, 0, 0, 0);
+	}
+}
+
+WT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
+{
+	return atomic_exchange_explicit((_Atomic int *)l, 1, memory_order_acquire) ? EBUSY : 0;
+}
+
+WT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
+{
+	atomic_store_explicit((_Atomic int *)l, 0, memory_order_release);
+	return 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * shim.h — what every interposed entry point shares.
+ *
+ * WT_EXPORT marks an interposed name; shim/exports.map lists the same names
+ * (an anonymous version node: a named one makes the dynamic linker bind the
+ * program's pthread_*@GLIBC_2.x references to glibc, silently).
+ */
+#ifndef WEFT_SHIM_H
+#define WEFT_SHIM_H
+
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "../sched/rt.h"
+#include "real.h"
+
+#define WT_EXPORT __attribute__((visibility("default")))
+
+bool wt_runtime_on(void);
+
+/* The caller's owner id, as glibc writes it in __owner: the tid field of the
+ * caller's TCB (a task's unique fake tid, or a real thread's tid). */
+static inline int wt_self_tid(void)
+{
+	int tid;
+	__asm__ volatile("movl %%fs:(%1), %0" : "=r"(tid) : "r"(wt_off_tid));
+	return tid;
+}
+
+static inline bool wt_ts_valid(const struct timespec *ts)
+{
+	return ts && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000;
+}
+
+/* Deadline in mono ns from an absolute time on clk. */
+static inline int64_t wt_deadline(clockid_t clk, const struct timespec *abs)
+{
+	return wt_abs_to_mono(clk, abs);
+}
+
+/* A cancellation point found a pending cancel: exit as glibc would. */
+WT_NORETURN void wt_cancel_act(void);
+void wt_testcancel(void);
+
+/* Internal mutex entry points (cond waits re-lock without the export). */
+int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline);
+int wt_mutex_unlock(pthread_mutex_t *m);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * sleep.c — the sleep family parks the task on a timer.
+ *
+ * nanosleep, clock_nanosleep, usleep and sleep are all interposed: glibc's
+ * sleep and usleep call its nanosleep internally, past the PLT.  A thread
+ * that is not a task sleeps in the kernel as usual.  Sleeps are
+ * cancellation points.  A signal does not interrupt a parked sleep (no
+ * EINTR); issue 3 delivers signals to tasks.
+ */
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* Parks until deadline (mono ns).  Returns 0. */
+static int park_until(struct wt_task *t, int64_t deadline)
+{
+	for (;;) {
+		int r = wt_park(&t->timer, NULL, 0, deadline, true);
+		if (r == WT_PARK_CANCELED)
+			wt_cancel_act();
+		if (r == WT_PARK_TIMEDOUT || wt_nanotime() >= deadline)
+			return 0;
+	}
+}
+
+WT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
+			      struct timespec *rem)
+{
+	struct wt_task *t = wt_cur();
+	if (!t)
+		return (int)-wt_syscall6(SYS_clock_nanosleep, clk, flags, (long)req, (long)rem, 0, 0);
+	if (!wt_ts_valid(req) || req->tv_sec < 0)
+		return EINVAL;
+	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC && clk != CLOCK_BOOTTIME &&
+	    clk != CLOCK_TAI)
+		return clk == CLOCK_THREAD_CPUTIME_ID ? EINVAL : ENOTSUP;
+	wt_testcancel();
+	int64_t deadline;
+	if (flags & TIMER_ABSTIME)
+		deadline = wt_abs_to_mono(clk == CLOCK_MONOTONIC ? CLOCK_MONOTONIC : clk, req);
+	else
+		deadline = wt_nanotime() + (int64_t)req->tv_sec * 1000000000 + req->tv_nsec;
+	park_until(t, deadline);
+	if (rem && !(flags & TIMER_ABSTIME))
+		rem->tv_sec = rem->tv_nsec = 0;
+	return 0;
+}
+
+WT_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	int r = clock_nanosleep(CLOCK_MONOTONIC, 0, req, rem);
+	if (r) {
+		errno = r;
+		return -1;
+	}
+	return 0;
+}
+
+WT_EXPORT int usleep(useconds_t us)
+{
+	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
+	return nanosleep(&ts, NULL);
+}
+
+WT_EXPORT unsigned sleep(unsigned s)
+{
+	struct timespec ts = { s, 0 }, rem = { 0, 0 };
+	if (nanosleep(&ts, &rem) < 0)
+		return (unsigned)rem.tv_sec;
+	return 0;
+}
