@@ -82,6 +82,7 @@ int wt_runtime_start(void)
 	t->main = true;
 	t->tp = wt_arch_get_tp();
 	t->tid = 0x40000001;
+	t->ctx.tp = t->tp; /* every switch back to main loads its TCB */
 	*(int *)(t->tp + wt_off_tid) = t->tid;
 	struct rlimit rl;
 	size_t ssz = 8u << 20;

@@ -64,7 +64,11 @@ void wt_sysmon_start(void)
 	real.pthread_attr_init(&a);
 	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	real.pthread_attr_setstacksize(&a, 256 << 10);
-	if (real.pthread_create(&th, &a, sysmon, NULL) != 0)
+	struct wt_m *self = wt_cur_m();
+	wt_tls_pin(self);
+	int err = real.pthread_create(&th, &a, sysmon, NULL);
+	wt_tls_unpin(self);
+	if (err != 0)
 		wt_print("weft: cannot start sysmon; timers fire only when workers look for work\n");
 	else
 		atomic_fetch_add(&wt_nthreads, 1);

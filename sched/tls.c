@@ -282,3 +282,22 @@ void wt_tls_start(struct wt_task *t)
 	(void)t;
 	ctype_init();
 }
+
+/* Trap mode: around a libc call that may block every signal and then enter
+ * the kernel (pthread_create, posix_spawn, fork, ...), make the kernel-known
+ * base the right one, because a revert while SIGSEGV is blocked would kill
+ * the process instead of trapping.  The caller must not switch tasks while
+ * pinned.  Costs two system calls; nothing in other modes. */
+void wt_tls_pin(struct wt_m *m)
+{
+	if (wt_tls_trap && m)
+		wt_arch_set_tp(m->cur_tp);
+}
+
+void wt_tls_unpin(struct wt_m *m)
+{
+	if (wt_tls_trap && m) {
+		wt_arch_set_tp(m->guard_tp);
+		__asm__ volatile("wrfsbase %0" : : "r"(m->cur_tp) : "memory");
+	}
+}

@@ -83,7 +83,10 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	real.pthread_attr_init(&a);
 	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	real.pthread_attr_setstacksize(&a, 256 << 10);
+	struct wt_m *self = wt_cur_m();
+	wt_tls_pin(self);
 	int err = real.pthread_create(&th, &a, worker_main, m);
+	wt_tls_unpin(self);
 	real.pthread_attr_destroy(&a);
 	if (err) {
 		wt_print("weft: cannot create worker thread: %s\n",
@@ -92,6 +95,12 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	}
 	atomic_fetch_add(&wt_nthreads, 1);
 	return m;
+}
+
+struct wt_m *wt_cur_m(void)
+{
+	struct wt_task *t = wt_cur();
+	return t ? t->m : NULL;
 }
 
 /* The initial thread becomes worker 0 (see start.c). */
