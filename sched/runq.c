@@ -136,6 +136,17 @@ static uint32_t runq_grab(struct wt_p *victim, struct wt_p *p, uint32_t at, bool
 				return 0;
 			struct wt_task *next =
 				atomic_load_explicit(&victim->runnext, memory_order_relaxed);
+			if (next && victim->status == 1) {
+				/* The victim's running task usually parks within a few
+				 * µs and runs `next` itself (a hand-off): give it ~3 µs
+				 * before taking it, as Go does, instead of bouncing the
+				 * pair between workers. */
+				int64_t until = wt_nanotime() + 3000;
+				while (wt_nanotime() < until &&
+				       atomic_load_explicit(&victim->runnext, memory_order_relaxed) == next)
+					__builtin_ia32_pause();
+				next = atomic_load_explicit(&victim->runnext, memory_order_relaxed);
+			}
 			if (!next || !atomic_compare_exchange_strong_explicit(
 					     &victim->runnext, &next, NULL, memory_order_acq_rel,
 					     memory_order_relaxed))

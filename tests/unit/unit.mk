@@ -1,0 +1,2 @@
+test-unit:
+	@echo "unit: no unit tests yet"
