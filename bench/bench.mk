@@ -1,1 +1,20 @@
+# Benchmarks: `make bench` (full, a few minutes) and `make demo` (short).
+# Plain pthread programs in bench/, run natively and under weft by
+# bench/run.py, which prints them side by side.
+BB         := $(B)/bench
+BENCH_SRC  := $(wildcard bench/*.c)
+BENCH_BIN  := $(patsubst bench/%.c,$(BB)/%,$(BENCH_SRC))
 
+$(BB)/%: bench/%.c bench/bench.h
+	@mkdir -p $(BB)
+	$(CC) -O2 -g -Wall -pthread -o $@ $<
+
+bench-progs: $(BENCH_BIN)
+
+bench: $(B)/libweft.so $(BENCH_BIN)
+	python3 bench/run.py --full
+
+demo: $(B)/libweft.so $(BENCH_BIN)
+	python3 bench/run.py --demo
+
+.PHONY: bench demo bench-progs

@@ -9,7 +9,7 @@
  * kernels (costs VMAs; schedtrace says so).  The TCB and static TLS sit at
  * the top of the slot (tls.c), the stack grows down from just below them.
  * Pages are committed on first touch, so a parked shallow task costs about
- * two pages plus its page-table page.
+ * two pages plus its page-table page (see the 1 MiB offset in stack_init).
  *
  * A slot stays reserved from creation until the task is joined (or exits
  * detached): pthread_t is the TCB address inside it, and slot_task[] maps it
@@ -86,7 +86,12 @@ static int stack_init(void)
 		if (p < 0 && p > -4096)
 			return -ENOMEM;
 	}
-	A.base = (char *)p;
+	/* Offset the slots by 1 MiB from 2 MiB alignment: slot i's guard page
+	 * (at its bottom) then shares a page-table page with slot i-1's top
+	 * pages (TCB, TLS, the first stack frames), so a parked task costs one
+	 * page-table page, not two. */
+	A.base = (char *)WT_ALIGN_UP((uintptr_t)p, 2ul << 20) + (1ul << 20);
+	A.nslots--;
 	A.free = wt_mmap_anon(sizeof(int) * A.nslots);
 	A.owner = wt_mmap_anon(sizeof(*A.owner) * A.nslots);
 	A.guarded = wt_mmap_anon(A.nslots);

@@ -182,6 +182,29 @@ bool wt_tls_fault(uintptr_t addr)
 	return true;
 }
 
+/* Under ptrace (gdb, strace) every signal stops the thread, the stop is a
+ * context switch, and the switch reverts the thread pointer again: trap mode
+ * would fault forever.  Auto mode picks syscall mode for a traced start. */
+static bool traced(void)
+{
+	char buf[1024];
+	long fd = wt_syscall6(SYS_open, (long)"/proc/self/status", 0 /* O_RDONLY */, 0, 0, 0, 0);
+	if (fd < 0)
+		return false;
+	long n = wt_syscall6(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	char *p = strstr(buf, "TracerPid:");
+	if (!p)
+		return false;
+	p += 10;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p != '0';
+}
+
 int wt_tls_init(void)
 {
 	void (*static_info)(size_t *, size_t *) = need("_dl_get_tls_static_info");
@@ -223,7 +246,7 @@ int wt_tls_init(void)
 	bool hw = getauxval(AT_HWCAP2) & 2; /* HWCAP2_FSGSBASE */
 	int want = wt_cfg.tls_mode;         /* -1 auto, 0 wrfsbase, 1 syscall, 2 trap */
 	if (want == -1)
-		want = hw ? 0 : cpu_fsgsbase_usable() ? 2 : 1;
+		want = hw ? 0 : cpu_fsgsbase_usable() && !traced() ? 2 : 1;
 	if (want == 0 && !hw) {
 		wt_print("weft: WEFT_TLS=wrfsbase: the kernel does not enable FSGSBASE; using %s\n",
 			 cpu_fsgsbase_usable() ? "trap" : "syscall");

@@ -1,2 +1,19 @@
-test-unit:
-	@echo "unit: no unit tests yet"
+# Unit tests: criterion, linking selected sched/ sources directly with the
+# test doubles in tests/unit/stubs.c (not libweft.so, not under LD_PRELOAD).
+# `make test-unit` builds $(B)/tests/unit/unit and runs it.
+UNIT_DIR    := $(B)/tests/unit
+UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/slab.c
+UNIT_SRC    := $(wildcard tests/unit/*.c)
+UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC))
+UNIT_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
+               -D_GNU_SOURCE -pthread -fno-stack-protector -I.
+
+$(UNIT_DIR)/obj/%.o: %.c sched/rt.h tests/unit/stubs.h | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -c $< -o $@
+
+$(UNIT_DIR)/unit: $(UNIT_OBJ)
+	$(CC) -pthread -o $@ $(UNIT_OBJ) -lcriterion
+
+test-unit: $(UNIT_DIR)/unit
+	$(UNIT_DIR)/unit

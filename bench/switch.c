@@ -1,0 +1,42 @@
+/*
+ * switch [N] — two threads pass a token back and forth N times each way
+ * (default 200,000) with one mutex and two condition variables; prints the
+ * time of one hand-off.
+ */
+#include <pthread.h>
+
+#include "bench.h"
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv[2] = { PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER };
+static int turn;
+static long rounds;
+
+static void *player(void *arg)
+{
+	int me = (int)(long)arg;
+	pthread_mutex_lock(&mu);
+	for (long i = 0; i < rounds; i++) {
+		while (turn != me)
+			pthread_cond_wait(&cv[me], &mu);
+		turn = !me;
+		pthread_cond_signal(&cv[!me]);
+	}
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	rounds = arg_long(argc, argv, 1, 200000);
+	pthread_t a, b;
+	double t0 = now_s();
+	pthread_create(&a, NULL, player, (void *)0L);
+	pthread_create(&b, NULL, player, (void *)1L);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	double t = now_s() - t0;
+	printf("hand-offs:         %ld\n", 2 * rounds);
+	printf("threads, one hand-off: %.0f ns\n", t * 1e9 / (2.0 * rounds));
+	return 0;
+}

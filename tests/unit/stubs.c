@@ -1,0 +1,141 @@
+/*
+ * stubs.c — what runq.c, park.c, timer.c, lock.c, print.c and slab.c need
+ * from the rest of the runtime, as test doubles:
+ *
+ *   wt_sched        a real struct wt_sched whose procs the tests set up;
+ *   wt_cur_tls      initial-exec TLS, NULL by default: the caller is an OS
+ *                   thread weft did not create, so wt_park sleeps on its
+ *                   waiter's futex word (a supported path).  A test may set
+ *                   it to a fake task to drive the task path of wt_park;
+ *   wt_park_commit  simulated "switch out": marks the task WAITING, releases
+ *                   the bucket lock as g0 would, then blocks the thread on
+ *                   the task's state word until wt_ready_m makes it
+ *                   RUNNABLE.  No context switch happens;
+ *   wt_ready(_m)    records (task, m) in a list the tests inspect, checks
+ *                   the WAITING/IDLE -> RUNNABLE transition as proc.c does;
+ *   wt_wakep, wt_sysmon_kick  count calls.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "stubs.h"
+
+struct wt_sched wt_sched;
+__thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
+intptr_t wt_cur_tpoff;
+
+struct wt_p stub_procs[STUB_MAXPROCS];
+_Atomic int stub_kicks, stub_wakeps, stub_commits;
+
+static pthread_mutex_t ready_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct stub_ready ready_list[STUB_MAXREADY];
+static int ready_n;
+
+void stub_reset(int nprocs)
+{
+	if (nprocs < 1 || nprocs > STUB_MAXPROCS)
+		wt_throw("stub_reset: bad nprocs");
+	memset(&wt_sched, 0, sizeof wt_sched);
+	memset(stub_procs, 0, sizeof stub_procs);
+	for (int i = 0; i < nprocs; i++)
+		stub_procs[i].id = i;
+	wt_sched.nprocs = nprocs;
+	wt_sched.procs = stub_procs;
+	atomic_store(&wt_sched.npidle, 0);
+	atomic_store(&stub_kicks, 0);
+	atomic_store(&stub_wakeps, 0);
+	atomic_store(&stub_commits, 0);
+	pthread_mutex_lock(&ready_mu);
+	ready_n = 0;
+	pthread_mutex_unlock(&ready_mu);
+	wt_cur_tls = NULL;
+}
+
+int stub_ready_count(void)
+{
+	pthread_mutex_lock(&ready_mu);
+	int n = ready_n;
+	pthread_mutex_unlock(&ready_mu);
+	return n;
+}
+
+struct stub_ready stub_ready_get(int i)
+{
+	struct stub_ready r = { 0 };
+	pthread_mutex_lock(&ready_mu);
+	if (i >= 0 && i < ready_n)
+		r = ready_list[i];
+	pthread_mutex_unlock(&ready_mu);
+	return r;
+}
+
+void stub_task_init(struct wt_task *t, uint64_t id)
+{
+	memset(t, 0, sizeof *t);
+	t->id = id;
+	t->timer.idx = -1;
+	atomic_store(&t->state, WT_RUNNING);
+}
+
+bool stub_wait_until(bool (*cond)(void *), void *arg)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t until = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + 10 * 1000000000ll;
+	for (;;) {
+		if (cond(arg))
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec > until)
+			return cond(arg);
+		sched_yield();
+	}
+}
+
+void wt_ready_m(struct wt_task *t, struct wt_m *m)
+{
+	pthread_mutex_lock(&ready_mu);
+	if (ready_n < STUB_MAXREADY)
+		ready_list[ready_n++] = (struct stub_ready){ t, m };
+	pthread_mutex_unlock(&ready_mu);
+	int old = atomic_exchange(&t->state, WT_RUNNABLE);
+	if (old != WT_WAITING && old != WT_IDLE)
+		wt_throw("wt_ready: task is not waiting");
+	/* "Schedule" it: the simulated task's thread is blocked in
+	 * wt_park_commit on this word. */
+	wt_futex_wake(&t->state, 1, false);
+	wt_wakep();
+}
+
+void wt_ready(struct wt_task *t)
+{
+	struct wt_task *cur = wt_cur();
+	wt_ready_m(t, cur ? cur->m : NULL);
+}
+
+void wt_park_commit(wt_lock_t *unlock)
+{
+	struct wt_task *t = wt_cur();
+	if (!t)
+		wt_throw("wt_park_commit: not a task");
+	atomic_fetch_add(&stub_commits, 1);
+	/* As after_park on g0: WAITING first, then the lock. */
+	atomic_store(&t->state, WT_WAITING);
+	if (unlock)
+		wt_unlock(unlock);
+	while (atomic_load(&t->state) == WT_WAITING)
+		wt_futex_wait(&t->state, WT_WAITING, NULL, false);
+	atomic_store(&t->state, WT_RUNNING);
+}
+
+void wt_wakep(void)
+{
+	atomic_fetch_add(&stub_wakeps, 1);
+}
+
+void wt_sysmon_kick(void)
+{
+	atomic_fetch_add(&stub_kicks, 1);
+}

@@ -1,0 +1,37 @@
+/*
+ * stubs.h — the test doubles the unit tests link in place of the rest of the
+ * runtime (proc.c, worker.c, sysmon.c, task.c).  See stubs.c.
+ */
+#ifndef WEFT_UNIT_STUBS_H
+#define WEFT_UNIT_STUBS_H
+
+#include "sched/rt.h"
+
+#define STUB_MAXPROCS 8
+#define STUB_MAXREADY 4096
+
+extern struct wt_p stub_procs[STUB_MAXPROCS];
+extern _Atomic int stub_kicks;        /* wt_sysmon_kick calls */
+extern _Atomic int stub_wakeps;       /* wt_wakep calls */
+extern _Atomic int stub_commits;      /* wt_park_commit calls (simulated task parks) */
+
+struct stub_ready {
+	struct wt_task *t;
+	struct wt_m *m;
+};
+
+/* Resets wt_sched with nprocs procs (ids 0..n-1, idle, empty queues) and
+ * clears every counter and the ready list. */
+void stub_reset(int nprocs);
+
+/* The tasks wt_ready / wt_ready_m were called with, in call order. */
+int stub_ready_count(void);
+struct stub_ready stub_ready_get(int i);
+
+/* A fake task for the simulated task mode: zeroed, idle, timer unqueued. */
+void stub_task_init(struct wt_task *t, uint64_t id);
+
+/* Waits (yielding, bounded by ~10 s) until cond(arg) holds; returns it. */
+bool stub_wait_until(bool (*cond)(void *), void *arg);
+
+#endif
