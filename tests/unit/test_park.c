@@ -423,7 +423,7 @@ Test(park, cancel_ignores_non_cancelable_wait, .timeout = 10)
 /* ---- stress: lock-free hand-offs around a ring of 8 threads ---- */
 
 #define SN 8
-#define SROUNDS 20000
+#define SROUNDS 10000
 static struct {
 	_Atomic int tokens;
 	char pad[60];
