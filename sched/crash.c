@@ -105,6 +105,11 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 				 fn, signame(sig), (void *)addr,
 				 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
 		wt_backtrace_ctx(uc);
+	} else {
+		wt_print("weft: %s at %p, pc 0x%lx, outside any task (scheduler or a thread "
+			 "weft did not create)\n", signame(sig), (void *)addr,
+			 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
+		wt_backtrace_ctx(uc);
 	}
 	/* Die by the same signal: default action, then return to re-fault. */
 	struct sigaction dfl = { 0 };

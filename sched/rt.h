@@ -306,7 +306,8 @@ bool wt_tls_worker_guard(struct wt_m *m);  /* assign m's guard window */
 void wt_tls_worker_enter(struct wt_m *m);  /* on m's thread: install it */
 bool wt_tls_fault(uintptr_t addr);         /* SIGSEGV: repaired a reverted fs? */
 struct wt_m *wt_m0_alloc(void);
-void wt_tls_pin(struct wt_m *m);    /* see tls.c: around signal-blocking libc calls */
-void wt_tls_unpin(struct wt_m *m);
+struct wt_pin { uintptr_t guard, tp; };
+struct wt_pin wt_tls_pin(void);      /* see tls.c: around signal-blocking libc calls */
+void wt_tls_unpin(struct wt_pin pin);
 struct wt_m *wt_cur_m(void);         /* the caller's worker, on a task; else NULL */
 extern bool wt_tls_trap;

@@ -64,10 +64,9 @@ void wt_sysmon_start(void)
 	real.pthread_attr_init(&a);
 	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	real.pthread_attr_setstacksize(&a, 256 << 10);
-	struct wt_m *self = wt_cur_m();
-	wt_tls_pin(self);
+	struct wt_pin pin = wt_tls_pin();
 	int err = real.pthread_create(&th, &a, sysmon, NULL);
-	wt_tls_unpin(self);
+	wt_tls_unpin(pin);
 	if (err != 0)
 		wt_print("weft: cannot start sysmon; timers fire only when workers look for work\n");
 	else

@@ -3,8 +3,8 @@
  *
  * Exit protocol (the task cannot free the stack it runs on):
  *   1. on the task: key destructors, thread_local destructors (glibc's
- *      __call_tls_dtors, which keeps them in the task's own TLS), then the
- *      DTV; then wt_mcall(after_exit);
+ *      __call_tls_dtors, which keeps them in the task's own TLS); then
+ *      wt_mcall(after_exit), which frees the DTV on g0;
  *   2. on g0 (after_exit): t->detached goes to EXITED with an exchange.  Its
  *      old value decides who frees the slot and the struct: DETACHED ->
  *      g0 does it now; JOINING -> g0 wakes the joiner, who does it;
@@ -192,6 +192,10 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 		wt_arch_set_tp(m->g0_tp);
 		m->cur_tp = m->g0_tp;
 	}
+	/* The DTV is freed here, on g0: free() on the task itself would set up
+	 * a malloc tcache in the task's TLS just to throw it away. */
+	if (!t->main)
+		wt_tls_free(t->tp);
 	atomic_store(&t->state, WT_DEAD);
 	task_unlink(t);
 	long left = atomic_fetch_sub(&wt_ntasks, 1) - 1;
@@ -212,8 +216,6 @@ WT_NORETURN void wt_task_exit(void *retval)
 	extern void __call_tls_dtors(void);
 	__call_tls_dtors();
 	run_key_dtors();
-	if (!t->main)
-		wt_tls_free(t->tp);
 	wt_mcall(after_exit, NULL);
 	wt_throw("a dead task was resumed");
 }

@@ -307,20 +307,35 @@ void wt_tls_start(struct wt_task *t)
 }
 
 /* Trap mode: around a libc call that may block every signal and then enter
- * the kernel (pthread_create, posix_spawn, fork, ...), make the kernel-known
- * base the right one, because a revert while SIGSEGV is blocked would kill
- * the process instead of trapping.  The caller must not switch tasks while
- * pinned.  Costs two system calls; nothing in other modes. */
-void wt_tls_pin(struct wt_m *m)
+ * the kernel (pthread_create, posix_spawn, ...), make the kernel-known base
+ * the one in use, because a revert while SIGSEGV is blocked would kill the
+ * process instead of trapping.  Works on a task or on a g0 (the worker is
+ * found by its OS tid: this is a rare, slow path).  The caller must not
+ * switch tasks while pinned.  Costs system calls; nothing in other modes. */
+struct wt_pin wt_tls_pin(void)
 {
-	if (wt_tls_trap && m)
-		wt_arch_set_tp(m->cur_tp);
+	struct wt_pin pin = { 0, 0 };
+	if (!wt_tls_trap)
+		return pin;
+	uintptr_t tp = wt_arch_get_tp(); /* a reverted base traps and is repaired */
+	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	struct wt_m *m;
+	wt_lock(&wt_sched.lock);
+	for (m = wt_sched.allm; m && m->ostid != tid; m = m->alllink)
+		;
+	wt_unlock(&wt_sched.lock);
+	if (!m)
+		return pin; /* not a worker: its base is the kernel's already */
+	pin.guard = m->guard_tp;
+	pin.tp = tp;
+	wt_arch_set_tp(tp);
+	return pin;
 }
 
-void wt_tls_unpin(struct wt_m *m)
+void wt_tls_unpin(struct wt_pin pin)
 {
-	if (wt_tls_trap && m) {
-		wt_arch_set_tp(m->guard_tp);
-		__asm__ volatile("wrfsbase %0" : : "r"(m->cur_tp) : "memory");
+	if (pin.guard) {
+		wt_arch_set_tp(pin.guard);
+		__asm__ volatile("wrfsbase %0" : : "r"(pin.tp) : "memory");
 	}
 }

@@ -83,10 +83,9 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	real.pthread_attr_init(&a);
 	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	real.pthread_attr_setstacksize(&a, 256 << 10);
-	struct wt_m *self = wt_cur_m();
-	wt_tls_pin(self);
+	struct wt_pin pin = wt_tls_pin();
 	int err = real.pthread_create(&th, &a, worker_main, m);
-	wt_tls_unpin(self);
+	wt_tls_unpin(pin);
 	real.pthread_attr_destroy(&a);
 	if (err) {
 		wt_print("weft: cannot create worker thread: %s\n",

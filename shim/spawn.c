@@ -18,10 +18,9 @@
 
 #define PINNED(call)                            \
 	({                                      \
-		struct wt_m *m_ = wt_cur_m();   \
-		wt_tls_pin(m_);                 \
+		struct wt_pin p_ = wt_tls_pin(); \
 		__typeof__(call) r_ = call;     \
-		wt_tls_unpin(m_);               \
+		wt_tls_unpin(p_);               \
 		r_;                             \
 	})
 
