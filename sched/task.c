@@ -85,7 +85,11 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 	void *uaddr = NULL;
 	if (attr) {
 		size_t usize = 0;
-		pthread_attr_getstack(attr, &uaddr, &usize);
+		/* glibc's getstack reports stackaddr - stacksize even when no
+		 * address was set; its ATTR_FLAG_STACKADDR (0x8, in the flags
+		 * word of struct pthread_attr) says whether one was. */
+		if (((const int *)(const void *)attr)[2] & 0x8)
+			pthread_attr_getstack(attr, &uaddr, &usize);
 		pthread_attr_getstacksize(attr, &size);
 		pthread_attr_getguardsize(attr, &guard);
 		pthread_attr_getdetachstate(attr, &detach);
