@@ -39,6 +39,12 @@ int64_t wt_nanotime(void)
  * it (documented in the README). */
 int64_t wt_abs_to_mono(clockid_t clk, const struct timespec *abs)
 {
+	/* Clamp: a deadline before the epoch has passed (0, never the -1 that
+	 * means "no deadline"); one past year 2262 is as good as never. */
+	if (abs->tv_sec < 0)
+		return 0;
+	if (abs->tv_sec > INT64_MAX / 1000000000 - 1)
+		return INT64_MAX / 2;
 	int64_t d = (int64_t)abs->tv_sec * 1000000000 + abs->tv_nsec;
 	if (clk == CLOCK_MONOTONIC)
 		return d;

@@ -118,13 +118,9 @@ WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	return wt_mutex_lock(m, -1);
 }
 
-WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+static int mutex_trylock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
-	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
-		wt_real_init();
-		return kind < 0 ? EINVAL : real.pthread_mutex_trylock(m);
-	}
 	int me = wt_self_tid();
 	if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP &&
 	    __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) == me) {
@@ -143,6 +139,16 @@ WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	return 0;
 }
 
+WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
+		wt_real_init();
+		return kind < 0 ? EINVAL : real.pthread_mutex_trylock(m);
+	}
+	return mutex_trylock(m);
+}
+
 static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
 	int kind = kind_of(m);
@@ -157,7 +163,7 @@ static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *a
 	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
 		return EINVAL;
 	/* POSIX: no validation needed when the lock is free. */
-	int r = pthread_mutex_trylock(m);
+	int r = mutex_trylock(m);
 	if (r != EBUSY)
 		return r;
 	if (!wt_ts_valid(abs))

@@ -315,17 +315,6 @@ static int rdunlock(pthread_rwlock_t *l)
 	return 0;
 }
 
-/* Mono ns deadline, or -1 for one too far away to represent. */
-static int64_t deadline_of(clockid_t clk, const struct timespec *abs)
-{
-	if (abs->tv_sec >= INT64_MAX / 1000000000 - 1)
-		return -1;
-	if (abs->tv_sec < 0)
-		return 0; /* already passed: glibc times out at once */
-	int64_t d = wt_deadline(clk, abs);
-	return d < 0 ? 0 : d;
-}
-
 /* ---- entry points ---- */
 
 WT_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *a)
@@ -364,7 +353,7 @@ static int lock_entry(pthread_rwlock_t *l, bool write, clockid_t clk,
 	}
 	if (CUR_WRITER(l) == wt_self_tid())
 		return EDEADLK;
-	int64_t deadline = timed ? deadline_of(clk, abs) : -1;
+	int64_t deadline = timed ? wt_deadline(clk, abs) : -1;
 	return write ? wrlock(l, deadline, false) : rdlock(l, deadline, false);
 }
 

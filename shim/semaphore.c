@@ -133,17 +133,6 @@ static int fail(int e)
 	return -1;
 }
 
-/* Mono ns deadline, or -1 for one too far away to represent. */
-static int64_t deadline_of(clockid_t clk, const struct timespec *abs)
-{
-	if (abs->tv_sec >= INT64_MAX / 1000000000 - 1)
-		return -1;
-	if (abs->tv_sec < 0)
-		return 0; /* already passed */
-	int64_t d = wt_deadline(clk, abs);
-	return d < 0 ? 0 : d;
-}
-
 WT_EXPORT int sem_init(sem_t *sem, int pshared, unsigned value)
 {
 	if (value > SEM_VALUE_MAX)
@@ -200,7 +189,7 @@ static int timedwait(sem_t *sem, clockid_t clk, const struct timespec *abs)
 	wt_testcancel();
 	if (trydown(S(sem)))
 		return 0;
-	int r = down_slow(S(sem), deadline_of(clk, abs));
+	int r = down_slow(S(sem), wt_deadline(clk, abs));
 	return r ? fail(r) : 0;
 }
 

@@ -13,7 +13,7 @@ for prog in "$@"; do
   t=$((120 * scale))
   timeout "$t" "$prog" > "$bindir/$name.native.out" 2> "$bindir/$name.native.err"
   nrc=$?
-  WEFT_EXPECT=1 LD_PRELOAD="$lib" timeout "$t" "$prog" > "$bindir/$name.weft.out" 2> "$bindir/$name.weft.err"
+  WEFT_EXPECT=1 timeout "$t" env LD_PRELOAD="$lib" "$prog" > "$bindir/$name.weft.out" 2> "$bindir/$name.weft.err"
   wrc=$?
   ok=1 why=""
   if head -n1 "$bindir/$name.native.out" | grep -q '^SKIP-NATIVE'; then
