@@ -84,6 +84,16 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 			return;
 		}
 	}
+	if (si->si_code <= 0) {
+		/* Sent by kill/tgkill/sigqueue, not a fault: no report, just the
+		 * default action, as natively. */
+		struct sigaction dfl = { 0 };
+		dfl.sa_handler = SIG_DFL;
+		real.sigaction(sig, &dfl, NULL);
+		wt_syscall6(SYS_tgkill, wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+			    wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), sig, 0, 0, 0);
+		return;
+	}
 	struct wt_task *t = wt_cur();
 	struct wt_task *ov = NULL;
 	bool overflow = sig == SIGSEGV && wt_stack_guard_hit(addr, &ov);
@@ -115,9 +125,6 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 	struct sigaction dfl = { 0 };
 	dfl.sa_handler = SIG_DFL;
 	real.sigaction(sig, &dfl, NULL);
-	if (si->si_code <= 0) /* sent, not a fault: re-raise */
-		wt_syscall6(SYS_tgkill, wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-			    wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), sig, 0, 0, 0);
 }
 
 void wt_crash_init(void)

@@ -3,17 +3,25 @@
  *
  * glibc's spinlock spins forever; with fewer procs than tasks the holder may
  * be runnable but not running, so after a short spin a task yields its proc.
- * The lock word is glibc's (0 free, 1 held); init/destroy stay glibc's.
+ * The lock word is glibc's x86_64 one: pthread_spin_init stores 1 = free,
+ * lock takes it to 0 (glibc: `lock decl; jne`), unlock stores 1.  init and
+ * destroy stay glibc's.
  */
 #include "shim.h"
+
+static inline bool take(_Atomic int *w)
+{
+	/* Acquire: pairs with the release store in pthread_spin_unlock. */
+	return atomic_load_explicit(w, memory_order_relaxed) == 1 &&
+	       atomic_exchange_explicit(w, 0, memory_order_acquire) == 1;
+}
 
 WT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 {
 	_Atomic int *w = (_Atomic int *)l;
 	for (;;) {
 		for (int i = 0; i < 200; i++) {
-			if (atomic_load_explicit(w, memory_order_relaxed) == 0 &&
-			    atomic_exchange_explicit(w, 1, memory_order_acquire) == 0)
+			if (take(w))
 				return 0;
 			__builtin_ia32_pause();
 		}
@@ -26,11 +34,11 @@ WT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 
 WT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 {
-	return atomic_exchange_explicit((_Atomic int *)l, 1, memory_order_acquire) ? EBUSY : 0;
+	return atomic_exchange_explicit((_Atomic int *)l, 0, memory_order_acquire) == 1 ? 0 : EBUSY;
 }
 
 WT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
-	atomic_store_explicit((_Atomic int *)l, 0, memory_order_release);
+	atomic_store_explicit((_Atomic int *)l, 1, memory_order_release);
 	return 0;
 }

@@ -38,7 +38,7 @@ static void deadline(struct timespec *ts, long ms)
 
 /* ---- return values ---- */
 static void *ret_plain(void *a) { return (void *)((uintptr_t)a * 3); }
-static void nested_exit(int depth, uintptr_t v)
+static __attribute__((noreturn)) void nested_exit(int depth, uintptr_t v)
 {
 	if (depth == 0)
 		pthread_exit((void *)v);
