@@ -156,11 +156,6 @@ static int slot_get(struct wt_p *p)
 			wt_syscall6(SYS_madvise, (long)g, PAGE, MADV_GUARD_INSTALL, 0, 0, 0);
 		else
 			wt_syscall6(SYS_mprotect, (long)g, PAGE, PROT_NONE, 0, 0, 0);
-		/* Commit the top pages (TCB, TLS, first frames) in one call: on
-		 * this project's VMs a first-touch fault costs ~350 µs, the call
-		 * ~40 µs for both pages.  Older kernels lack it: harmless. */
-		wt_syscall6(SYS_madvise, (long)(g + A.slot_size - 2 * PAGE), 2 * PAGE,
-			    23 /* MADV_POPULATE_WRITE */, 0, 0, 0);
 	}
 	return s;
 }
@@ -171,6 +166,17 @@ static int slot_get(struct wt_p *p)
  * (~120 µs per call on this project's VMs), so it is kept off the spawn
  * path. */
 #define WARM_MAX 1024
+
+static void sort_ints(int *a, int n) /* shell sort: n <= 512, rare */
+{
+	for (int gap = n / 2; gap > 0; gap /= 2)
+		for (int i = gap; i < n; i++)
+			for (int j = i; j >= gap && a[j - gap] > a[j]; j -= gap) {
+				int t = a[j];
+				a[j] = a[j - gap];
+				a[j - gap] = t;
+			}
+}
 
 static void slot_put_global(int s)
 {
@@ -186,9 +192,18 @@ static void slot_put_global(int s)
 		A.nwarm -= ntrim;
 	}
 	wt_unlock(&A.lock);
-	for (int i = 0; i < ntrim; i++) {
+	/* Slots are handed out in order, so released ones are often adjacent:
+	 * one call per run of adjacent slots (the guards inside a run survive
+	 * MADV_DONTNEED), so one TLB shoot-down serves many slots. */
+	sort_ints(trim, ntrim);
+	for (int i = 0; i < ntrim;) {
+		int j = i + 1;
+		while (j < ntrim && trim[j] == trim[j - 1] + 1)
+			j++;
 		char *lo = A.base + (size_t)trim[i] * A.slot_size + PAGE;
-		wt_syscall6(SYS_madvise, (long)lo, A.slot_size - PAGE, MADV_DONTNEED, 0, 0, 0);
+		char *hi = A.base + (size_t)(trim[j - 1] + 1) * A.slot_size;
+		wt_syscall6(SYS_madvise, (long)lo, (long)(hi - lo), MADV_DONTNEED, 0, 0, 0);
+		i = j;
 	}
 }
 
