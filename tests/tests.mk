@@ -15,11 +15,18 @@ $(TB)/preload/%: tests/preload/%.cc tests/preload/weft_check.h
 	@mkdir -p $(dir $@)
 	g++ -O2 -g -Wall -std=c++20 -pthread -o $@ $<
 
+# Twice: the default GOMAXPROCS, and GOMAXPROCS=1 (where a wait that blocks
+# its worker instead of parking shows up as a hang).
 test-preload: $(B)/libweft.so $(PRELOAD_BIN)
 	sh tests/run-preload.sh $(abspath $(B)/libweft.so) $(TB)/preload $(PRELOAD_BIN)
+	GOMAXPROCS=1 sh tests/run-preload.sh $(abspath $(B)/libweft.so) $(TB)/preload $(PRELOAD_BIN)
+
+# Real programs from Debian, native and under weft, outputs compared.
+test-real: $(B)/libweft.so
+	sh tests/real/run.sh $(abspath $(B)/libweft.so)
 
 -include tests/unit/unit.mk
 
-test: all check-exports test-unit test-preload
+test: all check-exports test-unit test-preload test-real
 
-.PHONY: test test-preload test-unit
+.PHONY: test test-preload test-unit test-real
