@@ -55,7 +55,18 @@ void wt_backtrace_ctx(ucontext_t *uc)
 		unw_word_t pc;
 		if (unw_get_reg(&c, UNW_REG_IP, &pc) < 0 || pc == 0)
 			break;
-		report_frame(i, pc);
+		/* libunwind reads the ELF symbol table, which also names static
+		 * functions that dladdr cannot see. */
+		char name[128];
+		unw_word_t off;
+		Dl_info di;
+		if (unw_get_proc_name(&c, name, sizeof name, &off) == 0 && name[0]) {
+			const char *file = dladdr((void *)pc, &di) && di.dli_fname ? di.dli_fname : "?";
+			wt_print("  #%-2d 0x%lx %s+0x%lx (%s)\n", i, (unsigned long)pc, name,
+				 (unsigned long)off, file);
+		} else {
+			report_frame(i, pc);
+		}
 		if (unw_step(&c) <= 0)
 			break;
 	}
