@@ -21,5 +21,22 @@ for g in 1 2; do
   check "python-threads-GOMAXPROCS=$g" env GOMAXPROCS=$g python3 "$here/python_threads.py"
 done
 check sort-parallel sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n --parallel=8 -S 1M | md5sum'
+# Bad settings: one "weft: ..." line each, the default, and a normal run.
+settings() { # name, expected stderr text, env assignment...
+  name=$1 want=$2; shift 2
+  out=$(env "$@" LD_PRELOAD="$lib" python3 -c 'import threading; t=threading.Thread(target=print, args=("ok",)); t.start(); t.join()' 2>/tmp/weft-set.err)
+  if [ "$out" = ok ] && grep -q "^weft: $want" /tmp/weft-set.err; then
+    pass=$((pass+1)); echo "PASS setting $name"
+  else
+    fail=$((fail+1)); echo "FAIL setting $name: stdout '$out'"; cat /tmp/weft-set.err
+  fi
+}
+settings gomaxprocs-abc "GOMAXPROCS=abc is not a number" GOMAXPROCS=abc
+settings gomaxprocs-0 "GOMAXPROCS=0 is not a number" GOMAXPROCS=0
+settings gomaxprocs-neg "GOMAXPROCS=-3 is not a number" GOMAXPROCS=-3
+settings gomaxprocs-huge "GOMAXPROCS=99999999 is not a number" GOMAXPROCS=99999999
+settings weftdebug-unknown "WEFTDEBUG: unknown key 'nosuch'" WEFTDEBUG=nosuch=1
+settings stack-size "WEFT_STACK_SIZE=12q is not a size" WEFT_STACK_SIZE=12q
+settings tls-mode "WEFT_TLS=fast is not" WEFT_TLS=fast
 echo "real: $pass passed, $fail failed"
 [ $fail = 0 ]
