@@ -8,9 +8,11 @@
  *      runnext and ring, every 61st tick the global queue first (fairness),
  *      the global queue, then steal half of another proc's ring;
  *   2. switch to it (execute); the task runs until it parks, yields or
- *      exits, each of which switches back to g0 through wt_mcall;
- *   3. on g0, finish what the task asked for (m->after: release the park
- *      lock, requeue after a yield, free the stack after an exit); repeat.
+ *      exits, each of which switches out through wt_mcall: to g0, or on a
+ *      park straight to the proc's next runnable task (a hand-off);
+ *   3. whoever runs next on the worker finishes what the task asked for
+ *      (m->after: release the park lock, requeue after a yield, free the
+ *      stack after an exit); repeat.
  *
  * With nothing to run, a worker gives up its proc and sleeps on a futex
  * (stopm).  wt_ready wakes one (wakep) only when a proc is idle and no
@@ -19,10 +21,9 @@
  * run queue before sleeping: the waker may have seen it spinning and not
  * woken anyone.
  *
- * Rejected: switching task-to-task directly on park.  It saves one stack
- * switch but makes "the parked task's stack is no longer in use" unknowable
- * to the waker; going through g0 gives a point where the old task is fully
- * saved before its park lock is released (Go does the same).
+ * Direct task-to-task switches keep Go's guarantee that a parked task's
+ * context is saved before its park lock is released: the lock is released
+ * by m->after, which only the next context on the worker runs.
  */
 #include <errno.h>
 
@@ -134,15 +135,46 @@ void wt_ready(struct wt_task *t)
 	wt_ready_m(t, cur ? cur->m : NULL);
 }
 
-/* Context: a task.  Switches to g0, which calls fn(m, task, arg); the task
+static void after_park(struct wt_m *m, struct wt_task *t, void *lock);
+
+/* Runs what the task that last switched out on m asked for (m->after).
+ * Whoever gets m next does it: g0 (execute), or the task switched to
+ * directly, first thing when it resumes. */
+void wt_finish_switch(struct wt_m *m)
+{
+	void (*fn)(struct wt_m *, struct wt_task *, void *) = m->after;
+	if (fn) {
+		m->after = NULL;
+		fn(m, m->prevg, m->after_arg);
+	}
+}
+
+/* Context: a task.  Switches out; fn(m, task, arg) runs once the task's
+ * context is saved.  A park hands the worker straight to the proc's next
+ * task (a hand-off: one switch instead of two through g0), except every
+ * 61st tick, when g0 runs the full search (timers, global queue).  The task
  * resumes when something makes it runnable again, maybe on another worker. */
 void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 {
 	struct wt_task *t = wt_cur();
 	struct wt_m *m = t->m;
+	struct wt_p *p = m->p;
+	struct wt_task *next = NULL;
 	m->after = fn;
 	m->after_arg = arg;
-	wt_ctx_switch(&t->ctx, &m->g0, &m->cur_tp);
+	m->prevg = t;
+	if (fn == after_park && (p->schedtick + 1) % 61 != 0)
+		next = wt_runq_get(p);
+	if (next) {
+		p->schedtick++;
+		m->curg = next;
+		next->m = m;
+		atomic_store_explicit(&next->state, WT_RUNNING, memory_order_relaxed);
+		wt_ctx_switch(&t->ctx, &next->ctx, &m->cur_tp);
+	} else {
+		wt_ctx_switch(&t->ctx, &m->g0, &m->cur_tp);
+	}
+	wt_finish_switch(t->m);
 }
 
 static void after_park(struct wt_m *m, struct wt_task *t, void *lock)
@@ -292,24 +324,16 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	t->m = m;
 	atomic_store_explicit(&t->state, WT_RUNNING, memory_order_relaxed);
 	wt_ctx_switch(&m->g0, &t->ctx, &m->cur_tp);
-	/* Back on g0: t saved its context and asked for m->after. */
+	/* Back on g0: a task (t, or one t handed off to) switched out. */
 	m->curg = NULL;
-	void (*fn)(struct wt_m *, struct wt_task *, void *) = m->after;
-	m->after = NULL;
-	if (fn)
-		fn(m, t, m->after_arg);
+	wt_finish_switch(m);
 }
 
 void wt_schedule(struct wt_m *m)
 {
 	/* Worker 0's g0 starts when main first switches out: finish that. */
-	if (m->after) {
-		struct wt_task *t = m->curg;
-		void (*fn)(struct wt_m *, struct wt_task *, void *) = m->after;
-		m->curg = NULL;
-		m->after = NULL;
-		fn(m, t, m->after_arg);
-	}
+	m->curg = NULL;
+	wt_finish_switch(m);
 	if (!m->p)
 		wt_stopm(m);
 	for (;;)

@@ -225,6 +225,7 @@ struct wt_m {
 	uintptr_t g0_tp;                /* [const] the worker's own TCB */
 	uintptr_t guard_tp;             /* [const] trap mode: base the kernel knows */
 	struct wt_task *curg;           /* [owner] running task */
+	struct wt_task *prevg;          /* [owner] the task that switched out last */
 	struct wt_p *p;                 /* [owner; sched on hand-off] */
 	struct wt_p *nextp;             /* [sched] proc handed over by startm */
 	struct wt_m *link;              /* [sched] idle list */
@@ -262,6 +263,7 @@ void wt_ready(struct wt_task *t);          /* on a task or a foreign thread */
 void wt_ready_m(struct wt_task *t, struct wt_m *m); /* on m's g0, or sysmon (m NULL) */
 void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg);
 void wt_park_commit(wt_lock_t *unlock);    /* task: switch out, g0 unlocks */
+void wt_finish_switch(struct wt_m *m);
 void wt_yield(void);
 WT_NORETURN void wt_schedule(struct wt_m *m);
 void wt_runq_put(struct wt_p *p, struct wt_task *t, bool next);

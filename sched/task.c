@@ -228,6 +228,7 @@ void wt_task_entry(struct wt_task *t)
 {
 	__pthread_unwind_buf_t buf;
 	void *r;
+	wt_finish_switch(t->m); /* the task that handed the worker to us */
 	wt_tls_start(t);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
