@@ -120,13 +120,45 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 	if (old != WT_WAITING && old != WT_IDLE)
 		wt_throw("wt_ready: task is not waiting");
 	if (m && m->p) {
-		wt_runq_put(m->p, t, true);
+		struct wt_p *p = m->p;
+		wt_runq_put(p, t, true);
+		/* A lone task in runnext is usually a hand-off: the running task
+		 * is about to park and will switch to it directly, so waking
+		 * another worker would only bounce the pair between workers (a
+		 * futex wake-up per hand-off).  Wake one only when there is more
+		 * work than that; sysmon wakes one for a runnext left waiting. */
+		uint32_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
+		uint32_t tl = atomic_load_explicit(&p->tail, memory_order_relaxed);
+		if (tl == h)
+			return;
 	} else {
 		wt_lock(&wt_sched.lock);
 		wt_globrunq_put(t);
 		wt_unlock(&wt_sched.lock);
 	}
 	wt_wakep();
+}
+
+/* Context: sysmon.  A proc whose runnext has waited a whole sysmon tick
+ * while its worker kept running something else gets another worker.
+ * Returns whether any proc is busy (sysmon then keeps its short tick). */
+bool wt_sysmon_wake_idle_work(void)
+{
+	if (atomic_load(&wt_sched.npidle) == 0)
+		return true;
+	if (atomic_load(&wt_sched.npidle) == wt_sched.nprocs)
+		return false;
+	for (int i = 0; i < wt_sched.nprocs; i++) {
+		struct wt_p *p = &wt_sched.procs[i];
+		if (atomic_load_explicit(&p->runnext, memory_order_relaxed) ||
+		    wt_runq_len(p) > 0) {
+			wt_wakep();
+			return true;
+		}
+	}
+	if (atomic_load(&wt_sched.runq_size))
+		wt_wakep();
+	return true;
 }
 
 void wt_ready(struct wt_task *t)

@@ -293,6 +293,7 @@ extern struct wt_config wt_cfg;
 void wt_config_read(void);
 void wt_sysmon_start(void);
 void wt_sysmon_kick(void);                 /* an earlier timer was added */
+bool wt_sysmon_wake_idle_work(void);
 void wt_crash_init(void);
 void wt_crash_altstack(void);
 void wt_sched_trace(int64_t now);

@@ -116,13 +116,15 @@ int wt_runtime_start(void)
 	t->m = m;
 	if (!wt_tls_worker_guard(m))
 		wt_throw("cannot set up worker 0");
+	/* The fault handler first: from worker_enter on (trap mode), any
+	 * context switch makes the next TLS access a SIGSEGV to repair. */
+	wt_crash_init();
+	wt_crash_altstack();
 	wt_tls_worker_enter(m);
 
 	wt_task_link(t);
 	atomic_store(&wt_ntasks, 1);
 	__libc_single_threaded = 0;
-	wt_crash_init();
-	wt_crash_altstack();
 	wt_sysmon_start();
 	wt_sched.started = true;
 	atomic_store_explicit(&start_state, 2, memory_order_release);

@@ -2,7 +2,9 @@
  * sysmon.c — the monitor thread: an OS thread that holds no proc.
  *
  * Jobs (issue 2 scope): fire timers when no worker is looking for work
- * (every worker busy, or all asleep), and print schedtrace lines.  It
+ * (every worker busy, or all asleep), start a worker for queued work that
+ * the busy ones left behind (wt_sysmon_wake_idle_work), and print
+ * schedtrace lines.  It
  * sleeps on its own futex word until the earliest timer or the next trace
  * tick; wt_timer_add kicks it when a new timer becomes the earliest.
  * Preemption and taking procs from blocked workers (issue 3) go here.
@@ -34,6 +36,7 @@ static void *sysmon(void *arg)
 	for (;;) {
 		int64_t now = wt_nanotime();
 		wt_timer_run(now, NULL);
+		bool busy = wt_sysmon_wake_idle_work();
 		if (now >= next_trace) {
 			wt_sched_trace(now - start);
 			next_trace += wt_cfg.schedtrace_ms * 1000000ll;
@@ -43,9 +46,11 @@ static void *sysmon(void *arg)
 		int64_t until = wt_timer_next();
 		if (next_trace < until)
 			until = next_trace;
-		/* Cap the sleep: issue 3's jobs will need a 10 ms tick anyway. */
-		if (until > now + 10000000)
-			until = now + 10000000;
+		/* Tick: 1 ms while a proc is busy (the most a lone runnext waits
+		 * for a second worker, proc.c: wt_ready_m), 10 ms when all idle. */
+		int64_t tick = busy ? 1000000 : 10000000;
+		if (until > now + tick)
+			until = now + tick;
 		atomic_store(&sleeping, 1);
 		if (!atomic_exchange(&kick, 0) && until > now) {
 			struct timespec ts = { until / 1000000000, until % 1000000000 };

@@ -67,3 +67,31 @@ WT_EXPORT FILE *popen(const char *cmd, const char *mode)
 		f = next("popen");
 	return PINNED(f(cmd, mode));
 }
+
+/* fork: the child starts with the thread pointer the kernel knows.  Pinned,
+ * that is the forking task's own TCB, so the child never depends on trap
+ * repairs (a child that blocks SIGSEGV, as shells do around fork, would die
+ * of one).  The child is single-threaded: it switches its thread pointer by
+ * system call from then on.  (A fresh runtime in the child is issue 3.) */
+WT_EXPORT pid_t fork(void)
+{
+	static pid_t (*f)(void);
+	if (!f)
+		f = next("fork");
+	struct wt_pin pin = wt_tls_pin();
+	pid_t pid = f();
+	if (pid != 0) {
+		wt_tls_unpin(pin);
+	} else if (pin.guard) {
+		wt_tls_trap = false;
+		wt_tls_mode = 1;
+	}
+	return pid;
+}
+
+/* vfork may be a fork (POSIX); weft's is, so the child gets the pinning
+ * above instead of running on the parent's memory with a guard base. */
+WT_EXPORT pid_t vfork(void)
+{
+	return fork();
+}
