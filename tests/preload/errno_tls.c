@@ -1,6 +1,6 @@
 /* errno and __thread variables are per thread and survive blocking calls
-#define _GNU_SOURCE
  * (which may move a weft task to another worker). */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -17,7 +17,7 @@ static __thread char tlsbuf[64];
 static pthread_mutex_t mtx[4] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
 				  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER };
 static atomic_int errno_ok, tls_ok, addr_ok, buf_ok;
-static long shared_sum;
+static long sums[4]; /* sums[k] is protected by mtx[k] */
 
 static void *worker(void *arg)
 {
@@ -37,9 +37,10 @@ static void *worker(void *arg)
 			usleep(100);
 			break;
 		case 2: {
-			pthread_mutex_t *m = &mtx[(id + r) % 4];
+			int k = (int)((id + r) % 4);
+			pthread_mutex_t *m = &mtx[k];
 			pthread_mutex_lock(m);
-			shared_sum += id;
+			sums[k] += id;
 			sched_yield();
 			pthread_mutex_unlock(m);
 			break;
@@ -92,6 +93,6 @@ int main(void)
 	printf("addr ok %d\n", atomic_load(&addr_ok));
 	printf("tlsbuf ok %d\n", atomic_load(&buf_ok));
 	printf("main errno %d tlsvar %ld\n", errno, tlsvar);
-	printf("sum %ld\n", shared_sum);
+	printf("sum %ld\n", sums[0] + sums[1] + sums[2] + sums[3]);
 	return 0;
 }
