@@ -150,8 +150,6 @@ struct wt_task {
 	char name[16];
 	struct wt_dtor *dtors;          /* [owner] __cxa_thread_atexit_impl list */
 	struct wt_cleanup *cleanup;     /* [owner] __pthread_register_cancel chain */
-	void *sched_param_prio;         /* unused slot for future policies */
-	int sched_policy, sched_prio;
 	struct wt_task *alllink;        /* [sched] list of all tasks (dump) */
 	struct wt_task *allprev;
 	const void *wait_on;            /* [owner] what it waits on (dump) */
@@ -185,7 +183,6 @@ extern _Atomic long wt_ntasks;             /* live tasks, main included */
 /* ---- stack.c ---- */
 int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard);
 void wt_stack_free(struct wt_task *t, struct wt_p *p);
-size_t wt_stack_slot_room(void);
 struct wt_task *wt_stack_owner(uintptr_t addr); /* task whose slot holds addr */
 bool wt_stack_guard_hit(uintptr_t addr, struct wt_task **t);
 extern size_t wt_default_stack;
@@ -312,5 +309,4 @@ struct wt_m *wt_m0_alloc(void);
 struct wt_pin { uintptr_t guard, tp; };
 struct wt_pin wt_tls_pin(void);      /* see tls.c: around signal-blocking libc calls */
 void wt_tls_unpin(struct wt_pin pin);
-struct wt_m *wt_cur_m(void);         /* the caller's worker, on a task; else NULL */
 extern bool wt_tls_trap;

@@ -126,13 +126,6 @@ static int ensure_init(void)
 	return r;
 }
 
-size_t wt_stack_slot_room(void)
-{
-	if (ensure_init())
-		return 0;
-	return A.slot_size - PAGE - WT_ALIGN_UP(wt_tls_static_size + 64, PAGE);
-}
-
 static int slot_get(struct wt_p *p)
 {
 	if (p && p->slots.n > 0)

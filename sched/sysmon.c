@@ -95,6 +95,8 @@ void wt_sched_trace(int64_t since)
 	wt_print("%s", line);
 	if (!wt_cfg.scheddetail)
 		return;
+	wt_print("  stack guards: %s; thread pointer: %s\n", wt_guard_method,
+		 wt_cfg.tls_mode == 2 ? "wrfsbase+trap" : wt_cfg.tls_mode == 0 ? "wrfsbase" : "arch_prctl");
 	for (int i = 0; i < wt_sched.nprocs; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
 		struct wt_m *m = p->m;

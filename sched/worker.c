@@ -96,12 +96,6 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	return m;
 }
 
-struct wt_m *wt_cur_m(void)
-{
-	struct wt_task *t = wt_cur();
-	return t ? t->m : NULL;
-}
-
 /* The initial thread becomes worker 0 (see start.c). */
 struct wt_m *wt_m0_alloc(void)
 {
