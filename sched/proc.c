@@ -103,6 +103,34 @@ static void startm(struct wt_p *p, bool spinning)
 	wt_futex_wake(&m->park, 1, false);
 }
 
+/* A proc nobody owns (taken from a worker blocked in a system call):
+ * hand it to another worker if there is work for it, else idle it. */
+void wt_handoffp(struct wt_p *p)
+{
+	if (wt_runq_len(p) > 0 || atomic_load(&wt_sched.runq_size) > 0 ||
+	    wt_timer_next() != INT64_MAX) {
+		atomic_store(&p->status, WT_P_RUNNING);
+		startm(p, false);
+		return;
+	}
+	wt_lock(&wt_sched.lock);
+	p->m = NULL;
+	pidleput(p);
+	wt_unlock(&wt_sched.lock);
+	/* Work may have been queued while we idled it. */
+	if (wt_runq_len(p) > 0 || atomic_load(&wt_sched.runq_size) > 0)
+		wt_wakep();
+}
+
+/* exitsyscall's slow path: an idle proc for m, or NULL. */
+struct wt_p *wt_pidleget_locked(void)
+{
+	wt_lock(&wt_sched.lock);
+	struct wt_p *p = pidleget();
+	wt_unlock(&wt_sched.lock);
+	return p;
+}
+
 void wt_wakep(void)
 {
 	if (atomic_load(&wt_sched.npidle) == 0)
@@ -164,7 +192,9 @@ bool wt_sysmon_wake_idle_work(void)
 void wt_ready(struct wt_task *t)
 {
 	struct wt_task *cur = wt_cur();
-	wt_ready_m(t, cur ? cur->m : NULL);
+	/* Inside a blocking call (a signal handler's code), the proc may
+	 * belong to another worker by now: use the global queue. */
+	wt_ready_m(t, cur && !cur->m->insyscall ? cur->m : NULL);
 }
 
 static void after_park(struct wt_m *m, struct wt_task *t, void *lock);

@@ -200,9 +200,14 @@ extern ptrdiff_t wt_rseq_off;
 
 /* ---- proc.c / worker.c: scheduling ---- */
 #define WT_RUNQ_SIZE 256
+enum { WT_P_IDLE = 0, WT_P_RUNNING = 1, WT_P_SYSCALL = 2 };
+#define WT_P_SYSCALL_BY(m) (WT_P_SYSCALL | (((m)->id + 1) << 2))
 struct wt_p {
 	int id;
-	int status;                     /* [sched / owner m] 0 idle, 1 running */
+	_Atomic int status;             /* WT_P_*: [sched.lock] idle<->running; owner m and
+					 * sysmon CAS for syscall (see syscall.c) */
+	uint64_t syscalltick;           /* [owner m] bumped by every entersyscall */
+	uint64_t sysmon_tick;           /* [sysmon] syscalltick seen at its last look */
 	struct wt_m *m;                 /* [owner m] */
 	struct wt_p *link;              /* [sched] idle list */
 	_Atomic uint32_t head;          /* [atomic] consumers CAS */
@@ -229,6 +234,7 @@ struct wt_m {
 	struct wt_m *alllink;           /* [const after publish] */
 	_Atomic int park;               /* futex word: 0 asleep, 1 wake */
 	bool spinning;                  /* [owner] */
+	int insyscall;                  /* [owner] entersyscall depth (signal handlers nest) */
 	int id;
 	int ostid;
 	/* What to do on g0 after the task switched out (Go's mcall). */
@@ -291,6 +297,10 @@ void wt_config_read(void);
 void wt_sysmon_start(void);
 void wt_sysmon_kick(void);                 /* an earlier timer was added */
 bool wt_sysmon_wake_idle_work(void);
+void wt_entersyscall(void);                /* task, before a call that may block */
+void wt_exitsyscall(void);                 /* task, after it */
+void wt_sysmon_retake(void);               /* sysmon: take procs from blocked calls */
+void wt_handoffp(struct wt_p *p);          /* give an unowned proc work or idle it */
 void wt_crash_init(void);
 void wt_crash_altstack(void);
 void wt_sched_trace(int64_t now);

@@ -2,7 +2,8 @@
  * sysmon.c — the monitor thread: an OS thread that holds no proc.
  *
  * Jobs (issue 2 scope): fire timers when no worker is looking for work
- * (every worker busy, or all asleep), start a worker for queued work that
+ * (every worker busy, or all asleep), take procs from workers blocked in
+ * system calls (syscall.c), start a worker for queued work that
  * the busy ones left behind (wt_sysmon_wake_idle_work), and print
  * schedtrace lines.  It
  * sleeps on its own futex word until the earliest timer or the next trace
@@ -36,6 +37,7 @@ static void *sysmon(void *arg)
 	for (;;) {
 		int64_t now = wt_nanotime();
 		wt_timer_run(now, NULL);
+		wt_sysmon_retake();
 		bool busy = wt_sysmon_wake_idle_work();
 		if (now >= next_trace) {
 			wt_sched_trace(now - start);
@@ -100,7 +102,7 @@ void wt_sched_trace(int64_t since)
 	for (int i = 0; i < wt_sched.nprocs; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
 		struct wt_m *m = p->m;
-		wt_print("  P%d: status=%d schedtick=%lu m=%d runqsize=%u\n", i, p->status,
+		wt_print("  P%d: status=%d schedtick=%lu m=%d runqsize=%u\n", i, atomic_load(&p->status) & 3,
 			 (unsigned long)p->schedtick, m ? m->id : -1, wt_runq_len(p));
 	}
 	for (struct wt_m *m = wt_sched.allm; m; m = m->alllink) {

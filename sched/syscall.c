@@ -1,0 +1,99 @@
+/*
+ * syscall.c — a task in a blocking system call does not hold its proc.
+ *
+ * Go's entersyscall/exitsyscall, in C.  Around a call that may block
+ * (shim/blocking.c):
+ *   entersyscall: the proc's status goes RUNNING -> SYSCALL; the worker
+ *     keeps it, so a call that returns at once costs two atomics.
+ *   sysmon (wt_sysmon_retake, every tick): a proc that has been in SYSCALL
+ *     since its previous look (the same syscalltick) is taken with a CAS
+ *     SYSCALL -> IDLE and handed to another worker if there is work
+ *     (wt_handoffp), so the other tasks keep running.
+ *   exitsyscall: CAS SYSCALL -> RUNNING; success means nobody took it.
+ *     Otherwise the worker tries an idle proc; failing that, the task is
+ *     queued globally and the worker sleeps until a proc is handed to it.
+ * Between enter and exit the worker touches nothing of the proc: the CAS
+ * decides who owns it.  The SYSCALL status carries the worker's id, so a
+ * worker whose proc was taken, handed on, and put in SYSCALL again by its
+ * new owner cannot win the CAS by mistake.  The cost is one OS thread per task blocked in the
+ * kernel, as in Go; pollable descriptors will park instead (issue 3).
+ */
+#include "rt.h"
+
+struct wt_p *wt_pidleget_locked(void);
+
+void wt_entersyscall(void)
+{
+	struct wt_task *t = wt_cur();
+	if (!t)
+		return;
+	/* A signal handler that interrupts a blocking call and makes one of
+	 * its own (bash's SIGCHLD handler calls waitpid) nests: only the
+	 * outermost call changes the proc's status. */
+	if (t->m->insyscall++ > 0)
+		return;
+	struct wt_p *p = t->m->p;
+	p->syscalltick++;
+	/* Release: the proc's queues as this worker left them. */
+	atomic_store_explicit(&p->status, WT_P_SYSCALL_BY(t->m), memory_order_release);
+}
+
+static void after_lost_proc(struct wt_m *m, struct wt_task *t, void *arg)
+{
+	(void)arg;
+	atomic_store(&t->state, WT_RUNNABLE);
+	wt_lock(&wt_sched.lock);
+	wt_globrunq_put(t);
+	wt_unlock(&wt_sched.lock);
+	wt_wakep();
+	wt_stopm(m); /* until a proc is handed to this worker */
+}
+
+void wt_exitsyscall(void)
+{
+	struct wt_task *t = wt_cur();
+	if (!t)
+		return;
+	struct wt_m *m = t->m;
+	if (--m->insyscall > 0)
+		return;
+	struct wt_p *p = m->p;
+	int s = WT_P_SYSCALL_BY(m);
+	/* Acquire: pairs with the release in entersyscall / the new owner. */
+	if (atomic_compare_exchange_strong_explicit(&p->status, &s, WT_P_RUNNING,
+						    memory_order_acquire, memory_order_relaxed))
+		return;
+	/* sysmon took it.  Another idle proc? */
+	m->p = NULL;
+	struct wt_p *np = wt_pidleget_locked();
+	if (np) {
+		np->m = m;
+		m->p = np;
+		return;
+	}
+	/* None: queue the task, park the worker.  wt_mcall needs no proc for
+	 * this path (after_lost_proc is not a park, so no direct switch). */
+	wt_mcall(after_lost_proc, NULL);
+}
+
+/* Context: sysmon. */
+void wt_sysmon_retake(void)
+{
+	for (int i = 0; i < wt_sched.nprocs; i++) {
+		struct wt_p *p = &wt_sched.procs[i];
+		int s = atomic_load_explicit(&p->status, memory_order_acquire);
+		if ((s & 3) != WT_P_SYSCALL) {
+			p->sysmon_tick = ~0ull;
+			continue;
+		}
+		uint64_t tick = __atomic_load_n(&p->syscalltick, __ATOMIC_RELAXED);
+		if (p->sysmon_tick != tick) {
+			p->sysmon_tick = tick; /* first look at this call: wait a tick */
+			continue;
+		}
+		if (atomic_compare_exchange_strong(&p->status, &s, WT_P_IDLE)) {
+			p->m = NULL;
+			wt_handoffp(p);
+		}
+	}
+}
