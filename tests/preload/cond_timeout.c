@@ -7,21 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "weft_check.h"
+#include "test_util.h"
 
-static const char *en(int e)
-{
-	return e == 0 ? "0" : e == ETIMEDOUT ? "ETIMEDOUT" : e == EINVAL ? "EINVAL" : "other";
-}
 
-static void deadline(clockid_t clk, struct timespec *ts, long ms)
-{
-	clock_gettime(clk, ts);
-	ts->tv_nsec += ms * 1000000;
-	while (ts->tv_nsec >= 1000000000) {
-		ts->tv_nsec -= 1000000000;
-		ts->tv_sec++;
-	}
-}
 
 static int passed(clockid_t clk, const struct timespec *ts)
 {

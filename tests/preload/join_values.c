@@ -11,30 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "weft_check.h"
+#include "test_util.h"
 
-static const char *en(int e)
-{
-	switch (e) {
-	case 0: return "0";
-	case EBUSY: return "EBUSY";
-	case EDEADLK: return "EDEADLK";
-	case EINVAL: return "EINVAL";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case ESRCH: return "ESRCH";
-	case ERANGE: return "ERANGE";
-	default: return "other";
-	}
-}
 
-static void deadline(struct timespec *ts, long ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_nsec += ms * 1000000;
-	while (ts->tv_nsec >= 1000000000) {
-		ts->tv_nsec -= 1000000000;
-		ts->tv_sec++;
-	}
-}
 
 /* ---- return values ---- */
 static void *ret_plain(void *a) { return (void *)((uintptr_t)a * 3); }
@@ -330,7 +309,7 @@ int main(void)
 	pthread_create(&t[0], NULL, gated, (void *)99);
 	printf("tryjoin running: %s\n", en(pthread_tryjoin_np(t[0], &r)));
 	struct timespec ts;
-	deadline(&ts, 30);
+	deadline(CLOCK_REALTIME, &ts, 30);
 	printf("timedjoin running: %s\n", en(pthread_timedjoin_np(t[0], &r, &ts)));
 	open_gate();
 	int tr;
@@ -339,10 +318,10 @@ int main(void)
 	printf("tryjoin after exit: %s -> %ld\n", en(tr), (long)(uintptr_t)r);
 	gate = 0;
 	pthread_create(&t[0], NULL, gated, (void *)98);
-	deadline(&ts, 10);
+	deadline(CLOCK_REALTIME, &ts, 10);
 	printf("timedjoin running 2: %s\n", en(pthread_timedjoin_np(t[0], &r, &ts)));
 	open_gate();
-	deadline(&ts, 5000);
+	deadline(CLOCK_REALTIME, &ts, 5000);
 	tr = pthread_timedjoin_np(t[0], &r, &ts);
 	printf("timedjoin completes: %s -> %ld\n", en(tr), (long)(uintptr_t)r);
 	gate = 0;

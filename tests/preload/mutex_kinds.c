@@ -6,31 +6,10 @@
 #include <string.h>
 #include <time.h>
 #include "weft_check.h"
+#include "test_util.h"
 
-static const char *en(int e)
-{
-	switch (e) {
-	case 0: return "0";
-	case EBUSY: return "EBUSY";
-	case EDEADLK: return "EDEADLK";
-	case EPERM: return "EPERM";
-	case EINVAL: return "EINVAL";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EAGAIN: return "EAGAIN";
-	default: return "other";
-	}
-}
 #define SHOW(label, expr) printf("%-40s %s\n", label, en(expr))
 
-static void deadline(clockid_t clk, struct timespec *ts, long ms)
-{
-	clock_gettime(clk, ts);
-	ts->tv_nsec += ms * 1000000;
-	while (ts->tv_nsec >= 1000000000) {
-		ts->tv_nsec -= 1000000000;
-		ts->tv_sec++;
-	}
-}
 
 /* Runs fn(m) on another thread and returns its result. */
 struct call { pthread_mutex_t *m; int (*fn)(pthread_mutex_t *); int r; };

@@ -9,20 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "weft_check.h"
+#include "test_util.h"
 
-static const char *en(int e)
-{
-	switch (e) {
-	case 0: return "0";
-	case EBUSY: return "EBUSY";
-	case EDEADLK: return "EDEADLK";
-	case EAGAIN: return "EAGAIN";
-	case EINVAL: return "EINVAL";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EPERM: return "EPERM";
-	default: return "other";
-	}
-}
 
 static struct timespec in_ms(clockid_t clk, long ms)
 {

@@ -1,0 +1,36 @@
+/*
+ * test_util.h — helpers the preload tests share.
+ *   en(e)                     a pthread-style error number by name, "0" for 0
+ *   deadline(clk, ts, ms)     *ts = now on clk + ms milliseconds
+ */
+#ifndef WEFT_TEST_UTIL_H
+#define WEFT_TEST_UTIL_H
+#include <errno.h>
+#include <time.h>
+
+static inline const char *en(int e)
+{
+	switch (e) {
+	case 0: return "0";
+	case EBUSY: return "EBUSY";
+	case EDEADLK: return "EDEADLK";
+	case EPERM: return "EPERM";
+	case EINVAL: return "EINVAL";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case EAGAIN: return "EAGAIN";
+	case ESRCH: return "ESRCH";
+	case ERANGE: return "ERANGE";
+	default: return "other";
+	}
+}
+
+static inline void deadline(clockid_t clk, struct timespec *ts, long ms)
+{
+	clock_gettime(clk, ts);
+	ts->tv_nsec += ms * 1000000;
+	while (ts->tv_nsec >= 1000000000) {
+		ts->tv_nsec -= 1000000000;
+		ts->tv_sec++;
+	}
+}
+#endif
