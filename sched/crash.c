@@ -78,6 +78,13 @@ static const char *signame(int sig)
 	       : sig == SIGILL ? "SIGILL" : "signal";
 }
 
+static void set_default(int sig)
+{
+	struct sigaction dfl = { 0 };
+	dfl.sa_handler = SIG_DFL;
+	real.sigaction(sig, &dfl, NULL);
+}
+
 static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -98,9 +105,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 	if (si->si_code <= 0) {
 		/* Sent by kill/tgkill/sigqueue, not a fault: no report, just the
 		 * default action, as natively. */
-		struct sigaction dfl = { 0 };
-		dfl.sa_handler = SIG_DFL;
-		real.sigaction(sig, &dfl, NULL);
+		set_default(sig);
 		wt_syscall6(SYS_tgkill, wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
 			    wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), sig, 0, 0, 0);
 		return;
@@ -133,9 +138,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 		wt_backtrace_ctx(uc);
 	}
 	/* Die by the same signal: default action, then return to re-fault. */
-	struct sigaction dfl = { 0 };
-	dfl.sa_handler = SIG_DFL;
-	real.sigaction(sig, &dfl, NULL);
+	set_default(sig);
 }
 
 void wt_crash_init(void)

@@ -122,8 +122,8 @@ void wt_handoffp(struct wt_p *p)
 		wt_wakep();
 }
 
-/* exitsyscall's slow path: an idle proc for m, or NULL. */
-struct wt_p *wt_pidleget_locked(void)
+/* An idle proc, or NULL.  Context: any; takes sched.lock. */
+struct wt_p *wt_pidleget(void)
 {
 	wt_lock(&wt_sched.lock);
 	struct wt_p *p = pidleget();
@@ -361,9 +361,7 @@ top:;
 		atomic_fetch_sub(&wt_sched.nmspinning, 1);
 		/* A waker may have skipped wakep because we were spinning. */
 		if (any_runq()) {
-			wt_lock(&wt_sched.lock);
-			struct wt_p *pp = pidleget();
-			wt_unlock(&wt_sched.lock);
+			struct wt_p *pp = wt_pidleget();
 			if (pp) {
 				m->p = pp;
 				pp->m = m;

@@ -301,6 +301,7 @@ void wt_entersyscall(void);                /* task, before a call that may block
 void wt_exitsyscall(void);                 /* task, after it */
 void wt_sysmon_retake(void);               /* sysmon: take procs from blocked calls */
 void wt_handoffp(struct wt_p *p);          /* give an unowned proc work or idle it */
+struct wt_p *wt_pidleget(void);            /* an idle proc or NULL; takes sched.lock */
 void wt_crash_init(void);
 void wt_crash_altstack(void);
 void wt_sched_trace(int64_t now);

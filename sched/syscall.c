@@ -20,8 +20,6 @@
  */
 #include "rt.h"
 
-struct wt_p *wt_pidleget_locked(void);
-
 void wt_entersyscall(void)
 {
 	struct wt_task *t = wt_cur();
@@ -65,7 +63,7 @@ void wt_exitsyscall(void)
 		return;
 	/* sysmon took it.  Another idle proc? */
 	m->p = NULL;
-	struct wt_p *np = wt_pidleget_locked();
+	struct wt_p *np = wt_pidleget();
 	if (np) {
 		np->m = m;
 		m->p = np;
