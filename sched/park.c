@@ -96,12 +96,15 @@ int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr
 	w->result = WT_PARK_WOKEN;
 	w->token = 0;
 	w->cancelable = cancelable;
-	/* seq_cst: Dekker pair with wt_park_cancel (it writes cancel, reads addr). */
-	atomic_store(&w->state, 0);
+	atomic_store_explicit(&w->state, 0, memory_order_relaxed);
 	w->addr = addr;
-	atomic_thread_fence(memory_order_seq_cst);
-	if (cancelable && t && cancel_pending(t))
-		return WT_PARK_CANCELED;
+	if (cancelable && t) {
+		/* Dekker pair with wt_park_cancel (it writes cancel, then reads
+		 * addr): only cancelable waits need the full fence. */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (cancel_pending(t))
+			return WT_PARK_CANCELED;
+	}
 	if (deadline >= 0 && deadline <= wt_nanotime())
 		return WT_PARK_TIMEDOUT;
 
