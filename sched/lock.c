@@ -76,3 +76,16 @@ void wt_unlock(wt_lock_t *l)
 	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2)
 		wt_futex_wake(&l->v, 1, false);
 }
+
+void wt_spin_lock_slow(wt_spin_t *l)
+{
+	for (int i = 0;; i++) {
+		if (i < 200)
+			__builtin_ia32_pause();
+		else
+			wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+		if (atomic_load_explicit(&l->v, memory_order_relaxed) == 0 &&
+		    !atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
+			return;
+	}
+}

@@ -30,7 +30,7 @@
 #define NBUCKETS 4096
 
 struct bucket {
-	wt_lock_t lock;
+	wt_spin_t lock;
 	struct wt_waiter *head, *tail;  /* [lock] FIFO */
 } __attribute__((aligned(64)));
 
@@ -66,14 +66,14 @@ static void park_timeout(struct wt_timer *tm, struct wt_m *m)
 	struct bucket *b = bucket_of(w->addr);
 	bool fire = false;
 
-	wt_lock(&b->lock);
+	wt_spin_lock(&b->lock);
 	if (atomic_load_explicit(&w->state, memory_order_relaxed) == 0) {
 		unlink_waiter(b, w);
 		w->result = WT_PARK_TIMEDOUT;
 		atomic_store_explicit(&w->state, 1, memory_order_relaxed);
 		fire = true;
 	}
-	wt_unlock(&b->lock);
+	wt_spin_unlock(&b->lock);
 	if (fire)
 		wt_ready_m(t, m);
 }
@@ -98,23 +98,21 @@ int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr
 	w->cancelable = cancelable;
 	atomic_store_explicit(&w->state, 0, memory_order_relaxed);
 	w->addr = addr;
-	if (cancelable && t) {
-		/* Dekker pair with wt_park_cancel (it writes cancel, then reads
-		 * addr): only cancelable waits need the full fence. */
-		atomic_thread_fence(memory_order_seq_cst);
-		if (cancel_pending(t))
-			return WT_PARK_CANCELED;
-	}
+	if (cancelable && t && cancel_pending(t))
+		return WT_PARK_CANCELED;
 	if (deadline >= 0 && deadline <= wt_nanotime())
 		return WT_PARK_TIMEDOUT;
 
-	wt_lock(&b->lock);
+	wt_spin_lock(&b->lock);
 	if (validate && !validate(addr, arg)) {
-		wt_unlock(&b->lock);
+		wt_spin_unlock(&b->lock);
 		return WT_PARK_INVALID;
 	}
+	/* Dekker pair with wt_park_cancel, which writes cancel, then reads
+	 * addr: we wrote addr, took the lock (an atomic RMW), now read cancel. */
+	wt_mb_after_rmw();
 	if (cancelable && t && cancel_pending(t)) {
-		wt_unlock(&b->lock);
+		wt_spin_unlock(&b->lock);
 		return WT_PARK_CANCELED;
 	}
 	if (b->tail)
@@ -138,7 +136,7 @@ int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr
 	}
 
 	/* An OS thread that is not a task: sleep on the waiter's own word. */
-	wt_unlock(&b->lock);
+	wt_spin_unlock(&b->lock);
 	struct timespec ts, *tsp = NULL;
 	if (deadline >= 0) {
 		ts.tv_sec = deadline / 1000000000;
@@ -151,13 +149,13 @@ int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr
 			return w->result;
 		long r = wt_futex_wait(&w->state, 0, tsp, false);
 		if (r == -ETIMEDOUT) {
-			wt_lock(&b->lock);
+			wt_spin_lock(&b->lock);
 			if (atomic_load_explicit(&w->state, memory_order_relaxed) == 0) {
 				unlink_waiter(b, w);
 				w->result = WT_PARK_TIMEDOUT;
 				atomic_store_explicit(&w->state, 1, memory_order_relaxed);
 			}
-			wt_unlock(&b->lock);
+			wt_spin_unlock(&b->lock);
 		}
 	}
 }
@@ -168,7 +166,7 @@ static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m
 	struct wt_task *wake = NULL, **tail = &wake;
 	int count = 0;
 
-	wt_lock(&b->lock);
+	wt_spin_lock(&b->lock);
 	struct wt_waiter **pp = &b->head, *prev = NULL;
 	while (*pp && count < n) {
 		struct wt_waiter *w = *pp;
@@ -197,7 +195,7 @@ static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m
 			wt_futex_wake(&w->state, 1, false);
 		}
 	}
-	wt_unlock(&b->lock);
+	wt_spin_unlock(&b->lock);
 	while (wake) {
 		struct wt_task *t = wake;
 		wake = t->schedlink;
@@ -229,13 +227,13 @@ bool wt_park_has_waiters(const void *addr)
 {
 	struct bucket *b = bucket_of(addr);
 	bool any = false;
-	wt_lock(&b->lock);
+	wt_spin_lock(&b->lock);
 	for (struct wt_waiter *w = b->head; w; w = w->next)
 		if (w->addr == addr) {
 			any = true;
 			break;
 		}
-	wt_unlock(&b->lock);
+	wt_spin_unlock(&b->lock);
 	return any;
 }
 
@@ -250,7 +248,7 @@ void wt_park_cancel(struct wt_task *t)
 		return;
 	struct bucket *b = bucket_of(addr);
 	bool fire = false;
-	wt_lock(&b->lock);
+	wt_spin_lock(&b->lock);
 	if (w->addr == addr && atomic_load_explicit(&w->state, memory_order_relaxed) == 0 &&
 	    w->task == t && w->cancelable) {
 		for (struct wt_waiter *q = b->head; q; q = q->next)
@@ -262,7 +260,7 @@ void wt_park_cancel(struct wt_task *t)
 				break;
 			}
 	}
-	wt_unlock(&b->lock);
+	wt_spin_unlock(&b->lock);
 	if (fire)
 		wt_ready(t);
 }

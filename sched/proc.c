@@ -144,9 +144,12 @@ void wt_wakep(void)
 
 void wt_ready_m(struct wt_task *t, struct wt_m *m)
 {
-	int old = atomic_exchange(&t->state, WT_RUNNABLE);
+	/* The waker owns t now (it took t off a wait queue or the timer heap
+	 * under a lock that t's park released after storing WAITING). */
+	int old = atomic_load_explicit(&t->state, memory_order_relaxed);
 	if (old != WT_WAITING && old != WT_IDLE)
 		wt_throw("wt_ready: task is not waiting");
+	atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
 	if (m && m->p) {
 		struct wt_p *p = m->p;
 		wt_runq_put(p, t, true);
@@ -242,14 +245,15 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 static void after_park(struct wt_m *m, struct wt_task *t, void *lock)
 {
 	(void)m;
-	atomic_store(&t->state, WT_WAITING);
+	/* Published by the release of lock; a waker reads it after taking it. */
+	atomic_store_explicit(&t->state, WT_WAITING, memory_order_relaxed);
 	if (lock)
-		wt_unlock(lock);
+		wt_spin_unlock(lock);
 }
 
 /* Context: a task holding `unlock`.  Parks; g0 releases the lock once the
  * task's context is saved.  Returns after wt_ready. */
-void wt_park_commit(wt_lock_t *unlock)
+void wt_park_commit(wt_spin_t *unlock)
 {
 	wt_mcall(after_park, unlock);
 }

@@ -30,6 +30,15 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
+/* Orders a store before an atomic read-modify-write against a load after it
+ * (Linux's smp_mb__after_atomic).  On x86 every lock-prefixed instruction is
+ * a full barrier, so only the compiler needs telling. */
+#if defined(__x86_64__)
+#define wt_mb_after_rmw() atomic_signal_fence(memory_order_seq_cst)
+#else
+#define wt_mb_after_rmw() atomic_thread_fence(memory_order_seq_cst)
+#endif
+
 struct wt_task;
 struct wt_m;
 struct wt_p;
@@ -50,6 +59,23 @@ typedef struct { _Atomic int v; } wt_lock_t; /* 0 free, 1 held, 2 held + waiters
 void wt_lock(wt_lock_t *l);
 void wt_unlock(wt_lock_t *l);
 bool wt_trylock(wt_lock_t *l);
+
+/* A spin lock for the parking lot's buckets, whose critical sections are a
+ * few list operations: its release is a plain store, where wt_unlock needs an
+ * atomic exchange to learn about sleepers.  A waiter spins, then yields its
+ * CPU, so a holder descheduled by the kernel costs time, never a deadlock. */
+typedef struct { _Atomic int v; } wt_spin_t;
+void wt_spin_lock_slow(wt_spin_t *l);
+static inline void wt_spin_lock(wt_spin_t *l)
+{
+	/* Acquire: pairs with the release in wt_spin_unlock. */
+	if (__builtin_expect(atomic_exchange_explicit(&l->v, 1, memory_order_acquire), 0))
+		wt_spin_lock_slow(l);
+}
+static inline void wt_spin_unlock(wt_spin_t *l)
+{
+	atomic_store_explicit(&l->v, 0, memory_order_release);
+}
 long wt_futex_wait(_Atomic int *addr, int val, const struct timespec *abs_mono, bool shared);
 long wt_futex_wake(_Atomic int *addr, int n, bool shared);
 long wt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
@@ -265,7 +291,7 @@ extern struct wt_sched wt_sched;
 void wt_ready(struct wt_task *t);          /* on a task or a foreign thread */
 void wt_ready_m(struct wt_task *t, struct wt_m *m); /* on m's g0, or sysmon (m NULL) */
 void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg);
-void wt_park_commit(wt_lock_t *unlock);    /* task: switch out, g0 unlocks */
+void wt_park_commit(wt_spin_t *unlock);    /* task: switch out, g0 unlocks */
 void wt_finish_switch(struct wt_m *m);
 void wt_yield(void);
 WT_NORETURN void wt_schedule(struct wt_m *m);

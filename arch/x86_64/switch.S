@@ -56,6 +56,8 @@ wt_ctx_switch:
 	stmxcsr	(%rsp)			/* SSE control/status */
 	fnstcw	4(%rsp)			/* x87 control word */
 	movq	%rsp, (%rdi)		/* save->sp */
+	movl	(%rsp), %r9d		/* kept for the compare below; */
+	movzwl	4(%rsp), %r10d		/* the syscall path spares r9, r10 */
 
 	movq	8(%rsi), %rax		/* load->tp */
 	testq	%rax, %rax
@@ -74,9 +76,13 @@ wt_ctx_switch:
 	syscall
 	movq	%r8, %rsi
 2:	movq	(%rsi), %rsp		/* the other stack from here on */
+	cmpl	(%rsp), %r9d		/* loading the control registers */
+	je	3f			/* serialises: skip when unchanged */
 	ldmxcsr	(%rsp)
+3:	cmpw	4(%rsp), %r10w
+	je	4f
 	fldcw	4(%rsp)
-	addq	$8, %rsp
+4:	addq	$8, %rsp
 	.cfi_adjust_cfa_offset -8
 	popq	%r15
 	.cfi_adjust_cfa_offset -8

@@ -115,7 +115,7 @@ void wt_ready(struct wt_task *t)
 	wt_ready_m(t, cur ? cur->m : NULL);
 }
 
-void wt_park_commit(wt_lock_t *unlock)
+void wt_park_commit(wt_spin_t *unlock)
 {
 	struct wt_task *t = wt_cur();
 	if (!t)
@@ -124,7 +124,7 @@ void wt_park_commit(wt_lock_t *unlock)
 	/* As after_park on g0: WAITING first, then the lock. */
 	atomic_store(&t->state, WT_WAITING);
 	if (unlock)
-		wt_unlock(unlock);
+		wt_spin_unlock(unlock);
 	while (atomic_load(&t->state) == WT_WAITING)
 		wt_futex_wait(&t->state, WT_WAITING, NULL, false);
 	atomic_store(&t->state, WT_RUNNING);
