@@ -345,6 +345,10 @@ top:;
 	}
 	if (m->spinning && wt_sched.nprocs > 1 && (t = steal(m, p)))
 		return t;
+	/* Events the poller thread has not collected yet: the tasks they
+	 * wake go to the global queue, where the next pass finds them. */
+	if (wt_netpoll_harvest() > 0)
+		goto top;
 
 	/* Nothing: give the proc back. */
 	wt_lock(&wt_sched.lock);

@@ -330,6 +330,20 @@ void wt_handoffp(struct wt_p *p);          /* give an unowned proc work or idle 
 struct wt_p *wt_pidleget(void);            /* an idle proc or NULL; takes sched.lock */
 void wt_crash_init(void);
 void wt_crash_altstack(void);
+
+/* ---- netpoll.c ---- */
+enum { WT_IO_READ = 0, WT_IO_WRITE = 1 };
+enum { WT_FD_UNKNOWN = 0, WT_FD_POLLABLE = 1, WT_FD_FILE = 2 };
+uint32_t wt_netpoll_seq(int fd, int mode);
+int wt_netpoll_wait(int fd, int mode, uint32_t seq, int64_t *deadline);
+int wt_netpoll_register(int fd);
+void wt_netpoll_close(int fd);
+int wt_netpoll_harvest(void);
+int wt_netpoll_fd(void);
+void wt_netpoll_after_fork(void);
+int wt_fd_kind(int fd);
+void wt_fd_set_kind(int fd, int kind);
+extern _Atomic long wt_netpoll_waiters;
 void wt_sched_trace(int64_t now);
 int wt_ncpu_affinity(void);
 

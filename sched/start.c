@@ -105,8 +105,7 @@ int wt_runtime_start(void)
 	m->g0_tp = wt_tls_new(g0 + g0sz, (int)tid, g0, g0sz, NULL, &g0low);
 	if (!m->g0_tp)
 		wt_throw("cannot allocate worker 0's TLS");
-	wt_ctx_make(&m->g0, g0low, (void (*)(void *))wt_schedule, m,
-		    wt_cfg.tls_mode == 1 ? 0 : m->g0_tp);
+	wt_ctx_make(&m->g0, g0low, (void (*)(void *))wt_schedule, m, m->g0_tp);
 	m->ostid = (int)tid;
 	m->fastrand = 0x2545f4914f6cdd1dull;
 	m->curg = t;

@@ -82,9 +82,12 @@ WT_EXPORT pid_t fork(void)
 	pid_t pid = f();
 	if (pid != 0) {
 		wt_tls_unpin(pin);
-	} else if (pin.guard) {
-		wt_tls_trap = false;
-		wt_tls_mode = 1;
+	} else {
+		wt_netpoll_after_fork();
+		if (pin.guard) {
+			wt_tls_trap = false;
+			wt_tls_mode = 1;
+		}
 	}
 	return pid;
 }

@@ -1,0 +1,421 @@
+/*
+ * netio.c — read, write and the socket calls, parked on the poller.
+ *
+ * For a task, each call is first tried without blocking, for this call only
+ * (preadv2/pwritev2 with RWF_NOWAIT — pipes, sockets, eventfd, timerfd on
+ * this kernel; recv/send with MSG_DONTWAIT), and on EAGAIN the task parks
+ * until the poller sees the descriptor ready (sched/netpoll.c has the
+ * protocol).  The file description's O_NONBLOCK flag is never touched.
+ * Blocking semantics kept:
+ *   - writes and stream sends finish the whole buffer, parking as often as
+ *     needed (a pipe write of at most PIPE_BUF bytes is all-or-nothing in
+ *     its non-blocking form too, so stays atomic); a socket send timeout or
+ *     a later error returns the count written so far, as natively;
+ *   - a descriptor the program made non-blocking gets EAGAIN at once;
+ *   - SO_RCVTIMEO / SO_SNDTIMEO expire with EAGAIN;
+ *   - pthread_cancel reaches a task parked here (these are cancellation
+ *     points).
+ * Where no non-blocking form exists (accept, and a tty, which refuses
+ * RWF_NOWAIT) the task parks until poll says ready, then makes the plain
+ * call between entersyscall and exitsyscall; so do descriptors epoll
+ * refuses (regular files) and recv with MSG_WAITALL.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define REAL(name)                                               \
+	static __typeof__(name) *real_##name;                    \
+	if (!real_##name)                                        \
+		real_##name = dlsym(RTLD_NEXT, #name)
+
+/* Arguments of one call, for its non-blocking and plain forms. */
+struct op {
+	int fd;
+	struct iovec *iov;
+	int iovcnt;
+	int flags;              /* recv/send flags */
+	struct sockaddr *addr;  /* recvfrom, sendto, accept */
+	socklen_t *addrlen;
+	socklen_t alen;         /* sendto */
+	struct msghdr *msg;     /* recvmsg, sendmsg */
+	bool plain;             /* out: the plain call ran */
+	long (*nowait)(struct op *);
+	long (*block)(struct op *);
+};
+
+static long neg(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static long plain(struct op *o)
+{
+	o->plain = true;
+	wt_entersyscall();
+	long r = o->block(o);
+	wt_exitsyscall();
+	return r;
+}
+
+static bool poll_ready(int fd, int mode)
+{
+	struct pollfd p = { fd, mode == WT_IO_READ ? POLLIN : POLLOUT, 0 };
+	return wt_syscall6(SYS_poll, (long)&p, 1, 0, 0, 0, 0) != 0;
+}
+
+/* One call, the poller's way.  Returns a count or -errno. */
+static long io(struct op *o, int mode, int64_t *deadline)
+{
+	if (wt_fd_kind(o->fd) == WT_FD_FILE)
+		return plain(o);
+	for (;;) {
+		uint32_t s = wt_netpoll_seq(o->fd, mode);
+		long r = o->nowait ? o->nowait(o) : -EOPNOTSUPP;
+		if (r == -EOPNOTSUPP) {
+			/* No non-blocking form here: wait for readiness, then the
+			 * plain call (which may still block if another task won
+			 * the data: then it holds a thread, as natively). */
+			if (wt_fd_kind(o->fd) != WT_FD_POLLABLE && wt_netpoll_register(o->fd) < 0)
+				return plain(o);
+			if (poll_ready(o->fd, mode))
+				return plain(o);
+			r = -EAGAIN;
+		}
+		if (r != -EAGAIN)
+			return r;
+		switch (wt_netpoll_wait(o->fd, mode, s, deadline)) {
+		case 0:
+			continue;
+		case -EAGAIN:
+		case -ETIMEDOUT:
+			return -EAGAIN;
+		case -EBADF:
+			return -EBADF;
+		case -ECANCELED:
+			wt_cancel_act();
+		default: /* -EPERM: epoll refuses it */
+			return plain(o);
+		}
+	}
+}
+
+static long ret(long r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* ---- read side ---- */
+
+static long rd_nowait(struct op *o)
+{
+	return wt_syscall6(SYS_preadv2, o->fd, (long)o->iov, o->iovcnt, -1, 0, RWF_NOWAIT);
+}
+
+static long rd_block(struct op *o)
+{
+	REAL(readv);
+	return neg(real_readv(o->fd, o->iov, o->iovcnt));
+}
+
+WT_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	REAL(read);
+	if (!wt_cur())
+		return real_read(fd, buf, n);
+	wt_testcancel();
+	struct iovec v = { buf, n };
+	struct op o = { .fd = fd, .iov = &v, .iovcnt = 1, .nowait = rd_nowait, .block = rd_block };
+	int64_t dl = -2;
+	return ret(io(&o, WT_IO_READ, &dl));
+}
+
+WT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	REAL(readv);
+	if (!wt_cur())
+		return real_readv(fd, iov, cnt);
+	wt_testcancel();
+	struct op o = { .fd = fd, .iov = (struct iovec *)iov, .iovcnt = cnt,
+			.nowait = rd_nowait, .block = rd_block };
+	int64_t dl = -2;
+	return ret(io(&o, WT_IO_READ, &dl));
+}
+
+static long recv_nowait(struct op *o)
+{
+	return wt_syscall6(SYS_recvfrom, o->fd, (long)o->iov->iov_base, o->iov->iov_len,
+			   o->flags | MSG_DONTWAIT, (long)o->addr, (long)o->addrlen);
+}
+
+static long recv_block(struct op *o)
+{
+	REAL(recvfrom);
+	return neg(real_recvfrom(o->fd, o->iov->iov_base, o->iov->iov_len, o->flags, o->addr,
+				 o->addrlen));
+}
+
+WT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int fl, struct sockaddr *a,
+			   socklen_t *al)
+{
+	REAL(recvfrom);
+	if (!wt_cur() || (fl & MSG_DONTWAIT))
+		return real_recvfrom(fd, buf, n, fl, a, al);
+	wt_testcancel();
+	struct iovec v = { buf, n };
+	struct op o = { .fd = fd, .iov = &v, .flags = fl, .addr = a, .addrlen = al,
+			.nowait = (fl & MSG_WAITALL) ? NULL : recv_nowait, .block = recv_block };
+	if (fl & MSG_WAITALL)
+		return ret(plain(&o)); /* the kernel assembles the whole buffer */
+	int64_t dl = -2;
+	return ret(io(&o, WT_IO_READ, &dl));
+}
+
+WT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int fl)
+{
+	return recvfrom(fd, buf, n, fl, NULL, NULL);
+}
+
+static long recvmsg_nowait(struct op *o)
+{
+	return wt_syscall6(SYS_recvmsg, o->fd, (long)o->msg, o->flags | MSG_DONTWAIT, 0, 0, 0);
+}
+
+static long recvmsg_block(struct op *o)
+{
+	REAL(recvmsg);
+	return neg(real_recvmsg(o->fd, o->msg, o->flags));
+}
+
+WT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int fl)
+{
+	REAL(recvmsg);
+	if (!wt_cur() || (fl & MSG_DONTWAIT))
+		return real_recvmsg(fd, msg, fl);
+	wt_testcancel();
+	struct op o = { .fd = fd, .msg = msg, .flags = fl, .nowait = recvmsg_nowait,
+			.block = recvmsg_block };
+	if (fl & MSG_WAITALL)
+		return ret(plain(&o));
+	int64_t dl = -2;
+	return ret(io(&o, WT_IO_READ, &dl));
+}
+
+static long accept_block(struct op *o)
+{
+	REAL(accept4);
+	return neg(real_accept4(o->fd, o->addr, o->addrlen, o->flags));
+}
+
+WT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int fl)
+{
+	REAL(accept4);
+	if (!wt_cur())
+		return real_accept4(fd, a, al, fl);
+	wt_testcancel();
+	struct op o = { .fd = fd, .addr = a, .addrlen = al, .flags = fl, .block = accept_block };
+	int64_t dl = -2;
+	long r = io(&o, WT_IO_READ, &dl);
+	if (r >= 0)
+		wt_fd_set_kind((int)r, WT_FD_UNKNOWN); /* a number used before */
+	return (int)ret(r);
+}
+
+WT_EXPORT int accept(int fd, struct sockaddr *a, socklen_t *al)
+{
+	return accept4(fd, a, al, 0);
+}
+
+/* ---- write side: blocking calls write everything ---- */
+
+static long wr_nowait(struct op *o)
+{
+	return wt_syscall6(SYS_pwritev2, o->fd, (long)o->iov, o->iovcnt, -1, 0, RWF_NOWAIT);
+}
+
+static long wr_block(struct op *o)
+{
+	REAL(writev);
+	return neg(real_writev(o->fd, o->iov, o->iovcnt));
+}
+
+static long send_nowait(struct op *o)
+{
+	if (o->msg)
+		return wt_syscall6(SYS_sendmsg, o->fd, (long)o->msg, o->flags | MSG_DONTWAIT, 0,
+				   0, 0);
+	return wt_syscall6(SYS_sendto, o->fd, (long)o->iov->iov_base, o->iov->iov_len,
+			   o->flags | MSG_DONTWAIT, (long)o->addr, o->alen);
+}
+
+static long send_block(struct op *o)
+{
+	if (o->msg) {
+		REAL(sendmsg);
+		return neg(real_sendmsg(o->fd, o->msg, o->flags));
+	}
+	REAL(sendto);
+	return neg(real_sendto(o->fd, o->iov->iov_base, o->iov->iov_len, o->flags, o->addr,
+			       o->alen));
+}
+
+/* Drops the first n bytes of iov[0..*cnt) in place. */
+static void advance(struct iovec **iov, int *cnt, size_t n)
+{
+	while (*cnt > 0 && n >= (*iov)->iov_len) {
+		n -= (*iov)->iov_len;
+		(*iov)++;
+		(*cnt)--;
+	}
+	if (*cnt > 0) {
+		(*iov)->iov_base = (char *)(*iov)->iov_base + n;
+		(*iov)->iov_len -= n;
+	}
+}
+
+/* Runs o until iov[0..cnt) is all written.  o->iov must be a private copy. */
+static long write_all(struct op *o, size_t want)
+{
+	size_t done = 0;
+	int64_t dl = -2;
+	for (;;) {
+		long r = io(o, WT_IO_WRITE, &dl);
+		if (r < 0)
+			return done ? (long)done : r;
+		done += (size_t)r;
+		if (o->plain || done >= want || r == 0)
+			return (long)done;
+		advance(&o->iov, &o->iovcnt, (size_t)r);
+		if (o->msg) {
+			o->msg->msg_iov = o->iov;
+			o->msg->msg_iovlen = (size_t)o->iovcnt;
+			o->msg->msg_control = NULL; /* ancillary data went with the first part */
+			o->msg->msg_controllen = 0;
+		}
+	}
+}
+
+WT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	REAL(write);
+	if (!wt_cur())
+		return real_write(fd, buf, n);
+	wt_testcancel();
+	struct iovec v = { (void *)buf, n };
+	struct op o = { .fd = fd, .iov = &v, .iovcnt = 1, .nowait = wr_nowait, .block = wr_block };
+	return ret(write_all(&o, n));
+}
+
+static size_t iov_total(const struct iovec *iov, int cnt)
+{
+	size_t t = 0;
+	for (int i = 0; i < cnt; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
+WT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	REAL(writev);
+	if (!wt_cur() || cnt <= 0 || cnt > IOV_MAX)
+		return real_writev(fd, iov, cnt);
+	wt_testcancel();
+	struct iovec copy[cnt];
+	memcpy(copy, iov, sizeof copy);
+	struct op o = { .fd = fd, .iov = copy, .iovcnt = cnt, .nowait = wr_nowait,
+			.block = wr_block };
+	return ret(write_all(&o, iov_total(iov, cnt)));
+}
+
+WT_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int fl, const struct sockaddr *a,
+			 socklen_t al)
+{
+	REAL(sendto);
+	if (!wt_cur() || (fl & MSG_DONTWAIT))
+		return real_sendto(fd, buf, n, fl, a, al);
+	wt_testcancel();
+	struct iovec v = { (void *)buf, n };
+	struct op o = { .fd = fd, .iov = &v, .iovcnt = 1, .flags = fl, .addr = (void *)a,
+			.alen = al, .nowait = send_nowait, .block = send_block };
+	return ret(write_all(&o, n));
+}
+
+WT_EXPORT ssize_t send(int fd, const void *buf, size_t n, int fl)
+{
+	return sendto(fd, buf, n, fl, NULL, 0);
+}
+
+WT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int fl)
+{
+	REAL(sendmsg);
+	if (!wt_cur() || (fl & MSG_DONTWAIT) || msg->msg_iovlen > IOV_MAX)
+		return real_sendmsg(fd, msg, fl);
+	wt_testcancel();
+	int cnt = (int)msg->msg_iovlen;
+	struct iovec copy[cnt > 0 ? cnt : 1];
+	memcpy(copy, msg->msg_iov, cnt * sizeof *copy);
+	struct msghdr m = *msg;
+	m.msg_iov = copy;
+	struct op o = { .fd = fd, .iov = copy, .iovcnt = cnt, .msg = &m, .flags = fl,
+			.nowait = send_nowait, .block = send_block };
+	return ret(write_all(&o, iov_total(copy, cnt)));
+}
+
+/* ---- the numbers themselves ---- */
+
+WT_EXPORT int close(int fd)
+{
+	REAL(close);
+	if (fd >= 0 && fd == wt_netpoll_fd()) {
+		errno = EBADF; /* weft's own: the program never opened it */
+		return -1;
+	}
+	int r = real_close(fd);
+	int e = errno;
+	wt_netpoll_close(fd);
+	errno = e;
+	return r;
+}
+
+WT_EXPORT int dup2(int old, int new)
+{
+	REAL(dup2);
+	if (new >= 0 && new == wt_netpoll_fd()) {
+		errno = EBUSY; /* what Linux says for a number being installed */
+		return -1;
+	}
+	int r = real_dup2(old, new);
+	if (r >= 0 && old != new) {
+		int e = errno;
+		wt_netpoll_close(new);
+		errno = e;
+	}
+	return r;
+}
+
+WT_EXPORT int dup3(int old, int new, int fl)
+{
+	REAL(dup3);
+	if (new >= 0 && new == wt_netpoll_fd()) {
+		errno = EBUSY;
+		return -1;
+	}
+	int r = real_dup3(old, new, fl);
+	if (r >= 0) {
+		int e = errno;
+		wt_netpoll_close(new);
+		errno = e;
+	}
+	return r;
+}

@@ -1,0 +1,443 @@
+/*
+ * poll.c — poll, ppoll, select, pselect, epoll_wait, epoll_pwait: a task
+ * waiting for readiness parks on the poller.
+ *
+ * Each call first looks with a zero timeout (the real call), so a ready set
+ * costs one system call as natively.  Otherwise the task needs one
+ * descriptor to park on:
+ *   - epoll_wait: the program's epoll fd itself (an epoll fd is pollable);
+ *   - poll/select: a private epoll instance holding the program's set
+ *     (level-triggered), made for this wait and closed after it.  It takes
+ *     a descriptor number for as long as the task waits.
+ * Then: read the counter, look again with a zero timeout, park (sched/
+ * netpoll.c's protocol), and look again when woken, until something is
+ * ready or the deadline passes.  Results are always the real call's.
+ * Calls with a signal mask (ppoll, pselect, epoll_pwait with a non-NULL
+ * mask) need the kernel's atomic mask swap: they run as a blocking call
+ * between entersyscall and exitsyscall, holding a thread.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+
+#include "shim.h"
+
+#define REAL(name)                                               \
+	static __typeof__(name) *real_##name;                    \
+	if (!real_##name)                                        \
+		real_##name = dlsym(RTLD_NEXT, #name)
+
+static long fail(long r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static int64_t deadline_ms(int ms)
+{
+	return ms < 0 ? -1 : wt_nanotime() + ms * 1000000ll;
+}
+
+static int remaining_ms(int64_t dl)
+{
+	if (dl < 0)
+		return -1;
+	int64_t left = dl - wt_nanotime();
+	return left <= 0 ? 0 : (int)((left + 999999) / 1000000);
+}
+
+/* Look at the set (zero timeout); 0 = nothing ready, else a result. */
+typedef long (*look_fn)(void *arg);
+
+/* Parks on fd until look() finds something or dl passes.  Returns look's
+ * result, 0 on timeout, -EPERM when fd cannot be parked on. */
+static long wait_on(int fd, look_fn look, void *arg, int64_t dl)
+{
+	for (;;) {
+		uint32_t s = wt_netpoll_seq(fd, WT_IO_READ);
+		long r = look(arg);
+		if (r != 0)
+			return r;
+		if (dl >= 0 && dl <= wt_nanotime())
+			return 0;
+		int64_t d = dl;
+		switch (wt_netpoll_wait(fd, WT_IO_READ, s, &d)) {
+		case 0:
+			continue;
+		case -ETIMEDOUT:
+			return look(arg);
+		case -ECANCELED:
+			return -ECANCELED;
+		default:
+			return -EPERM;
+		}
+	}
+}
+
+/* Parks with no descriptors: poll(NULL, 0, ms) is a sleep. */
+static int sleep_until(int64_t dl)
+{
+	struct wt_task *t = wt_cur();
+	int r;
+	while ((r = wt_park(&t->timer, NULL, 0, dl, true)) == WT_PARK_WOKEN)
+		;
+	if (r == WT_PARK_CANCELED)
+		wt_cancel_act();
+	return 0;
+}
+
+/* ---- poll ---- */
+
+struct pollset {
+	struct pollfd *fds;
+	nfds_t n;
+};
+
+static long look_poll(void *arg)
+{
+	struct pollset *ps = arg;
+	return wt_syscall6(SYS_poll, (long)ps->fds, ps->n, 0, 0, 0, 0);
+}
+
+static uint32_t to_epoll(short ev)
+{
+	uint32_t e = 0;
+	if (ev & POLLIN)
+		e |= EPOLLIN;
+	if (ev & POLLOUT)
+		e |= EPOLLOUT;
+	if (ev & POLLPRI)
+		e |= EPOLLPRI;
+	if (ev & POLLRDHUP)
+		e |= EPOLLRDHUP;
+	return e;
+}
+
+/* A private epoll instance watching the set; -1 if one cannot be made or a
+ * descriptor cannot be watched (the caller then blocks the plain way). */
+static int make_watch(const struct pollfd *fds, nfds_t n)
+{
+	long ep = wt_syscall6(SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, 0, 0, 0);
+	if (ep < 0)
+		return -1;
+	for (nfds_t i = 0; i < n; i++) {
+		if (fds[i].fd < 0)
+			continue;
+		struct epoll_event ev = { .events = to_epoll(fds[i].events),
+					  .data.u64 = (uint64_t)fds[i].fd };
+		long r = wt_syscall6(SYS_epoll_ctl, ep, EPOLL_CTL_ADD, fds[i].fd, (long)&ev, 0, 0);
+		if (r == -EEXIST) {
+			/* The same descriptor twice: watch the union. */
+			for (nfds_t j = 0; j < n; j++)
+				if (fds[j].fd == fds[i].fd)
+					ev.events |= to_epoll(fds[j].events);
+			r = wt_syscall6(SYS_epoll_ctl, ep, EPOLL_CTL_MOD, fds[i].fd, (long)&ev, 0, 0);
+		}
+		if (r < 0) {
+			wt_syscall6(SYS_close, ep, 0, 0, 0, 0, 0);
+			return -1;
+		}
+	}
+	wt_fd_set_kind((int)ep, WT_FD_UNKNOWN);
+	return (int)ep;
+}
+
+static void drop_watch(int ep)
+{
+	wt_syscall6(SYS_close, ep, 0, 0, 0, 0, 0);
+	wt_fd_set_kind(ep, WT_FD_UNKNOWN);
+}
+
+/* Waits the poller's way; -EPERM means "do the blocking call". */
+static long poll_wait(struct pollfd *fds, nfds_t n, int64_t dl)
+{
+	struct pollset ps = { fds, n };
+	if (n == 0)
+		return sleep_until(dl);
+	int ep = make_watch(fds, n);
+	if (ep < 0)
+		return -EPERM;
+	long r = wait_on(ep, look_poll, &ps, dl);
+	drop_watch(ep);
+	if (r == -ECANCELED)
+		wt_cancel_act();
+	return r;
+}
+
+static int poll_plain(struct pollfd *fds, nfds_t n, int ms)
+{
+	REAL(poll);
+	wt_entersyscall();
+	int r = real_poll(fds, n, ms);
+	int e = errno;
+	wt_exitsyscall();
+	errno = e;
+	return r;
+}
+
+WT_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
+{
+	REAL(poll);
+	if (!wt_cur() || ms == 0)
+		return real_poll(fds, n, ms);
+	wt_testcancel();
+	struct pollset ps = { fds, n };
+	long r = n ? look_poll(&ps) : 0;
+	if (r != 0)
+		return (int)fail(r);
+	int64_t dl = deadline_ms(ms);
+	r = poll_wait(fds, n, dl);
+	if (r == -EPERM)
+		return poll_plain(fds, n, remaining_ms(dl));
+	return (int)fail(r);
+}
+
+WT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *m)
+{
+	REAL(ppoll);
+	if (!wt_cur() || (ts && ts->tv_sec == 0 && ts->tv_nsec == 0))
+		return real_ppoll(fds, n, ts, m);
+	if (ts && !wt_ts_valid(ts)) {
+		errno = EINVAL;
+		return -1;
+	}
+	wt_testcancel();
+	if (m) {
+		wt_entersyscall();
+		int r = real_ppoll(fds, n, ts, m);
+		int e = errno;
+		wt_exitsyscall();
+		errno = e;
+		return r;
+	}
+	struct pollset ps = { fds, n };
+	long r = n ? look_poll(&ps) : 0;
+	if (r != 0)
+		return (int)fail(r);
+	int64_t dl = ts ? wt_nanotime() + ts->tv_sec * 1000000000ll + ts->tv_nsec : -1;
+	r = poll_wait(fds, n, dl);
+	if (r == -EPERM)
+		return poll_plain(fds, n, remaining_ms(dl));
+	return (int)fail(r);
+}
+
+/* ---- select ---- */
+
+struct selset {
+	int n;
+	fd_set *r, *w, *e;          /* the program's sets: results */
+	fd_set in_r, in_w, in_e;    /* what it asked for */
+};
+
+static long look_select(void *arg)
+{
+	struct selset *s = arg;
+	fd_set r = s->in_r, w = s->in_w, e = s->in_e;
+	struct timeval zero = { 0, 0 };
+	long k = wt_syscall6(SYS_select, s->n, (long)(s->r ? &r : NULL), (long)(s->w ? &w : NULL),
+			     (long)(s->e ? &e : NULL), (long)&zero, 0);
+	if (k > 0) {
+		if (s->r)
+			*s->r = r;
+		if (s->w)
+			*s->w = w;
+		if (s->e)
+			*s->e = e;
+	}
+	return k;
+}
+
+static long select_wait(struct selset *s, int64_t dl)
+{
+	struct pollfd fds[FD_SETSIZE];
+	nfds_t k = 0;
+	for (int fd = 0; fd < s->n; fd++) {
+		short ev = 0;
+		if (s->r && FD_ISSET(fd, &s->in_r))
+			ev |= POLLIN;
+		if (s->w && FD_ISSET(fd, &s->in_w))
+			ev |= POLLOUT;
+		if (s->e && FD_ISSET(fd, &s->in_e))
+			ev |= POLLPRI;
+		if (ev)
+			fds[k++] = (struct pollfd){ fd, ev, 0 };
+	}
+	if (k == 0)
+		return sleep_until(dl);
+	int ep = make_watch(fds, k);
+	if (ep < 0)
+		return -EPERM;
+	long r = wait_on(ep, look_select, s, dl);
+	drop_watch(ep);
+	if (r == -ECANCELED)
+		wt_cancel_act();
+	return r;
+}
+
+static void clear_sets(struct selset *s)
+{
+	if (s->r)
+		FD_ZERO(s->r);
+	if (s->w)
+		FD_ZERO(s->w);
+	if (s->e)
+		FD_ZERO(s->e);
+}
+
+WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+	REAL(select);
+	if (!wt_cur() || n < 0 || n > FD_SETSIZE || (tv && tv->tv_sec == 0 && tv->tv_usec == 0) ||
+	    (tv && (tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= 1000000)))
+		return real_select(n, r, w, e, tv);
+	wt_testcancel();
+	struct selset s = { .n = n, .r = r, .w = w, .e = e };
+	FD_ZERO(&s.in_r);
+	FD_ZERO(&s.in_w);
+	FD_ZERO(&s.in_e);
+	if (r)
+		s.in_r = *r;
+	if (w)
+		s.in_w = *w;
+	if (e)
+		s.in_e = *e;
+	int64_t dl = tv ? wt_nanotime() + tv->tv_sec * 1000000000ll + tv->tv_usec * 1000ll : -1;
+	long k = look_select(&s);
+	if (k == 0)
+		k = select_wait(&s, dl);
+	if (k == -EPERM) {
+		if (r)
+			*r = s.in_r;
+		if (w)
+			*w = s.in_w;
+		if (e)
+			*e = s.in_e;
+		wt_entersyscall();
+		k = real_select(n, r, w, e, tv);
+		int err = errno;
+		wt_exitsyscall();
+		errno = err;
+		return (int)k;
+	}
+	if (k == 0)
+		clear_sets(&s);
+	if (tv) { /* Linux reports the time left */
+		int64_t left = dl - wt_nanotime();
+		if (left < 0)
+			left = 0;
+		tv->tv_sec = left / 1000000000;
+		tv->tv_usec = (left % 1000000000) / 1000;
+	}
+	return (int)fail(k);
+}
+
+WT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
+		      const sigset_t *m)
+{
+	REAL(pselect);
+	if (!wt_cur() || m || n < 0 || n > FD_SETSIZE || (ts && !wt_ts_valid(ts)) ||
+	    (ts && ts->tv_sec == 0 && ts->tv_nsec == 0)) {
+		if (!wt_cur() || (ts && ts->tv_sec == 0 && ts->tv_nsec == 0))
+			return real_pselect(n, r, w, e, ts, m);
+		wt_entersyscall();
+		int k = real_pselect(n, r, w, e, ts, m);
+		int err = errno;
+		wt_exitsyscall();
+		errno = err;
+		return k;
+	}
+	wt_testcancel();
+	struct selset s = { .n = n, .r = r, .w = w, .e = e };
+	FD_ZERO(&s.in_r);
+	FD_ZERO(&s.in_w);
+	FD_ZERO(&s.in_e);
+	if (r)
+		s.in_r = *r;
+	if (w)
+		s.in_w = *w;
+	if (e)
+		s.in_e = *e;
+	int64_t dl = ts ? wt_nanotime() + ts->tv_sec * 1000000000ll + ts->tv_nsec : -1;
+	long k = look_select(&s);
+	if (k == 0)
+		k = select_wait(&s, dl);
+	if (k == -EPERM) {
+		if (r)
+			*r = s.in_r;
+		if (w)
+			*w = s.in_w;
+		if (e)
+			*e = s.in_e;
+		wt_entersyscall();
+		k = real_pselect(n, r, w, e, ts, m);
+		int err = errno;
+		wt_exitsyscall();
+		errno = err;
+		return (int)k;
+	}
+	if (k == 0)
+		clear_sets(&s);
+	return (int)fail(k);
+}
+
+/* ---- epoll_wait ---- */
+
+struct epset {
+	int ep;
+	struct epoll_event *ev;
+	int max;
+};
+
+static long look_epoll(void *arg)
+{
+	struct epset *s = arg;
+	return wt_syscall6(SYS_epoll_wait, s->ep, (long)s->ev, s->max, 0, 0, 0);
+}
+
+WT_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
+{
+	REAL(epoll_wait);
+	if (!wt_cur() || ms == 0)
+		return real_epoll_wait(ep, ev, max, ms);
+	wt_testcancel();
+	struct epset s = { ep, ev, max };
+	long r = look_epoll(&s);
+	if (r != 0)
+		return (int)fail(r);
+	int64_t dl = deadline_ms(ms);
+	r = wait_on(ep, look_epoll, &s, dl);
+	if (r == -ECANCELED)
+		wt_cancel_act();
+	if (r == -EPERM) {
+		wt_entersyscall();
+		r = real_epoll_wait(ep, ev, max, remaining_ms(dl));
+		int e = errno;
+		wt_exitsyscall();
+		errno = e;
+		return (int)r;
+	}
+	return (int)fail(r);
+}
+
+WT_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const sigset_t *m)
+{
+	REAL(epoll_pwait);
+	if (!m)
+		return epoll_wait(ep, ev, max, ms);
+	if (!wt_cur() || ms == 0)
+		return real_epoll_pwait(ep, ev, max, ms, m);
+	wt_testcancel();
+	wt_entersyscall();
+	int r = real_epoll_pwait(ep, ev, max, ms, m);
+	int e = errno;
+	wt_exitsyscall();
+	errno = e;
+	return r;
+}
