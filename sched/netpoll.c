@@ -6,7 +6,7 @@
  * that only grows (pds are never freed, so a stale pointer is harmless); two
  * readiness counters per pd, seq[WT_IO_READ] and seq[WT_IO_WRITE], that the
  * poller bumps on every edge; and the poller thread, an OS thread without a
- * proc that sleeps in epoll_wait.
+ * proc... see "Who calls epoll_wait" below.
  *
  * Protocol (shim/netio.c drives it; no lost wake-ups):
  *   1. s = wt_netpoll_seq(fd, mode)          read the counter first;
@@ -24,13 +24,16 @@
  * an fd behind our back (stdio's fclose, pclose) and the number comes back
  * as a different file: the new pair is simply added.
  *
- * Why a poller thread and not Go's "idle worker blocks in epoll_wait": the
- * thread costs one OS thread for the whole process (GOMAXPROCS + sysmon +
- * poller stays within GOMAXPROCS + 3), needs no break-out protocol with
- * timers and run queues, and a woken task goes through wt_ready like any
- * other.  Idle workers also harvest events with a zero-timeout epoll_wait
- * before they sleep (wt_netpoll_harvest), so a busy process does not wait
- * for the poller thread to be scheduled.
+ * Who calls epoll_wait (Go's design): a worker that finds no work looks
+ * with a zero timeout first; the last one to go idle, if tasks wait on
+ * descriptors, sleeps in epoll_wait instead of on its futex and runs the
+ * first task it wakes (wt_netpoll_block); while every worker is busy, sysmon
+ * looks once a millisecond.  So an I/O event costs at most one thread
+ * wake-up, and none when a worker is about to look anyway — a pipe
+ * ping-pong on one proc runs without any.  Rejected: a dedicated poller
+ * thread blocked in epoll_wait.  It is simpler, but it wins every event,
+ * so each wake-up costs two thread switches (poller, then a worker):
+ * measured 4-7x slower pipe hand-offs than this design.
  *
  * What the poller cannot do, and the shim does instead: a descriptor the
  * program made non-blocking gets EAGAIN as it expects (fcntl(F_GETFL),
@@ -52,7 +55,8 @@
 struct pd {
 	_Atomic uint32_t seq[2];   /* bumped by the poller per edge */
 	_Atomic uint32_t closegen; /* bumped by close/dup2 of this number */
-	_Atomic int kind;          /* WT_FD_UNKNOWN / POLLABLE / FILE */
+	_Atomic int kind;          /* WT_FD_UNKNOWN / POLLABLE (registered) / FILE */
+	_Atomic int sock;          /* 0 unknown, 1 socket, 2 not a socket */
 };
 
 #define CHUNK 1024
@@ -99,8 +103,11 @@ int wt_fd_kind(int fd)
 void wt_fd_set_kind(int fd, int kind)
 {
 	struct pd *pd = pd_of(fd, kind != WT_FD_UNKNOWN);
-	if (pd)
-		atomic_store_explicit(&pd->kind, kind, memory_order_relaxed);
+	if (!pd)
+		return;
+	atomic_store_explicit(&pd->kind, kind, memory_order_relaxed);
+	if (kind == WT_FD_UNKNOWN)
+		atomic_store_explicit(&pd->sock, 0, memory_order_relaxed);
 }
 
 uint32_t wt_netpoll_seq(int fd, int mode)
@@ -111,48 +118,85 @@ uint32_t wt_netpoll_seq(int fd, int mode)
 	return pd ? atomic_load_explicit(&pd->seq[mode], memory_order_acquire) : 0;
 }
 
-/* ---- the poller ---- */
+/* ---- polling ---- */
 
-static void ready(int fd, uint32_t ev)
+static _Atomic int blocker;       /* a worker sleeps in epoll_wait */
+static _Atomic int64_t last_poll; /* mono ns of the last epoll_wait */
+
+/* Turns the events of one epoll_wait into a list of woken tasks. */
+static void ready(int fd, uint32_t ev, struct wt_task **list)
 {
 	struct pd *pd = pd_of(fd, false);
 	if (!pd)
 		return;
 	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR | EPOLLPRI)) {
+		/* Release: pairs with wt_netpoll_seq's acquire. */
 		atomic_fetch_add_explicit(&pd->seq[WT_IO_READ], 1, memory_order_release);
-		wt_unpark_g0(&pd->seq[WT_IO_READ], 0x7fffffff, NULL);
+		wt_unpark_collect(&pd->seq[WT_IO_READ], 0x7fffffff, list);
 	}
 	if (ev & (EPOLLOUT | EPOLLHUP | EPOLLERR)) {
 		atomic_fetch_add_explicit(&pd->seq[WT_IO_WRITE], 1, memory_order_release);
-		wt_unpark_g0(&pd->seq[WT_IO_WRITE], 0x7fffffff, NULL);
+		wt_unpark_collect(&pd->seq[WT_IO_WRITE], 0x7fffffff, list);
 	}
 }
 
-static int poll_once(int timeout_ms)
+/* One epoll_wait; returns the tasks it woke (linked by schedlink, for
+ * wt_inject).  Context: a worker or sysmon. */
+struct wt_task *wt_netpoll(int timeout_ms)
 {
+	if (!atomic_load_explicit(&started, memory_order_acquire))
+		return NULL;
 	struct epoll_event ev[128];
+	struct wt_task *list = NULL;
 	long n = wt_syscall6(SYS_epoll_wait, epfd, (long)ev, 128, timeout_ms, 0, 0);
+	atomic_store_explicit(&last_poll, wt_nanotime(), memory_order_relaxed);
 	for (long i = 0; i < n; i++)
-		ready((int)ev[i].data.u64, ev[i].events);
-	return n > 0 ? (int)n : 0;
+		ready((int)ev[i].data.u64, ev[i].events, &list);
+	return list;
 }
 
-static void *poller(void *arg)
+/*
+ * Context: m's g0, without a proc, about to sleep.  If tasks wait on
+ * descriptors and no other worker already does, sleep in epoll_wait until
+ * one is ready.  Returns true holding a proc with the woken tasks on its
+ * queue; false when m should sleep as usual (after queueing globally any
+ * task it woke but has no proc for).
+ */
+bool wt_netpoll_block(struct wt_m *m)
 {
-	(void)arg;
-	wt_crash_altstack();
-	for (;;)
-		poll_once(-1);
-	return NULL;
+	int z = 0;
+	if (atomic_load_explicit(&wt_netpoll_waiters, memory_order_relaxed) <= 0 ||
+	    !atomic_load_explicit(&started, memory_order_acquire) ||
+	    !atomic_compare_exchange_strong(&blocker, &z, 1))
+		return false;
+	struct wt_task *list = NULL;
+	while (!list && atomic_load_explicit(&wt_netpoll_waiters, memory_order_relaxed) > 0)
+		list = wt_netpoll(-1);
+	atomic_store(&blocker, 0);
+	if (!list)
+		return false;
+	struct wt_p *p = wt_pidleget();
+	if (!p) {
+		wt_inject(list, NULL);
+		return false;
+	}
+	m->p = p;
+	p->m = m;
+	wt_inject(list, p);
+	return true;
 }
 
-/* Context: a worker about to look for work elsewhere or sleep. */
-int wt_netpoll_harvest(void)
+/* Context: sysmon, every tick.  While every worker is busy nobody polls:
+ * look at least once a millisecond, so woken tasks wait at most that. */
+void wt_netpoll_sysmon(int64_t now)
 {
-	if (atomic_load_explicit(&started, memory_order_acquire) &&
-	    atomic_load_explicit(&wt_netpoll_waiters, memory_order_relaxed) > 0)
-		return poll_once(0);
-	return 0;
+	if (atomic_load_explicit(&wt_netpoll_waiters, memory_order_relaxed) <= 0 ||
+	    atomic_load_explicit(&blocker, memory_order_relaxed) ||
+	    now - atomic_load_explicit(&last_poll, memory_order_relaxed) < 1000000)
+		return;
+	struct wt_task *list = wt_netpoll(0);
+	if (list)
+		wt_inject(list, NULL);
 }
 
 static bool start(void)
@@ -162,6 +206,15 @@ static bool start(void)
 	wt_lock(&init_lock);
 	if (!atomic_load_explicit(&started, memory_order_relaxed)) {
 		long fd = wt_syscall6(SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, 0, 0, 0);
+		if (fd >= 0) {
+			/* Out of the low numbers programs expect to get back
+			 * (a daemon closes 0-2 and reopens /dev/null). */
+			long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
+			if (hi >= 0) {
+				wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+				fd = hi;
+			}
+		}
 		if (fd < 0) {
 			wt_unlock(&init_lock);
 			wt_print("weft: epoll_create1 failed (%ld); waits on descriptors hold a thread\n",
@@ -169,23 +222,6 @@ static bool start(void)
 			return false;
 		}
 		epfd = (int)fd;
-		pthread_attr_t a;
-		pthread_t th;
-		real.pthread_attr_init(&a);
-		real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		real.pthread_attr_setstacksize(&a, 256 << 10);
-		struct wt_pin pin = wt_tls_pin();
-		int err = real.pthread_create(&th, &a, poller, NULL);
-		wt_tls_unpin(pin);
-		real.pthread_attr_destroy(&a);
-		if (err) {
-			wt_syscall6(SYS_close, epfd, 0, 0, 0, 0, 0);
-			epfd = -1;
-			wt_unlock(&init_lock);
-			wt_print("weft: cannot start the poller thread; waits on descriptors hold a thread\n");
-			return false;
-		}
-		atomic_fetch_add(&wt_nthreads, 1);
 		atomic_store_explicit(&started, 1, memory_order_release);
 	}
 	wt_unlock(&init_lock);
@@ -246,28 +282,48 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 		return -EPERM;
 	}
 	if (*deadline == -2) {
-		struct timeval tv = { 0, 0 };
-		socklen_t len = sizeof tv;
 		*deadline = -1;
-		if (wt_syscall6(SYS_getsockopt, fd, SOL_SOCKET,
-				mode == WT_IO_READ ? SO_RCVTIMEO : SO_SNDTIMEO, (long)&tv, (long)&len,
-				0) == 0 &&
-		    (tv.tv_sec || tv.tv_usec))
-			*deadline = wt_nanotime() + tv.tv_sec * 1000000000ll + tv.tv_usec * 1000ll;
+		if (atomic_load_explicit(&pd->sock, memory_order_relaxed) != 2) {
+			struct timeval tv = { 0, 0 };
+			socklen_t len = sizeof tv;
+			long r = wt_syscall6(SYS_getsockopt, fd, SOL_SOCKET,
+					     mode == WT_IO_READ ? SO_RCVTIMEO : SO_SNDTIMEO,
+					     (long)&tv, (long)&len, 0);
+			atomic_store_explicit(&pd->sock, r == -ENOTSOCK ? 2 : 1,
+					      memory_order_relaxed);
+			if (r == 0 && (tv.tv_sec || tv.tv_usec))
+				*deadline = wt_nanotime() + tv.tv_sec * 1000000000ll +
+					    tv.tv_usec * 1000ll;
+		}
 	}
-	if (wt_netpoll_register(fd) < 0)
+	/* Registered before (kind POLLABLE): skip the epoll_ctl.  Should the
+	 * number have been closed and reused behind weft's back (stdio's
+	 * fclose), the new file is not in the set: so such a park re-checks
+	 * the registration once a second instead of sleeping forever. */
+	int64_t dl = *deadline;
+	bool cached = atomic_load_explicit(&pd->kind, memory_order_relaxed) == WT_FD_POLLABLE;
+	if (cached) {
+		int64_t recheck = wt_nanotime() + 1000000000ll;
+		if (dl < 0 || dl > recheck)
+			dl = recheck;
+	} else if (wt_netpoll_register(fd) < 0) {
 		return -EPERM;
+	}
 	uint32_t gen = atomic_load_explicit(&pd->closegen, memory_order_acquire);
 	struct wt_task *t = wt_cur();
 	if (t)
 		t->wait_reason = mode == WT_IO_READ ? "IO wait (read)" : "IO wait (write)";
 	atomic_fetch_add_explicit(&wt_netpoll_waiters, 1, memory_order_relaxed);
-	int pr = wt_park(&pd->seq[mode], seq_unchanged, s, *deadline, true);
+	int pr = wt_park(&pd->seq[mode], seq_unchanged, s, dl, true);
 	atomic_fetch_sub_explicit(&wt_netpoll_waiters, 1, memory_order_relaxed);
 	if (t)
 		t->wait_reason = NULL;
 	if (atomic_load_explicit(&pd->closegen, memory_order_acquire) != gen)
 		return -EBADF;
+	if (pr == WT_PARK_TIMEDOUT && dl != *deadline) {
+		wt_netpoll_register(fd); /* the once-a-second re-check */
+		return 0;
+	}
 	if (pr == WT_PARK_TIMEDOUT)
 		return -ETIMEDOUT;
 	if (pr == WT_PARK_CANCELED)
@@ -292,8 +348,7 @@ void wt_netpoll_close(int fd)
 	}
 }
 
-/* In a child of fork: the poller thread did not come along and the epoll
- * instance is the parent's (a shared one would deliver the child's events
+/* In a child of fork: the epoll instance is the parent's (a shared one would deliver the child's events
  * to the parent).  Start afresh at the next wait. */
 void wt_netpoll_after_fork(void)
 {
@@ -301,6 +356,7 @@ void wt_netpoll_after_fork(void)
 		wt_syscall6(SYS_close, epfd, 0, 0, 0, 0, 0);
 	epfd = -1;
 	atomic_store_explicit(&started, 0, memory_order_relaxed);
+	atomic_store_explicit(&blocker, 0, memory_order_relaxed);
 	atomic_store_explicit(&wt_netpoll_waiters, 0, memory_order_relaxed);
 	init_lock = (wt_lock_t){ 0 };
 }

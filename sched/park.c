@@ -160,7 +160,8 @@ int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr
 	}
 }
 
-static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m *m)
+static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m *m,
+		  struct wt_task **collect)
 {
 	struct bucket *b = bucket_of(addr);
 	struct wt_task *wake = NULL, **tail = &wake;
@@ -196,6 +197,11 @@ static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m
 		}
 	}
 	wt_spin_unlock(&b->lock);
+	if (collect) {
+		*tail = *collect; /* the caller readies them */
+		*collect = wake;
+		return count;
+	}
 	while (wake) {
 		struct wt_task *t = wake;
 		wake = t->schedlink;
@@ -209,18 +215,25 @@ static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m
 
 int wt_unpark_token(const void *addr, int n, uintptr_t token)
 {
-	return unpark(addr, n, token, false, NULL);
+	return unpark(addr, n, token, false, NULL, NULL);
 }
 
 int wt_unpark(const void *addr, int n)
 {
-	return unpark(addr, n, 0, false, NULL);
+	return unpark(addr, n, 0, false, NULL, NULL);
 }
 
 /* The same, from m's g0 (or sysmon with m NULL). */
 int wt_unpark_g0(const void *addr, int n, struct wt_m *m)
 {
-	return unpark(addr, n, 0, true, m);
+	return unpark(addr, n, 0, true, m, NULL);
+}
+
+/* Takes up to n waiters off addr's queue and pushes them on *list (linked
+ * by schedlink, still WAITING): the caller readies them (wt_inject). */
+int wt_unpark_collect(const void *addr, int n, struct wt_task **list)
+{
+	return unpark(addr, n, 0, true, NULL, list);
 }
 
 bool wt_park_has_waiters(const void *addr)

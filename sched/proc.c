@@ -345,10 +345,13 @@ top:;
 	}
 	if (m->spinning && wt_sched.nprocs > 1 && (t = steal(m, p)))
 		return t;
-	/* Events the poller thread has not collected yet: the tasks they
-	 * wake go to the global queue, where the next pass finds them. */
-	if (wt_netpoll_harvest() > 0)
-		goto top;
+	/* Descriptors that became ready: run the first task, queue the rest. */
+	if (atomic_load_explicit(&wt_netpoll_waiters, memory_order_relaxed) > 0 &&
+	    (t = wt_netpoll(0))) {
+		wt_inject(t->schedlink, p);
+		atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
+		return t;
+	}
 
 	/* Nothing: give the proc back. */
 	wt_lock(&wt_sched.lock);
@@ -379,8 +382,37 @@ top:;
 			}
 		}
 	}
+	/* The last worker to find nothing sleeps in epoll_wait instead of on
+	 * its futex, as Go's does: an I/O event then costs one wake-up, and
+	 * the woken worker runs the task itself. */
+	if (wt_netpoll_block(m))
+		goto top; /* holding a proc, with the woken tasks queued on it */
 	wt_stopm(m); /* returns holding a proc */
 	goto top;
+}
+
+/* Makes a list of collected waiters (linked by schedlink) runnable: on p's
+ * local queue when p is given, else on the global queue; wakes a worker
+ * for them as wt_ready would. */
+void wt_inject(struct wt_task *list, struct wt_p *p)
+{
+	int n = 0;
+	while (list) {
+		struct wt_task *t = list;
+		list = t->schedlink;
+		t->schedlink = NULL;
+		atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
+		if (p) {
+			wt_runq_put(p, t, false);
+		} else {
+			wt_lock(&wt_sched.lock);
+			wt_globrunq_put(t);
+			wt_unlock(&wt_sched.lock);
+		}
+		n++;
+	}
+	if (n)
+		wt_wakep();
 }
 
 static void execute(struct wt_m *m, struct wt_task *t)

@@ -132,6 +132,8 @@ int wt_unpark(const void *addr, int n);        /* wakes up to n; returns count *
 int wt_unpark_token(const void *addr, int n, uintptr_t token);
 int wt_unpark_g0(const void *addr, int n, struct wt_m *m);
 bool wt_park_has_waiters(const void *addr);
+int wt_unpark_collect(const void *addr, int n, struct wt_task **list);
+void wt_inject(struct wt_task *list, struct wt_p *p); /* proc.c */
 void wt_park_cancel(struct wt_task *t);
 
 /* ---- task.c ---- */
@@ -338,7 +340,9 @@ uint32_t wt_netpoll_seq(int fd, int mode);
 int wt_netpoll_wait(int fd, int mode, uint32_t seq, int64_t *deadline);
 int wt_netpoll_register(int fd);
 void wt_netpoll_close(int fd);
-int wt_netpoll_harvest(void);
+struct wt_task *wt_netpoll(int timeout_ms);
+bool wt_netpoll_block(struct wt_m *m);
+void wt_netpoll_sysmon(int64_t now);
 int wt_netpoll_fd(void);
 void wt_netpoll_after_fork(void);
 int wt_fd_kind(int fd);

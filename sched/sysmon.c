@@ -38,6 +38,7 @@ static void *sysmon(void *arg)
 		int64_t now = wt_nanotime();
 		wt_timer_run(now, NULL);
 		wt_sysmon_retake();
+		wt_netpoll_sysmon(now);
 		bool busy = wt_sysmon_wake_idle_work();
 		if (now >= next_trace) {
 			wt_sched_trace(now - start);
