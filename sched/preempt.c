@@ -125,6 +125,8 @@ uint8_t wt_xsave_ok WT_HIDDEN;
 uint64_t wt_xsave_mask WT_HIDDEN;
 
 static void *cookie; /* [const after init] si_value of sysmon's requests */
+static uintptr_t main_top; /* [const after init] top of the initial thread's stack */
+extern void *__libc_stack_end; /* ld.so: where _start found argc */
 static long self_pid;
 
 /* ---- text ranges: where a task must not be switched out ---- */
@@ -253,9 +255,14 @@ static void on_request(ucontext_t *uc)
 		return; /* an intercepted call, or still blocked in the implicit one */
 	}
 	/* Preempt, or settle an implicit call that has returned: at a safe point only. */
+	/* On the task's own stack, with room for the stub's frame and the C
+	 * code under it (not on a signal stack or a stack of its own making).
+	 * main's frames lie above the constructor's frame weft started from
+	 * (stack_hi): _start reset the stack pointer. */
 	uintptr_t sp = (uintptr_t)g[REG_RSP];
+	uintptr_t top = t->main ? main_top : (uintptr_t)t->stack_hi;
 	if (wt_cfg.asyncpreemptoff || in(no_switch, n_no_switch, pc) ||
-	    sp < (uintptr_t)t->stack_lo + 16384 + wt_xsave_size || sp > (uintptr_t)t->stack_hi)
+	    sp < (uintptr_t)t->stack_lo + 16384 + wt_xsave_size || sp > top)
 		return;
 	sp -= 128 + 8;
 	*(uintptr_t *)sp = pc;
@@ -310,6 +317,9 @@ void wt_preempt_init(void)
 	dl_iterate_phdr(add_ranges, NULL);
 	xsave_init();
 	self_pid = wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	main_top = WT_ALIGN_UP((uintptr_t)__libc_stack_end, 4096);
+	if (wt_main_task && main_top < (uintptr_t)wt_main_task->stack_hi)
+		main_top = (uintptr_t)wt_main_task->stack_hi;
 	cookie = (void *)(((uintptr_t)&cookie ^ (uintptr_t)wt_nanotime() * 0x9e3779b97f4a7c15ull) | 1);
 	struct sigaction sa = { 0 }, old;
 	sa.sa_sigaction = on_sigurg;

@@ -1,12 +1,13 @@
 /* A thread spins on a flag that only another thread sets.  Started in that
  * order, at GOMAXPROCS=1 the setter runs only if the spinner is preempted:
- * without preemption this never finishes. */
+ * without preemption this never finishes.  Then main itself spins on a
+ * flag set by a thread it created. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include "weft_check.h"
 
-static volatile int started, flag;
+static volatile int started, flag, flag2;
 
 static void *spinner(void *arg)
 {
@@ -25,6 +26,13 @@ static void *setter(void *arg)
 	return NULL;
 }
 
+static void *setter2(void *arg)
+{
+	(void)arg;
+	flag2 = 1;
+	return NULL;
+}
+
 int main(void)
 {
 	weft_check_loaded();
@@ -37,5 +45,11 @@ int main(void)
 	pthread_join(b, NULL);
 	pthread_join(a, &r);
 	printf("spinner saw the flag: %ld\n", (long)r);
+	pthread_create(&b, NULL, setter2, NULL);
+	unsigned long spins = 0;
+	while (!flag2)
+		spins++;
+	pthread_join(b, NULL);
+	printf("main saw the flag: %d\n", spins > 0 || flag2);
 	return 0;
 }
