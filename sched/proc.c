@@ -289,6 +289,10 @@ void wt_yield(void)
 		return;
 	if (unlikely(atomic_load_explicit(&t->m->implicit, memory_order_relaxed)))
 		wt_implicit_exit(t->m);
+	/* A signal handler's sched_yield inside a blocking call: the proc may
+	 * be another worker's by now; stay. */
+	if (t->m->insyscall)
+		return;
 	struct wt_p *p = t->m->p;
 	if (wt_preempt_wanted(t->m)) {
 		wt_preempt_yield();
