@@ -3,7 +3,9 @@
  *
  *   GOMAXPROCS        procs (OS threads running task code at once).
  *                     Default: CPUs in the affinity mask.
- *   WEFTDEBUG         comma-separated key=value: schedtrace=MS, scheddetail=1.
+ *   WEFTDEBUG         comma-separated key=value: schedtrace=MS, scheddetail=1,
+ *                     asyncpreemptoff=1 (no preemption by signal: a task
+ *                     yields only when it enters weft; as Go's GODEBUG key).
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
  *   WEFT_TLS          auto | wrfsbase | trap | syscall (sched/tls.c).
@@ -88,6 +90,12 @@ static void parse_debug(const char *s)
 					 eq + 1);
 			else
 				wt_cfg.scheddetail = v != 0;
+		} else if (!strcmp(tok, "asyncpreemptoff")) {
+			if (v < 0 || v > 1)
+				wt_print("weft: WEFTDEBUG: asyncpreemptoff=%s is not 0 or 1; ignored\n",
+					 eq + 1);
+			else
+				wt_cfg.asyncpreemptoff = v != 0;
 		} else {
 			wt_print("weft: WEFTDEBUG: unknown key '%s'; ignored\n", tok);
 		}

@@ -151,13 +151,16 @@ void wt_crash_init(void)
 	real.sigaction(SIGBUS, &sa, NULL);
 }
 
-/* Context: the thread itself (a worker or sysmon), once. */
-void wt_crash_altstack(void)
+/* Context: the thread itself (a worker or sysmon), once.  The fault
+ * handler and the SIGURG handler (preempt.c), with the program's SIGURG
+ * handler it chains to, run here; pages cost only once touched. */
+char *wt_crash_altstack(void)
 {
-	size_t sz = 64 << 10;
+	size_t sz = WT_SIGSTK;
 	void *p = wt_mmap_anon(sz);
 	if (!p)
-		return;
+		return NULL;
 	stack_t ss = { .ss_sp = p, .ss_size = sz, .ss_flags = 0 };
 	sigaltstack(&ss, NULL);
+	return p;
 }

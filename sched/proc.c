@@ -194,10 +194,11 @@ bool wt_sysmon_wake_idle_work(void)
 
 void wt_ready(struct wt_task *t)
 {
-	struct wt_task *cur = wt_cur();
-	/* Inside a blocking call (a signal handler's code), the proc may
-	 * belong to another worker by now: use the global queue. */
-	wt_ready_m(t, cur && !cur->m->insyscall ? cur->m : NULL);
+	/* Inside a blocking call (a signal handler's code), or after one nobody
+	 * intercepted whose proc sysmon took, the proc may belong to another
+	 * worker by now: wt_curp says so, and the global queue is used. */
+	struct wt_p *p = wt_curp();
+	wt_ready_m(t, p ? wt_cur()->m : NULL);
 }
 
 static void after_park(struct wt_m *m, struct wt_task *t, void *lock);
@@ -223,12 +224,21 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 {
 	struct wt_task *t = wt_cur();
 	struct wt_m *m = t->m;
+	/* After a system call nobody intercepted (preempt.c): the proc back,
+	 * or none, and then g0 stops this worker once the switch is done (no
+	 * queueing here: a parking task holds its bucket lock). */
+	if (unlikely(atomic_load_explicit(&m->implicit, memory_order_relaxed)) &&
+	    !wt_implicit_settle(m) && m->insyscall == 1) {
+		m->insyscall = 0;
+		atomic_store_explicit(&m->implicit, 0, memory_order_relaxed);
+		atomic_fetch_sub(&wt_nimplicit, 1);
+	}
 	struct wt_p *p = m->p;
 	struct wt_task *next = NULL;
 	m->after = fn;
 	m->after_arg = arg;
 	m->prevg = t;
-	if (fn == after_park && (p->schedtick + 1) % 61 != 0)
+	if (fn == after_park && p && (p->schedtick + 1) % 61 != 0)
 		next = wt_runq_get(p);
 	if (next) {
 		p->schedtick++;
@@ -262,7 +272,14 @@ static void after_yield(struct wt_m *m, struct wt_task *t, void *arg)
 {
 	(void)arg;
 	atomic_store(&t->state, WT_RUNNABLE);
-	wt_runq_put(m->p, t, false);
+	if (m->p) {
+		wt_runq_put(m->p, t, false);
+		return;
+	}
+	wt_lock(&wt_sched.lock); /* the task gave up a proc it had lost */
+	wt_globrunq_put(t);
+	wt_unlock(&wt_sched.lock);
+	wt_wakep();
 }
 
 void wt_yield(void)
@@ -270,7 +287,17 @@ void wt_yield(void)
 	struct wt_task *t = wt_cur();
 	if (!t)
 		return;
+	if (unlikely(atomic_load_explicit(&t->m->implicit, memory_order_relaxed)))
+		wt_implicit_exit(t->m);
+	/* A signal handler's sched_yield inside a blocking call: the proc may
+	 * be another worker's by now; stay. */
+	if (t->m->insyscall)
+		return;
 	struct wt_p *p = t->m->p;
+	if (wt_preempt_wanted(t->m)) {
+		wt_preempt_yield();
+		return;
+	}
 	/* Nothing else to run here or anywhere: stay (the common sched_yield). */
 	if (wt_runq_len(p) == 0 && atomic_load_explicit(&wt_sched.runq_size,
 							 memory_order_relaxed) == 0)
@@ -427,6 +454,9 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	/* Back on g0: a task (t, or one t handed off to) switched out. */
 	m->curg = NULL;
 	wt_finish_switch(m);
+	/* It had lost the proc in a system call nobody intercepted (wt_mcall). */
+	if (!m->p)
+		wt_stopm(m);
 }
 
 void wt_schedule(struct wt_m *m)

@@ -269,7 +269,15 @@ struct wt_m {
 	void (*after)(struct wt_m *, struct wt_task *, void *);
 	void *after_arg;
 	uint64_t fastrand;
+	/* preempt.c: sysmon's requests to this worker and its answers. */
+	_Atomic uint64_t preempt;       /* [atomic] schedtick + 1 of the task to preempt, 0 none */
+	_Atomic int sigsent;            /* [atomic] sysmon set it and signalled; the handler clears */
+	_Atomic int implicit;           /* [owner writes, sysmon reads] in a system call nobody
+					 * intercepted (entered by the signal handler) */
+	char *sigstk;                   /* [const] alternate signal stack (WT_SIGSTK bytes) */
+	int64_t mon_cpu, mon_sent;      /* [sysmon] CPU time at its last look; last signal */
 };
+#define WT_SIGSTK (256 << 10)
 
 struct wt_sched {
 	wt_lock_t lock;
@@ -318,6 +326,7 @@ struct wt_config {
 	bool scheddetail;
 	size_t stack_size;              /* WEFT_STACK_SIZE, 0 = RLIMIT_STACK */
 	int tls_mode;                   /* -1 auto */
+	bool asyncpreemptoff;           /* WEFTDEBUG=asyncpreemptoff=1 */
 	bool secure;
 };
 extern struct wt_config wt_cfg;
@@ -331,7 +340,22 @@ void wt_sysmon_retake(void);               /* sysmon: take procs from blocked ca
 void wt_handoffp(struct wt_p *p);          /* give an unowned proc work or idle it */
 struct wt_p *wt_pidleget(void);            /* an idle proc or NULL; takes sched.lock */
 void wt_crash_init(void);
-void wt_crash_altstack(void);
+char *wt_crash_altstack(void);
+
+/* ---- preempt.c: asynchronous preemption, system calls nobody intercepted ---- */
+void wt_preempt_init(void);                /* initial thread, at start */
+void wt_sysmon_preempt(int64_t now);       /* sysmon: signal long runners and blocked workers */
+bool wt_implicit_settle(struct wt_m *m);   /* task: try to end an implicit syscall, no switch */
+void wt_implicit_exit(struct wt_m *m);     /* task: end it; may switch (queue + stop worker) */
+void wt_preempt_yield(void);               /* task: go to the global queue and reschedule */
+struct wt_p *wt_curp(void);                /* task: the proc it may use, NULL in a syscall */
+extern _Atomic int wt_nimplicit;           /* workers in an implicit syscall */
+/* A preemption sysmon asked for and the signal handler could not do (not a
+ * safe point): honoured at the next entry that may switch. */
+static inline bool wt_preempt_wanted(struct wt_m *m)
+{
+	return m->p && atomic_load_explicit(&m->preempt, memory_order_relaxed) == m->p->schedtick + 1;
+}
 
 /* ---- netpoll.c ---- */
 enum { WT_IO_READ = 0, WT_IO_WRITE = 1 };

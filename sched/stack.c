@@ -221,8 +221,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 	int r = ensure_init();
 	if (r)
 		return r;
-	struct wt_task *cur = wt_cur();
-	struct wt_p *p = cur && cur->m ? cur->m->p : NULL;
+	struct wt_p *p = wt_curp(); /* NULL: the global free list */
 	char *lo, *top;
 	size_t tlsroom = WT_ALIGN_UP(wt_tls_static_size + 64, PAGE);
 
@@ -251,7 +250,9 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 	char *tls_low;
 	t->tp = wt_tls_new(top, t->tid, lo, (size_t)(top - lo), t, &tls_low);
 	if (!t->tp) {
-		wt_stack_free(t, p);
+		/* Not p: ld.so may have blocked in a call nobody intercepted, and
+		 * the proc gone to another worker meanwhile. */
+		wt_stack_free(t, wt_curp());
 		return -EAGAIN;
 	}
 	t->stack_lo = lo;

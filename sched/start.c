@@ -118,7 +118,8 @@ int wt_runtime_start(void)
 	/* The fault handler first: from worker_enter on (trap mode), any
 	 * context switch makes the next TLS access a SIGSEGV to repair. */
 	wt_crash_init();
-	wt_crash_altstack();
+	m->sigstk = wt_crash_altstack();
+	wt_preempt_init();
 	wt_tls_worker_enter(m);
 
 	wt_task_link(t);

@@ -25,6 +25,8 @@ void wt_entersyscall(void)
 	struct wt_task *t = wt_cur();
 	if (!t)
 		return;
+	if (unlikely(atomic_load_explicit(&t->m->implicit, memory_order_relaxed)))
+		wt_implicit_settle(t->m); /* no switch: maybe in a signal handler */
 	/* A signal handler that interrupts a blocking call and makes one of
 	 * its own (bash's SIGCHLD handler calls waitpid) nests: only the
 	 * outermost call changes the proc's status. */
@@ -57,10 +59,15 @@ void wt_exitsyscall(void)
 		return;
 	struct wt_p *p = m->p;
 	int s = WT_P_SYSCALL_BY(m);
-	/* Acquire: pairs with the release in entersyscall / the new owner. */
-	if (atomic_compare_exchange_strong_explicit(&p->status, &s, WT_P_RUNNING,
-						    memory_order_acquire, memory_order_relaxed))
+	/* Acquire: pairs with the release in entersyscall / the new owner.
+	 * p is NULL when an implicit call (preempt.c) already lost it. */
+	if (p && atomic_compare_exchange_strong_explicit(&p->status, &s, WT_P_RUNNING,
+							 memory_order_acquire, memory_order_relaxed)) {
+		/* A preemption the signal handler could not do: now. */
+		if (unlikely(wt_preempt_wanted(m)))
+			wt_preempt_yield();
 		return;
+	}
 	/* sysmon took it.  Another idle proc? */
 	m->p = NULL;
 	struct wt_p *np = wt_pidleget();

@@ -8,7 +8,8 @@
  * schedtrace lines.  It
  * sleeps on its own futex word until the earliest timer or the next trace
  * tick; wt_timer_add kicks it when a new timer becomes the earliest.
- * Preemption and taking procs from blocked workers (issue 3) go here.
+ * Preemption and taking procs from workers blocked in calls weft did not
+ * see: preempt.c (wt_sysmon_preempt), every busy tick.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -40,6 +41,8 @@ static void *sysmon(void *arg)
 		wt_sysmon_retake();
 		wt_netpoll_sysmon(now);
 		bool busy = wt_sysmon_wake_idle_work();
+		if (busy)
+			wt_sysmon_preempt(now);
 		if (now >= next_trace) {
 			wt_sched_trace(now - start);
 			next_trace += wt_cfg.schedtrace_ms * 1000000ll;

@@ -47,7 +47,7 @@ void wt_worker_init_self(struct wt_m *m)
 	m->cur_tp = m->g0_tp;
 	m->g0.tp = m->g0_tp; /* even with arch_prctl: a signal handler on g0 must see no task */
 	m->fastrand = 0x9e3779b97f4a7c15ull * (uint64_t)(m->id + 1);
-	wt_crash_altstack();
+	m->sigstk = wt_crash_altstack();
 	wt_tls_worker_enter(m);
 }
 

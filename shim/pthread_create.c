@@ -72,7 +72,7 @@ static int join(pthread_t th, void **ret, int64_t deadline)
 	}
 	if (ret)
 		*ret = t->retval;
-	wt_task_release(t, self && self->m ? self->m->p : NULL);
+	wt_task_release(t, wt_curp());
 	return 0;
 }
 
@@ -119,8 +119,7 @@ WT_EXPORT int pthread_detach(pthread_t th)
 	if (atomic_compare_exchange_strong(&t->detached, &s, DETACHED))
 		return 0;
 	if (s == EXITED) {
-		struct wt_task *self = wt_cur();
-		wt_task_release(t, self && self->m ? self->m->p : NULL);
+		wt_task_release(t, wt_curp());
 		return 0;
 	}
 	return EINVAL;

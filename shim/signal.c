@@ -1,10 +1,13 @@
 /*
- * signal.c — keeping SIGSEGV and SIGBUS for weft (sched/crash.c).
+ * signal.c — keeping SIGSEGV and SIGBUS for weft (sched/crash.c), and
+ * SIGURG for preemption (sched/preempt.c).
  *
  * The program's handlers for them are recorded and chained from weft's
- * handler; masks never block them at the OS level, because a blocked
- * synchronous SIGSEGV kills the process, and weft's trap-mode TLS repair
- * (sched/tls.c) arrives as one.  Per-task signal masks and pthread_kill to
+ * handlers; masks never block them at the OS level, because a blocked
+ * synchronous SIGSEGV kills the process, weft's trap-mode TLS repair
+ * (sched/tls.c) arrives as one, and a blocked SIGURG would stop
+ * preemption.  So a program that blocks SIGURG still has its handler run
+ * for a SIGURG sent meanwhile (README, known limits).  Per-task signal masks and pthread_kill to
  * a parked task are issue 3's; here the mask applies to the worker thread.
  */
 #include <signal.h>
@@ -17,7 +20,7 @@ extern bool wt_user_sa_set[65];
 
 static bool owned(int sig)
 {
-	return (sig == SIGSEGV || sig == SIGBUS) && wt_runtime_on();
+	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGURG) && wt_runtime_on();
 }
 
 WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
@@ -58,6 +61,7 @@ static const sigset_t *strip(const sigset_t *set, sigset_t *buf)
 	*buf = *set;
 	sigdelset(buf, SIGSEGV);
 	sigdelset(buf, SIGBUS);
+	sigdelset(buf, SIGURG);
 	return buf;
 }
 

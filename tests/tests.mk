@@ -11,6 +11,11 @@ $(TB)/preload/%: tests/preload/%.c tests/preload/weft_check.h tests/preload/test
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $< -lm
 
+# OpenMP programs (libgomp's raw futex barriers): named openmp_*.
+$(TB)/preload/openmp_%: tests/preload/openmp_%.c tests/preload/weft_check.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -fopenmp -o $@ $<
+
 $(TB)/preload/%: tests/preload/%.cc tests/preload/weft_check.h
 	@mkdir -p $(dir $@)
 	g++ -O2 -g -Wall -std=c++20 -pthread -o $@ $<

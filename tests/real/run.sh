@@ -36,6 +36,7 @@ settings gomaxprocs-0 "GOMAXPROCS=0 is not a number" GOMAXPROCS=0
 settings gomaxprocs-neg "GOMAXPROCS=-3 is not a number" GOMAXPROCS=-3
 settings gomaxprocs-huge "GOMAXPROCS=99999999 is not a number" GOMAXPROCS=99999999
 settings weftdebug-unknown "WEFTDEBUG: unknown key 'nosuch'" WEFTDEBUG=nosuch=1
+settings asyncpreemptoff-bad "WEFTDEBUG: asyncpreemptoff=2 is not 0 or 1" WEFTDEBUG=asyncpreemptoff=2
 settings stack-size "WEFT_STACK_SIZE=12q is not a size" WEFT_STACK_SIZE=12q
 settings tls-mode "WEFT_TLS=fast is not" WEFT_TLS=fast
 echo "real: $pass passed, $fail failed"
