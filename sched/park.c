@@ -115,6 +115,13 @@ int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr
 		wt_spin_unlock(&b->lock);
 		return WT_PARK_CANCELED;
 	}
+	/* The same pair with wt_sig_send, which sets sigpend, then (membarrier
+	 * or fence) reads addr: a signal sent before this check is seen here;
+	 * one sent after finds the waiter queued (wt_park_interrupt). */
+	if (t && (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask)) {
+		wt_spin_unlock(&b->lock);
+		return WT_PARK_INTR;
+	}
 	if (b->tail)
 		b->tail->next = w;
 	else
@@ -250,9 +257,8 @@ bool wt_park_has_waiters(const void *addr)
 	return any;
 }
 
-/* pthread_cancel: take t out of a cancelable wait.  The caller has set
- * WT_CANCEL_REQ (seq_cst) before; see the Dekker note in wt_park. */
-void wt_park_cancel(struct wt_task *t)
+/* Takes t out of its wait, if it is in one, with `result`. */
+static void interrupt(struct wt_task *t, int result, bool only_cancelable)
 {
 	struct wt_waiter *w = &t->waiter;
 	atomic_thread_fence(memory_order_seq_cst);
@@ -263,11 +269,11 @@ void wt_park_cancel(struct wt_task *t)
 	bool fire = false;
 	wt_spin_lock(&b->lock);
 	if (w->addr == addr && atomic_load_explicit(&w->state, memory_order_relaxed) == 0 &&
-	    w->task == t && w->cancelable) {
+	    w->task == t && (w->cancelable || !only_cancelable)) {
 		for (struct wt_waiter *q = b->head; q; q = q->next)
 			if (q == w) {
 				unlink_waiter(b, w);
-				w->result = WT_PARK_CANCELED;
+				w->result = result;
 				atomic_store_explicit(&w->state, 1, memory_order_relaxed);
 				fire = true;
 				break;
@@ -276,4 +282,34 @@ void wt_park_cancel(struct wt_task *t)
 	wt_spin_unlock(&b->lock);
 	if (fire)
 		wt_ready(t);
+}
+
+/* pthread_cancel: take t out of a cancelable wait.  The caller has set
+ * WT_CANCEL_REQ (seq_cst) before; see the Dekker note in wt_park. */
+void wt_park_cancel(struct wt_task *t)
+{
+	interrupt(t, WT_PARK_CANCELED, true);
+}
+
+/* A signal t does not block was queued on t (sigtask.c: wt_sig_send): end
+ * whatever wait t is in; it runs the handler as it resumes, and the waiting
+ * call acts as natively after a handler (a condvar or mutex wait goes on, a
+ * sleep or sem_wait returns EINTR). */
+void wt_park_interrupt(struct wt_task *t)
+{
+	interrupt(t, WT_PARK_INTR, false);
+}
+
+/* Fork child (fork.c): the other tasks are gone, so are their waiter records
+ * and the threads that held bucket locks.  Reads first, so untouched buckets
+ * stay shared with the parent. */
+void wt_park_fork_reset(void)
+{
+	for (int i = 0; i < NBUCKETS; i++) {
+		struct bucket *b = &buckets[i];
+		if (b->head || b->tail || atomic_load_explicit(&b->lock.v, memory_order_relaxed)) {
+			b->head = b->tail = NULL;
+			atomic_store_explicit(&b->lock.v, 0, memory_order_relaxed);
+		}
+	}
 }

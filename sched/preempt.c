@@ -307,7 +307,7 @@ static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
 	if (si && si->si_code == SI_QUEUE && si->si_value.sival_ptr == cookie)
 		on_request(uc);
-	else
+	else if (!si || !wt_sig_urg(si))
 		chain(sig, si, uc);
 }
 
@@ -324,7 +324,12 @@ void wt_preempt_init(void)
 	struct sigaction sa = { 0 }, old;
 	sa.sa_sigaction = on_sigurg;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
+	/* Everything but the fault signals is blocked in the handler, so what
+	 * a poke raises (sigtask.c) is delivered as it returns, on the
+	 * interrupted task; chain() sets the program handler's own mask. */
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
 	real.sigaction(SIGURG, &sa, &old);
 	/* A handler the program set before weft started (a constructor). */
 	if (old.sa_handler != SIG_DFL && (void *)old.sa_sigaction != (void *)on_sigurg) {

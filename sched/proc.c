@@ -21,6 +21,15 @@
  * run queue before sleeping: the waker may have seen it spinning and not
  * woken anyone.
  *
+ * Signal masks (sched/sigtask.c) follow the task at no cost while masks are
+ * equal.  Ordering at a switch to task N: the switching side (task or g0)
+ * blocks at the thread level whatever N blocks more than the thread does
+ * (wt_sig_preswitch), so neither side's code ever runs with a signal
+ * unblocked that it blocks; after the switch, on N, m->after runs (locks
+ * released), then N's exact mask is set and its pending signals raised
+ * (wt_sig_switchin).  g0 runs with the mask of the task that ran last, so a
+ * process-directed signal may be handled on g0, as on any thread.
+ *
  * Direct task-to-task switches keep Go's guarantee that a parked task's
  * context is saved before its park lock is released: the lock is released
  * by m->after, which only the next context on the worker runs.
@@ -245,11 +254,16 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 		m->curg = next;
 		next->m = m;
 		atomic_store_explicit(&next->state, WT_RUNNING, memory_order_relaxed);
+		wt_sig_preswitch(m, next);
 		wt_ctx_switch(&t->ctx, &next->ctx, &m->cur_tp);
 	} else {
 		wt_ctx_switch(&t->ctx, &m->g0, &m->cur_tp);
 	}
+	/* Resumed (maybe on another worker): first what the previous context
+	 * asked for, which releases its locks, then this task's signal mask and
+	 * pending signals, whose handlers may call back into weft. */
 	wt_finish_switch(t->m);
+	wt_sig_switchin(t);
 }
 
 static void after_park(struct wt_m *m, struct wt_task *t, void *lock)
@@ -450,6 +464,7 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	m->curg = t;
 	t->m = m;
 	atomic_store_explicit(&t->state, WT_RUNNING, memory_order_relaxed);
+	wt_sig_preswitch(m, t);
 	wt_ctx_switch(&m->g0, &t->ctx, &m->cur_tp);
 	/* Back on g0: a task (t, or one t handed off to) switched out. */
 	m->curg = NULL;

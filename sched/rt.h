@@ -19,6 +19,7 @@
 #ifndef WEFT_RT_H
 #define WEFT_RT_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -114,7 +115,8 @@ int wt_timer_run(int64_t now, struct wt_m *m); /* fire expired timers; returns c
 int wt_timer_count(void);
 
 /* ---- park.c: the parking lot ---- */
-enum { WT_PARK_WOKEN = 0, WT_PARK_TIMEDOUT = 1, WT_PARK_INVALID = 2, WT_PARK_CANCELED = 3 };
+enum { WT_PARK_WOKEN = 0, WT_PARK_TIMEDOUT = 1, WT_PARK_INVALID = 2, WT_PARK_CANCELED = 3,
+       WT_PARK_INTR = 4 /* a signal for the task: its handler ran, as after EINTR */ };
 struct wt_waiter {
 	struct wt_waiter *next;     /* [bucket lock] */
 	const void *addr;           /* [bucket lock] key */
@@ -135,6 +137,7 @@ bool wt_park_has_waiters(const void *addr);
 int wt_unpark_collect(const void *addr, int n, struct wt_task **list);
 void wt_inject(struct wt_task *list, struct wt_p *p); /* proc.c */
 void wt_park_cancel(struct wt_task *t);
+void wt_park_interrupt(struct wt_task *t);     /* a signal arrived for t */
 
 /* ---- task.c ---- */
 enum wt_task_state {
@@ -183,7 +186,12 @@ struct wt_task {
 	const void *wait_on;            /* [owner] what it waits on (dump) */
 	const char *wait_reason;
 	int64_t wait_since;
-	uint64_t sigmask;               /* [owner] the task's blocked signals */
+	/* Signals (sched/sigtask.c).  Bit sig-1 stands for signal sig. */
+	uint64_t sigmask;               /* [owner] blocked, exactly as the program set it */
+	_Atomic uint64_t sigpend;       /* [atomic] sent to this task, not yet raised */
+	uint64_t sigwait;               /* [owner; its worker's handler] set a sigwait waits on */
+	uint64_t sigraised;             /* [owner; handler] raised for sigwait, blocked */
+	unsigned sigintr;               /* [owner; handler] pokes that interrupted a call */
 };
 
 #define WT_CANCEL_REQ 1
@@ -223,7 +231,7 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 void wt_tls_free(uintptr_t tp);
 void wt_tls_start(struct wt_task *t);      /* on the task: __ctype_init */
 extern size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
-extern size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
+extern size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific, wt_off_list;
 extern ptrdiff_t wt_rseq_off;
 
 /* ---- proc.c / worker.c: scheduling ---- */
@@ -276,6 +284,8 @@ struct wt_m {
 					 * intercepted (entered by the signal handler) */
 	char *sigstk;                   /* [const] alternate signal stack (WT_SIGSTK bytes) */
 	int64_t mon_cpu, mon_sent;      /* [sysmon] CPU time at its last look; last signal */
+	uint64_t sigmask;               /* [owner] this thread's blocked set as last set by
+					 * weft (wt_sig_eff form), WT_SIGMASK_UNKNOWN if not */
 };
 #define WT_SIGSTK (256 << 10)
 
@@ -317,6 +327,57 @@ void wt_worker_init_self(struct wt_m *m);
 void wt_stopm(struct wt_m *m);
 extern _Atomic int wt_nthreads;            /* OS threads weft runs */
 
+/* ---- sigtask.c: per-task signal masks and thread-directed signals ----
+ * A task's mask is applied to its worker thread after the switch, on the task
+ * (wt_sig_switchin); a switch first blocks what the next task blocks more
+ * (wt_sig_preswitch), so a task's code never runs unblocked for a signal it
+ * blocks.  SIGSEGV and SIGBUS (crash.c, trap-mode TLS) and SIGURG (pokes,
+ * preemption) stay unblocked at the thread level; SIGKILL/SIGSTOP cannot be
+ * blocked. */
+#define WT_SIGBIT(s) (1ull << ((s) - 1))
+#define WT_SIG_KEEP (WT_SIGBIT(11) | WT_SIGBIT(7) | WT_SIGBIT(23) | WT_SIGBIT(9) | WT_SIGBIT(19))
+#define WT_SIGMASK_UNKNOWN (~0ull)
+extern bool wt_sig_fence;                  /* no membarrier: fence on switch-in */
+void wt_sig_init(void);                    /* start: poke handler, membarrier */
+uint64_t wt_sig_thread_init(struct wt_m *m); /* a worker thread, first thing */
+void wt_sig_block_all(void);               /* sysmon */
+void wt_sig_block_more(struct wt_m *m, uint64_t more);
+void wt_sig_switchin_slow(struct wt_task *t);
+void wt_sig_deliver(struct wt_task *t);    /* on t: raise what t may take now */
+int wt_sig_send(struct wt_task *t, int sig);
+void wt_sig_setmask(struct wt_task *t, uint64_t mask);
+extern int wt_pid;                         /* getpid(), refreshed in a fork child */
+static inline uint64_t wt_sig_eff(uint64_t mask) { return mask & ~WT_SIG_KEEP; }
+/* Context: the switching side (a task or g0), before switching to next. */
+static inline void wt_sig_preswitch(struct wt_m *m, struct wt_task *next)
+{
+	uint64_t more = wt_sig_eff(next->sigmask) & ~m->sigmask;
+	if (unlikely(more))
+		wt_sig_block_more(m, more);
+}
+/* Context: t, just switched in (after wt_finish_switch: no lock held). */
+static inline void wt_sig_switchin(struct wt_task *t)
+{
+	if (unlikely(wt_sig_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	if (unlikely((wt_sig_eff(t->sigmask) != t->m->sigmask) |
+		     (atomic_load_explicit(&t->sigpend, memory_order_relaxed) != 0)))
+		wt_sig_switchin_slow(t);
+}
+
+/* ---- fork.c ---- */
+void wt_fork_init(void);                   /* start: register the atfork handlers */
+void wt_fork_child_tls(void);              /* in fork's wrapper, child, after libc's fork */
+void wt_fork_child_nohandlers(void);       /* after _Fork, in the child */
+void wt_timer_fork_reset(void);
+void wt_park_fork_reset(void);
+void wt_stack_fork_reset(void);
+void wt_slab_fork_reset(struct wt_slab *s);
+void wt_task_fork_reset(struct wt_task *self);
+void wt_worker_fork_reset(void);
+void wt_sysmon_fork_reset(void);
+void wt_tls_fork_reset(void);
+
 /* ---- start.c / config.c / sysmon.c / crash.c ---- */
 int wt_runtime_start(void);                /* on the initial thread, before main */
 struct wt_config {
@@ -344,6 +405,7 @@ char *wt_crash_altstack(void);
 
 /* ---- preempt.c: asynchronous preemption, system calls nobody intercepted ---- */
 void wt_preempt_init(void);                /* initial thread, at start */
+bool wt_sig_urg(siginfo_t *si);            /* sigtask.c: pokes, from preempt.c's handler */
 void wt_sysmon_preempt(int64_t now);       /* sysmon: signal long runners and blocked workers */
 bool wt_implicit_settle(struct wt_m *m);   /* task: try to end an implicit syscall, no switch */
 void wt_implicit_exit(struct wt_m *m);     /* task: end it; may switch (queue + stop worker) */

@@ -52,3 +52,15 @@ void wt_slab_free(struct wt_slab *s, void *p)
 	s->free = p;
 	wt_unlock(&s->lock);
 }
+
+/* Fork child (fork.c): a slab whose lock another thread held at the fork
+ * may be half-updated; start it afresh (its old objects leak, those in use
+ * stay valid). */
+void wt_slab_fork_reset(struct wt_slab *s)
+{
+	if (atomic_load_explicit(&s->lock.v, memory_order_relaxed)) {
+		s->free = NULL;
+		s->cur = s->end = NULL;
+	}
+	atomic_store_explicit(&s->lock.v, 0, memory_order_relaxed);
+}

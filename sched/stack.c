@@ -302,3 +302,18 @@ bool wt_stack_guard_hit(uintptr_t addr, struct wt_task **t)
 	}
 	return false;
 }
+
+/* Fork child (fork.c).  The arena's lock held by a thread now gone means a
+ * half-done push or pop: forget the free list (those slots leak).  The bump
+ * index is safe either way (a slot taken but unused is skipped).  The
+ * other tasks' slots stay reserved: their memory leaks, as a native child
+ * leaks the stacks of the threads that did not fork. */
+void wt_stack_fork_reset(void)
+{
+	if (atomic_load_explicit(&A.lock.v, memory_order_relaxed)) {
+		A.nfree = 0;
+		A.nwarm = 0;
+	}
+	atomic_store_explicit(&A.lock.v, 0, memory_order_relaxed);
+	atomic_store_explicit(&init_lock.v, 0, memory_order_relaxed);
+}

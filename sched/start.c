@@ -17,6 +17,7 @@
  */
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -121,6 +122,11 @@ int wt_runtime_start(void)
 	m->sigstk = wt_crash_altstack();
 	wt_preempt_init();
 	wt_tls_worker_enter(m);
+	/* The main task keeps the mask the process started with. */
+	t->sigmask = wt_sig_thread_init(m) & ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) |
+					      WT_SIGBIT(32) | WT_SIGBIT(33));
+	wt_sig_init();
+	wt_fork_init();
 
 	wt_task_link(t);
 	atomic_store(&wt_ntasks, 1);

@@ -77,7 +77,10 @@ void wt_exitsyscall(void)
 		return;
 	}
 	/* None: queue the task, park the worker.  wt_mcall needs no proc for
-	 * this path (after_lost_proc is not a park, so no direct switch). */
+	 * this path (after_lost_proc is not a park, so no direct switch).  The
+	 * call may have been made by a signal handler, whose mask the thread
+	 * keeps: the next switch-in on this worker sets the mask afresh. */
+	m->sigmask = WT_SIGMASK_UNKNOWN;
 	wt_mcall(after_lost_proc, NULL);
 }
 

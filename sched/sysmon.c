@@ -31,6 +31,7 @@ void wt_sysmon_kick(void)
 static void *sysmon(void *arg)
 {
 	(void)arg;
+	wt_sig_block_all();
 	wt_crash_altstack();
 	int64_t start = wt_nanotime();
 	int64_t next_trace = wt_cfg.schedtrace_ms ? start + wt_cfg.schedtrace_ms * 1000000ll
@@ -115,4 +116,11 @@ void wt_sched_trace(int64_t since)
 		wt_print("  M%d: p=%d curg=%ld spinning=%d tid=%d\n", m->id, p ? p->id : -1,
 			 g ? (long)g->id : -1l, m->spinning, m->ostid);
 	}
+}
+
+/* Fork child: the sysmon thread is gone; fork.c starts a new one. */
+void wt_sysmon_fork_reset(void)
+{
+	atomic_store(&kick, 0);
+	atomic_store(&sleeping, 0);
 }

@@ -21,7 +21,9 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "rt.h"
 #include "../shim/real.h"
@@ -118,8 +120,14 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 	wt_ctx_make(&t->ctx, t->stack_hi, (void (*)(void *))wt_task_entry, t, t->tp);
 	t->state = WT_IDLE;
 	struct wt_task *cur = wt_cur();
-	if (cur)
+	if (cur) {
 		t->sigmask = cur->sigmask;
+	} else {
+		/* A thread weft did not create: its own mask, as natively. */
+		uint64_t cm = 0;
+		wt_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)&cm, 8, 0, 0);
+		t->sigmask = cm;
+	}
 	wt_task_link(t);
 	atomic_fetch_add(&wt_ntasks, 1);
 	wt_ready(t);
@@ -230,6 +238,7 @@ void wt_task_entry(struct wt_task *t)
 	void *r;
 	wt_finish_switch(t->m); /* the task that handed the worker to us */
 	wt_tls_start(t);
+	wt_sig_switchin(t);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 	/* As glibc's pthread_cleanup_push: sigsetjmp without the mask writes
@@ -244,4 +253,29 @@ void wt_task_entry(struct wt_task *t)
 		r = wt_cur()->retval; /* pthread_exit or cancellation unwound to here */
 	}
 	wt_task_exit(r);
+}
+
+/* Fork child (fork.c): self is the only task left.  The others are marked
+ * dead and exited (a join from the child returns at once, as glibc's does
+ * for a thread its fork reclaimed) and unlinked; their memory leaks. */
+void wt_task_fork_reset(struct wt_task *self)
+{
+	wt_slab_fork_reset(&task_slab);
+	struct wt_task *t = atomic_load_explicit(&wt_sched.alllock.v, memory_order_relaxed)
+				    ? NULL /* the list may be torn: skip the marking */
+				    : wt_sched.alltasks;
+	for (; t; t = t->alllink) {
+		if (t == self)
+			continue;
+		atomic_store_explicit(&t->state, WT_DEAD, memory_order_relaxed);
+		if (atomic_load_explicit(&t->detached, memory_order_relaxed) != 1)
+			atomic_store_explicit(&t->detached, 3, memory_order_relaxed);
+	}
+	atomic_store_explicit(&wt_sched.alllock.v, 0, memory_order_relaxed);
+	wt_sched.alltasks = NULL;
+	if (self) {
+		self->alllink = self->allprev = NULL;
+		wt_sched.alltasks = self;
+	}
+	atomic_store(&wt_ntasks, self ? 1 : 0);
 }

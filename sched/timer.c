@@ -180,3 +180,17 @@ int wt_timer_run(int64_t now, struct wt_m *m)
 		fired++;
 	}
 }
+
+/* Fork child (fork.c): every timer belonged to a task that is gone (the
+ * forking task waits on none).  A heap whose lock was held may be torn:
+ * drop its array (it leaks) rather than trust it. */
+void wt_timer_fork_reset(void)
+{
+	if (atomic_load_explicit(&T.lock.v, memory_order_relaxed)) {
+		T.heap = NULL;
+		T.cap = 0;
+	}
+	T.n = 0;
+	atomic_store_explicit(&T.lock.v, 0, memory_order_relaxed);
+	publish();
+}

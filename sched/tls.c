@@ -57,6 +57,7 @@ int wt_tls_mode = 1;
 bool wt_tls_trap;
 size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
 size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
+size_t wt_off_list; /* struct pthread's list_t: glibc's lists of threads */
 ptrdiff_t wt_rseq_off = -1;
 
 static void *(*dl_allocate_tls)(void *);
@@ -223,6 +224,10 @@ int wt_tls_init(void)
 		wt_tls_static_align = 64;
 	wt_tcb_size = *sizeof_pthread;
 	wt_off_tid = tid_desc[2];
+	unsigned *list_desc = need("_thread_db_pthread_list");
+	if (!list_desc)
+		return -1;
+	wt_off_list = list_desc[2];
 	unsigned *spec_desc = dlsym(RTLD_DEFAULT, "_thread_db_pthread_specific");
 	if (spec_desc)
 		wt_off_specific = spec_desc[2];
@@ -280,6 +285,10 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 	*(uintptr_t *)(tp + TCB_POINTER_GUARD) = *(uintptr_t *)(cur + TCB_POINTER_GUARD);
 	*(unsigned *)(tp + TCB_FEATURE_1) = *(unsigned *)(cur + TCB_FEATURE_1);
 	*(int *)(tp + wt_off_tid) = tid;
+	/* An empty list node: glibc's fork child unlinks the forking thread's
+	 * node from its lists of threads (reclaim_stacks), then links it. */
+	uintptr_t *node = (uintptr_t *)(tp + wt_off_list);
+	node[0] = node[1] = (uintptr_t)node;
 	if (wt_off_stackblock) {
 		*(char **)(tp + wt_off_stackblock) = stack_lo;
 		*(size_t *)(tp + wt_off_stackblock_size) = stack_size;
@@ -338,4 +347,15 @@ void wt_tls_unpin(struct wt_pin pin)
 		wt_arch_set_tp(pin.guard);
 		__asm__ volatile("wrfsbase %0" : : "r"(pin.tp) : "memory");
 	}
+}
+
+/* Fork child (fork.c): workers other than the caller's are gone. */
+void wt_tls_fork_reset(void)
+{
+	if (!guard_m)
+		return;
+	for (int i = 0; i < guard_max; i++)
+		if (guard_m[i])
+			atomic_store_explicit((_Atomic(struct wt_m *) *)&guard_m[i], NULL,
+					      memory_order_relaxed);
 }

@@ -49,6 +49,7 @@ void wt_worker_init_self(struct wt_m *m)
 	m->fastrand = 0x9e3779b97f4a7c15ull * (uint64_t)(m->id + 1);
 	m->sigstk = wt_crash_altstack();
 	wt_tls_worker_enter(m);
+	wt_sig_thread_init(m);
 }
 
 static void *worker_main(void *arg)
@@ -107,4 +108,9 @@ struct wt_m *wt_m0_alloc(void)
 	wt_sched.allm = m;
 	atomic_fetch_add(&wt_nthreads, 1);
 	return m;
+}
+
+void wt_worker_fork_reset(void)
+{
+	wt_slab_fork_reset(&mslab);
 }

@@ -123,6 +123,11 @@ static int down_slow(struct wsem *s, int64_t deadline)
 				wt_cancel_act();
 			return ETIMEDOUT;
 		}
+		if (r == WT_PARK_INTR) {
+			/* A handler ran: sem_wait fails with EINTR, as glibc's. */
+			atomic_fetch_sub(&s->data, ONE_WAITER);
+			return EINTR;
+		}
 		d = atomic_load_explicit(&s->data, memory_order_relaxed);
 	}
 }

@@ -1,17 +1,21 @@
 /*
- * signal.c — keeping SIGSEGV and SIGBUS for weft (sched/crash.c), and
- * SIGURG for preemption (sched/preempt.c).
+ * signal.c — signal masks, thread-directed signals and waits, per task.
  *
- * The program's handlers for them are recorded and chained from weft's
- * handlers; masks never block them at the OS level, because a blocked
- * synchronous SIGSEGV kills the process, weft's trap-mode TLS repair
- * (sched/tls.c) arrives as one, and a blocked SIGURG would stop
- * preemption.  So a program that blocks SIGURG still has its handler run
- * for a SIGURG sent meanwhile (README, known limits).  Per-task signal masks and pthread_kill to
- * a parked task are issue 3's; here the mask applies to the worker thread.
+ * weft keeps SIGSEGV, SIGBUS (sched/crash.c) and SIGURG (sched/sigtask.c:
+ * pokes; preemption): the program's handlers for them are recorded and
+ * chained from weft's, and thread masks never block them, because a
+ * blocked synchronous SIGSEGV kills the process and trap-mode TLS repair
+ * (sched/tls.c) arrives as one.
+ *
+ * On a task, pthread_sigmask/sigprocmask read and write the task's own
+ * mask (the worker thread follows it, sched/sigtask.c), pthread_kill queues
+ * the signal on the task, sigpending adds the task's queued ones, and the
+ * sigwait family takes them.  Threads weft did not create use libc's.
  */
+#include <dlfcn.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "shim.h"
 
@@ -21,6 +25,19 @@ extern bool wt_user_sa_set[65];
 static bool owned(int sig)
 {
 	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGURG) && wt_runtime_on();
+}
+
+static uint64_t bits_of(const sigset_t *set)
+{
+	uint64_t b;
+	memcpy(&b, set, sizeof b);
+	return b;
+}
+
+static void set_bits(sigset_t *set, uint64_t b)
+{
+	memset(set, 0, sizeof *set);
+	memcpy(set, &b, sizeof b);
 }
 
 WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
@@ -54,6 +71,11 @@ WT_EXPORT __sighandler_t signal(int sig, __sighandler_t h)
 	return old.sa_handler;
 }
 
+static struct wt_task *task(void)
+{
+	return wt_runtime_on() ? wt_cur() : NULL;
+}
+
 static const sigset_t *strip(const sigset_t *set, sigset_t *buf)
 {
 	if (!set || !wt_runtime_on())
@@ -65,18 +87,38 @@ static const sigset_t *strip(const sigset_t *set, sigset_t *buf)
 	return buf;
 }
 
+/* Returns 0 or a positive errno. */
+static int task_sigmask(struct wt_task *t, int how, const sigset_t *set, sigset_t *old)
+{
+	uint64_t cur = t->sigmask;
+	if (set) {
+		uint64_t b = bits_of(set), nm;
+		switch (how) {
+		case SIG_BLOCK: nm = cur | b; break;
+		case SIG_UNBLOCK: nm = cur & ~b; break;
+		case SIG_SETMASK: nm = b; break;
+		default: return EINVAL;
+		}
+		wt_sig_setmask(t, nm);
+	}
+	if (old)
+		set_bits(old, cur);
+	return 0;
+}
+
 WT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t buf;
 	wt_real_init();
+	struct wt_task *t = task();
+	if (t)
+		return task_sigmask(t, how, set, old);
 	return real.pthread_sigmask(how, strip(set, &buf), old);
 }
 
 WT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	sigset_t buf;
-	wt_real_init();
-	int r = real.pthread_sigmask(how, strip(set, &buf), old);
+	int r = pthread_sigmask(how, set, old);
 	if (r) {
 		errno = r;
 		return -1;
@@ -84,9 +126,24 @@ WT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return 0;
 }
 
+WT_EXPORT int sigpending(sigset_t *set)
+{
+	uint64_t k = 0;
+	long r = wt_syscall6(SYS_rt_sigpending, (long)&k, 8, 0, 0, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	struct wt_task *t = task();
+	if (t)
+		k |= atomic_load(&t->sigpend);
+	set_bits(set, k);
+	return 0;
+}
+
 WT_EXPORT int pthread_kill(pthread_t th, int sig)
 {
-	struct wt_task *t = wt_task_from_pthread(th);
+	struct wt_task *t = wt_runtime_on() ? wt_task_from_pthread(th) : NULL;
 	wt_real_init();
 	if (!t)
 		return real.pthread_kill(th, sig);
@@ -96,10 +153,106 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 		return ESRCH;
 	if (sig == 0)
 		return 0;
-	/* To itself: this worker thread runs the handler on the task's stack.
-	 * To another task: the worker it last ran on (issue 3 makes this exact). */
-	struct wt_m *m = t == wt_cur() ? t->m : t->m;
-	long pid = wt_syscall6(39 /* getpid */, 0, 0, 0, 0, 0, 0);
-	long r = wt_syscall6(234 /* tgkill */, pid, m ? m->ostid : pid, sig, 0, 0, 0);
-	return r < 0 ? (int)-r : 0;
+	/* glibc refuses its internal signals too. */
+	if (sig == 32 || sig == 33)
+		return EINVAL;
+	return wt_sig_send(t, sig);
+}
+
+/* ---- sigwait, sigwaitinfo, sigtimedwait ----
+ * On a task: publish the set in t->sigwait, raise the queued signals of the
+ * set on this thread (its mask keeps them pending), and wait in the kernel
+ * for the set, between entersyscall and exitsyscall.  A pthread_kill during
+ * the wait pokes this thread; the poke raises the signal, which the wait
+ * then takes.  Before exitsyscall (which may move the task to another
+ * thread), what was raised and not taken goes back to the task's queue. */
+
+static int (*real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
+
+static void drain(struct wt_task *t)
+{
+	uint64_t left = __atomic_exchange_n(&t->sigraised, 0, __ATOMIC_RELAXED);
+	while (left) {
+		uint64_t bit = left & -left;
+		left &= ~bit;
+		uint64_t one = bit;
+		struct timespec zero = { 0, 0 };
+		siginfo_t si;
+		if (wt_syscall6(SYS_rt_sigtimedwait, (long)&one, (long)&si, (long)&zero, 8, 0, 0) > 0)
+			atomic_fetch_or(&t->sigpend, bit);
+	}
+}
+
+static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *info,
+			     const struct timespec *ts)
+{
+	if (!real_sigtimedwait)
+		real_sigtimedwait = dlsym(RTLD_NEXT, "sigtimedwait");
+	uint64_t want = bits_of(set) & ~(WT_SIGBIT(32) | WT_SIGBIT(33));
+	int64_t deadline = -1;
+	if (ts) {
+		if (!wt_ts_valid(ts) || ts->tv_sec < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		deadline = wt_nanotime() + (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+	}
+	for (;;) {
+		struct timespec left, *lp = NULL;
+		if (deadline >= 0) {
+			int64_t l = deadline - wt_nanotime();
+			if (l < 0)
+				l = 0;
+			left.tv_sec = l / 1000000000;
+			left.tv_nsec = l % 1000000000;
+			lp = &left;
+		}
+		wt_entersyscall();
+		__atomic_store_n(&t->sigwait, want, __ATOMIC_RELAXED);
+		atomic_signal_fence(memory_order_seq_cst);
+		unsigned intr = t->sigintr;
+		wt_sig_deliver(t);
+		int r = real_sigtimedwait(set, info, lp);
+		int e = errno;
+		__atomic_store_n(&t->sigwait, 0, __ATOMIC_RELAXED);
+		atomic_signal_fence(memory_order_seq_cst);
+		if (r > 0 && r < 65)
+			__atomic_fetch_and(&t->sigraised, ~WT_SIGBIT(r), __ATOMIC_RELAXED);
+		drain(t);
+		bool again = r < 0 && e == EINTR && t->sigintr != intr;
+		wt_exitsyscall();
+		if (!again) {
+			errno = e;
+			return r;
+		}
+		/* Interrupted by a poke, not by a handler: wait on. */
+	}
+}
+
+WT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
+{
+	struct wt_task *t = task();
+	if (!t) {
+		if (!real_sigtimedwait)
+			real_sigtimedwait = dlsym(RTLD_NEXT, "sigtimedwait");
+		return real_sigtimedwait(set, info, ts);
+	}
+	return task_sigtimedwait(t, set, info, ts);
+}
+
+WT_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	return sigtimedwait(set, info, NULL);
+}
+
+WT_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	int r;
+	do
+		r = sigtimedwait(set, NULL, NULL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno;
+	*sig = r;
+	return 0;
 }

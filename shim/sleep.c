@@ -4,15 +4,16 @@
  * nanosleep, clock_nanosleep, usleep and sleep are all interposed: glibc's
  * sleep and usleep call its nanosleep internally, past the PLT.  A thread
  * that is not a task sleeps in the kernel as usual.  Sleeps are
- * cancellation points.  A signal does not interrupt a parked sleep (no
- * EINTR); issue 3 delivers signals to tasks.
+ * cancellation points.  A signal sent to the task (pthread_kill) ends the
+ * sleep with EINTR after its handler, as natively.
  */
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim.h"
 
-/* Parks until deadline (mono ns).  Returns 0. */
+/* Parks until deadline (mono ns).  Returns 0, or EINTR when a signal's
+ * handler ran (it ran as the task resumed, sched/sigtask.c). */
 static int park_until(struct wt_task *t, int64_t deadline)
 {
 	for (;;) {
@@ -21,6 +22,8 @@ static int park_until(struct wt_task *t, int64_t deadline)
 			wt_cancel_act();
 		if (r == WT_PARK_TIMEDOUT || wt_nanotime() >= deadline)
 			return 0;
+		if (r == WT_PARK_INTR)
+			return EINTR;
 	}
 }
 
@@ -41,10 +44,15 @@ WT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *r
 		deadline = wt_abs_to_mono(clk == CLOCK_MONOTONIC ? CLOCK_MONOTONIC : clk, req);
 	else
 		deadline = wt_nanotime() + (int64_t)req->tv_sec * 1000000000 + req->tv_nsec;
-	park_until(t, deadline);
-	if (rem && !(flags & TIMER_ABSTIME))
-		rem->tv_sec = rem->tv_nsec = 0;
-	return 0;
+	int r = park_until(t, deadline);
+	if (rem && !(flags & TIMER_ABSTIME)) {
+		int64_t left = r ? deadline - wt_nanotime() : 0;
+		if (left < 0)
+			left = 0;
+		rem->tv_sec = left / 1000000000;
+		rem->tv_nsec = left % 1000000000;
+	}
+	return r;
 }
 
 WT_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)

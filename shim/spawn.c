@@ -1,13 +1,13 @@
 /*
- * spawn.c — process creation from tasks, safe with trap-mode TLS.
+ * spawn.c — process creation from tasks.
  *
- * posix_spawn (and system and popen, which use it) blocks every signal and
- * clones a child that shares memory and starts with the thread pointer the
- * kernel knows.  In trap mode (sched/tls.c) that is the worker's guard
- * address, and with SIGSEGV blocked the child's first TLS access would kill
- * it.  So these calls run pinned: the kernel-known thread pointer is the
- * task's own for their duration.  They block the worker while the child
- * runs (system waits for it); issue 3 hands the proc off meanwhile.
+ * posix_spawn (and popen, which uses it) blocks every signal and clones a
+ * child that shares memory and starts with the thread pointer the kernel
+ * knows.  In trap mode (sched/tls.c) that is the worker's guard address,
+ * and with SIGSEGV blocked the child's first TLS access would kill it.  So
+ * these calls run pinned: the kernel-known thread pointer is the task's own
+ * for their duration.  system and pclose wait for the child inside libc and
+ * run as blocking system calls.  fork: sched/fork.c.
  */
 #include <dlfcn.h>
 #include <spawn.h>
@@ -52,12 +52,21 @@ WT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
 	return PINNED(f(pid, file, fa, at, argv, envp));
 }
 
+/* system waits for its child inside libc (an internal waitpid nobody can
+ * interpose): the whole call is a blocking system call, so the proc goes to
+ * other tasks meanwhile (sched/syscall.c).  Pinned inside the bracket: the
+ * task does not switch until exitsyscall. */
 WT_EXPORT int system(const char *cmd)
 {
 	static int (*f)(const char *);
 	if (!f)
 		f = next("system");
-	return PINNED(f(cmd));
+	wt_entersyscall();
+	int r = PINNED(f(cmd));
+	int e = errno;
+	wt_exitsyscall();
+	errno = e;
+	return r;
 }
 
 WT_EXPORT FILE *popen(const char *cmd, const char *mode)
@@ -68,32 +77,55 @@ WT_EXPORT FILE *popen(const char *cmd, const char *mode)
 	return PINNED(f(cmd, mode));
 }
 
-/* fork: the child starts with the thread pointer the kernel knows.  Pinned,
- * that is the forking task's own TCB, so the child never depends on trap
- * repairs (a child that blocks SIGSEGV, as shells do around fork, would die
- * of one).  The child is single-threaded: it switches its thread pointer by
- * system call from then on.  (A fresh runtime in the child is issue 3.) */
+/* pclose waits for the child inside libc, as system does. */
+WT_EXPORT int pclose(FILE *fp)
+{
+	static int (*f)(FILE *);
+	if (!f)
+		f = next("pclose");
+	wt_entersyscall();
+	int r = f(fp);
+	int e = errno;
+	wt_exitsyscall();
+	errno = e;
+	return r;
+}
+
+/* fork: the child continues with the forking task alone on a fresh runtime
+ * (sched/fork.c, from the atfork handlers weft registers first); here, once
+ * the program's child handlers have run, trap-mode TLS comes back. */
 WT_EXPORT pid_t fork(void)
 {
 	static pid_t (*f)(void);
 	if (!f)
 		f = next("fork");
+	pid_t pid = f();
+	if (pid == 0 && wt_runtime_on())
+		wt_fork_child_tls();
+	return pid;
+}
+
+/* _Fork runs no atfork handlers: the same steps, here. */
+WT_EXPORT pid_t _Fork(void)
+{
+	static pid_t (*f)(void);
+	if (!f)
+		f = next("_Fork");
+	if (!wt_runtime_on())
+		return f();
 	struct wt_pin pin = wt_tls_pin();
 	pid_t pid = f();
 	if (pid != 0) {
 		wt_tls_unpin(pin);
 	} else {
-		wt_netpoll_after_fork();
-		if (pin.guard) {
-			wt_tls_trap = false;
-			wt_tls_mode = 1;
-		}
+		wt_fork_child_nohandlers();
+		wt_fork_child_tls();
 	}
 	return pid;
 }
 
-/* vfork may be a fork (POSIX); weft's is, so the child gets the pinning
- * above instead of running on the parent's memory with a guard base. */
+/* vfork may be a fork (POSIX); weft's is, so the child gets a runtime of
+ * its own instead of running on the parent's memory with a guard base. */
 WT_EXPORT pid_t vfork(void)
 {
 	return fork();

@@ -79,6 +79,8 @@ static long futex(int *uaddr, int op, int val, const struct timespec *ts, bool *
 			return fail(EAGAIN);
 		if (r == WT_PARK_WOKEN)
 			return 0;
+		if (r == WT_PARK_INTR)
+			return fail(EINTR);
 		if (deadline >= 0 && wt_nanotime() >= deadline)
 			return fail(ETIMEDOUT);
 		if (!futex_same(uaddr, (uintptr_t)(unsigned)val))

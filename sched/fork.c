@@ -1,0 +1,225 @@
+/*
+ * fork.c — the child of a fork continues with the forking task alone, on a
+ * fresh runtime.
+ *
+ * In the child only the calling OS thread exists.  Every other worker,
+ * sysmon and every other task are gone, and any runtime lock one of them
+ * held stays held forever; structures they were changing may be torn.  So
+ * the child rebuilds the runtime around the forking task T:
+ *   - locks are reset; a structure the child keeps (slabs, the stack
+ *     arena's free list, the timer heap) is thrown away if its lock was held
+ *     at the fork, since it may be half-updated; what belonged to others is
+ *     emptied: run queues, runnext, the global queue, timers, every bucket
+ *     of the parking lot (the waiter records of parked tasks; T waits on
+ *     nothing, it is running);
+ *   - the other tasks are marked dead and unlinked; their stacks, TCBs and
+ *     structs leak, as a native child leaks the other threads' stacks;
+ *   - the calling thread becomes worker 0 holding proc 0 (its g0 context is
+ *     where the parent's scheduler loop left it, a valid continuation);
+ *     other procs go idle, workers are created again on demand (startm) and
+ *     sysmon is started anew;
+ *   - glibc's view of the thread: the kernel wrote the child's real tid into
+ *     T's TCB (CLONE_CHILD_SETTID), T gets its unique fake tid back (mutexes
+ *     T holds are owned by that value); glibc's fork put every other
+ *     thread's stack in its stack cache, including the glibc stack this
+ *     worker's g0 runs on when it is not worker 0: it is taken back out, or
+ *     the next pthread_create would reuse it.
+ * T's pthread_self(), TLS, stack, mask and cancel state are unchanged.
+ *
+ * This runs as the first child handler of pthread_atfork (registered at
+ * start, before the program's, so their child handlers see a working
+ * runtime), or straight after _Fork, which runs no handlers.  The thread
+ * pointer is pinned around the clone (below); in the child, switches go
+ * through arch_prctl until fork returns to the program, then trap mode
+ * comes back (wt_fork_child_tls) unless a second worker appeared.
+ */
+#include <pthread.h>
+#include <sys/syscall.h>
+
+#include "rt.h"
+
+extern char __libc_single_threaded;
+static bool child_trap; /* the parent used trap mode */
+
+typedef struct node { struct node *next, *prev; } node_t;
+
+static void list_del(node_t *n)
+{
+	n->next->prev = n->prev;
+	n->prev->next = n->next;
+}
+
+static void list_add(node_t *n, node_t *head)
+{
+	n->next = head->next;
+	n->prev = head;
+	head->next->prev = n;
+	head->next = n;
+}
+
+/* After glibc's reclaim_stacks linked T's node alone into its list of
+ * running threads: take T out if it is not the main task (its TCB may be
+ * freed and reused by weft), and move g0's node, if it is a glibc thread's,
+ * from the stack cache to that list. */
+static void fix_glibc_lists(struct wt_task *t, struct wt_m *m, int tid)
+{
+	node_t *tn = (node_t *)(t->tp + wt_off_list);
+	if (tn->next == tn || !tn->next)
+		return;
+	node_t *head = tn->prev;
+	if (!t->main) {
+		list_del(tn);
+		tn->next = tn->prev = tn;
+	}
+	if (!m || m->g0_tp == t->tp)
+		return;
+	node_t *gn = (node_t *)(m->g0_tp + wt_off_list);
+	*(int *)(m->g0_tp + wt_off_tid) = tid;
+	if (gn->next && gn->next != gn) {
+		list_del(gn);
+		list_add(gn, head);
+	}
+}
+
+static void reset(bool reclaimed)
+{
+	struct wt_task *t = wt_cur();
+	struct wt_m *m = t ? t->m : NULL;
+	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+
+	/* Until fork returns, switch the thread pointer by system call: the
+	 * kernel-known base is T's (pinned), not this worker's guard. */
+	child_trap = wt_tls_trap;
+	wt_tls_trap = false;
+	wt_tls_mode = 1;
+
+	if (t) {
+		*(int *)(t->tp + wt_off_tid) = t->tid;
+		if (reclaimed)
+			fix_glibc_lists(t, m, tid);
+	}
+
+	atomic_store_explicit(&wt_sched.lock.v, 0, memory_order_relaxed);
+	wt_timer_fork_reset();
+	wt_park_fork_reset();
+	wt_stack_fork_reset();
+	wt_worker_fork_reset();
+	wt_task_fork_reset(t);
+	wt_tls_fork_reset();
+	wt_sysmon_fork_reset();
+	wt_netpoll_after_fork();
+	atomic_store(&wt_nimplicit, 0);
+
+	/* Procs: all empty and idle, but proc 0 for this worker, which keeps
+	 * its own proc's warm stack slots (the others' may be torn). */
+	struct wt_p *mine = m ? m->p : NULL;
+	struct wt_p *p0 = &wt_sched.procs[0];
+	if (mine && mine != p0)
+		p0->slots = mine->slots;
+	if (!m)
+		p0->slots.n = 0;
+	wt_sched.pidle = NULL;
+	atomic_store(&wt_sched.npidle, 0);
+	for (int i = wt_sched.nprocs - 1; i >= 0; i--) {
+		struct wt_p *p = &wt_sched.procs[i];
+		atomic_store_explicit(&p->head, 0, memory_order_relaxed);
+		atomic_store_explicit(&p->tail, 0, memory_order_relaxed);
+		atomic_store_explicit(&p->runnext, NULL, memory_order_relaxed);
+		p->m = NULL;
+		p->sysmon_tick = ~0ull;
+		if (p != p0)
+			p->slots.n = 0;
+		if (i == 0 && m)
+			continue;
+		p->status = WT_P_IDLE;
+		p->link = wt_sched.pidle;
+		wt_sched.pidle = p;
+		atomic_fetch_add(&wt_sched.npidle, 1);
+	}
+	wt_sched.runq_head = wt_sched.runq_tail = NULL;
+	atomic_store(&wt_sched.runq_size, 0);
+	wt_sched.midle = NULL;
+	wt_sched.nmidle = 0;
+	atomic_store(&wt_sched.nmspinning, 0);
+	wt_sched.allm = NULL;
+	wt_sched.nm = 0;
+	atomic_store(&wt_nthreads, 0);
+	if (m) {
+		m->id = wt_sched.nm++;
+		m->ostid = tid;
+		m->alllink = NULL;
+		m->link = NULL;
+		m->nextp = NULL;
+		atomic_store(&m->park, 0);
+		m->spinning = false;
+		atomic_store(&m->preempt, 0);
+		atomic_store(&m->sigsent, 0);
+		atomic_store(&m->implicit, 0);
+		m->p = p0;
+		p0->m = m;
+		/* A fork from a handler inside a blocking call keeps its bracket. */
+		atomic_store(&p0->status, m->insyscall ? WT_P_SYSCALL_BY(m) : WT_P_RUNNING);
+		wt_sched.allm = m;
+		atomic_store(&wt_nthreads, 1);
+	}
+	__libc_single_threaded = 0;
+	wt_sig_init();
+	wt_sysmon_start();
+}
+
+/* Trap mode: the kernel-known thread pointer is the forking task's own
+ * from our prepare handler (the last to run: registered first) to the
+ * clone, so the child starts on a valid one and never relies on a repair;
+ * the program's prepare handlers, which may park, run before the pin.
+ * [glibc's atfork lock: one fork at a time] */
+static struct wt_pin fork_pin;
+
+static void atfork_prepare(void)
+{
+	fork_pin = wt_tls_pin();
+}
+
+static void atfork_parent(void)
+{
+	wt_tls_unpin(fork_pin);
+	fork_pin.guard = fork_pin.tp = 0;
+}
+
+static void atfork_child(void)
+{
+	fork_pin.guard = fork_pin.tp = 0;
+	reset(true);
+}
+
+/* Context: start, once.  glibc's first registrations use static room (no
+ * malloc). */
+void wt_fork_init(void)
+{
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+/* _Fork runs no handlers: the wrapper calls this in its child. */
+void wt_fork_child_nohandlers(void)
+{
+	reset(false);
+}
+
+/* Context: the fork wrapper in the child, on the forking task, after the
+ * program's child handlers.  Trap mode back, if this is still the only
+ * worker (a worker made meanwhile set no guard). */
+void wt_fork_child_tls(void)
+{
+	if (!child_trap)
+		return;
+	struct wt_task *t = wt_cur();
+	wt_lock(&wt_sched.lock);
+	bool alone = t && t->m && wt_sched.nm == 1 && wt_sched.allm == t->m;
+	if (alone) {
+		wt_tls_trap = true;
+		wt_tls_mode = 0;
+		child_trap = false;
+	}
+	wt_unlock(&wt_sched.lock);
+	if (alone && wt_tls_worker_guard(t->m))
+		wt_tls_worker_enter(t->m);
+}

@@ -1,0 +1,241 @@
+/*
+ * sigtask.c — signals per task: masks, thread-directed signals, pokes.
+ *
+ * A task's signal mask (pthread_sigmask, sigprocmask) is a field of the
+ * task; the worker thread carries it while the task runs.  m->sigmask is
+ * what weft last set on the thread, so a switch between tasks with equal
+ * masks costs two compares and no system call.  Ordering (proc.c):
+ *   1. before the switch, the switching side blocks on the thread what the
+ *      next task blocks more (wt_sig_preswitch): the mask only grows;
+ *   2. the switch; m->after releases the previous task's locks;
+ *   3. on the next task, its exact mask is set and the signals queued for
+ *      it are raised (wt_sig_switchin), so their handlers run on it.
+ * g0 keeps the mask of the task that ran last: a process-directed signal
+ * that task did not block may be handled on g0, as on any thread of the
+ * process (a self-pipe handler works; pthread_self() there is not a task).
+ * SIGSEGV and SIGBUS (crash.c; trap-mode TLS repair) and SIGURG (pokes, and
+ * preemption) are never blocked at the thread level: wt_sig_eff removes
+ * them, and the task's own field keeps what the program asked for.
+ *
+ * pthread_kill(task, sig) — wt_sig_send:
+ *   sender: sigpend |= bit (an atomic RMW), then a process-wide barrier
+ *           (membarrier; a seq_cst fence on both sides without it), then
+ *           reads the task's state, mask, sigwait set and wait address:
+ *           - a queued waiter is taken out of its wait (wt_park_interrupt);
+ *           - a task running on a worker gets a poke: SIGURG queued to that
+ *             thread with a marker (SI_QUEUE, sival WT_POKE, our pid).
+ *   task:   every switch-in, mask change (wt_sig_setmask) and park (park.c,
+ *           under the bucket lock) reads sigpend after its own writes.
+ * The pairs are store-buffer (Dekker) pairs: the sender's RMW + barrier
+ * against the task's plain store + load; with membarrier, every running
+ * thread passes a full barrier between the sender's RMW and its reads, so
+ * either the task's load sees the bit or the sender sees the task's store
+ * (RUNNING, the new mask, the waiter's address).  Bits are claimed with an
+ * atomic AND, so the poke handler and the task's own checks never both
+ * raise one.  A poke handler runs on whatever task the worker runs by then;
+ * it raises only that task's signals (tgkill to its own thread, delivered
+ * as the handler returns, on that task).  A poke that lands on another task
+ * is harmless, except that it may end that task's non-restartable system
+ * call with EINTR (as Go's preemption signal can).
+ *
+ * Blocked signals stay in sigpend (sigpending reports them) until the task
+ * unblocks them, or waits for them in sigwait*: then sigwait publishes its
+ * set in t->sigwait and pending bits of it are raised on the thread, where
+ * the thread mask keeps them pending for rt_sigtimedwait to take, with the
+ * kernel's own siginfo.  What was raised and not taken is drained back into
+ * sigpend before the task can leave the thread (shim/signal.c).
+ *
+ * Rejected: tgkill with the program's signal straight to the worker the
+ * task runs on — delivery is asynchronous (an IPI), so the task may have
+ * switched out by then and the handler runs on the wrong task; wrapping
+ * every program handler (Go's way) — costs a trampoline per signal and
+ * changes what handlers see in their ucontext.
+ */
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt.h"
+#include "../shim/real.h"
+
+#define WT_POKE 0x77656674 /* "weft" */
+
+bool wt_sig_fence;
+int wt_pid;
+static int uid;
+
+extern struct sigaction wt_user_sa[65];
+extern bool wt_user_sa_set[65];
+
+static long sigmask_set(int how, uint64_t set, uint64_t *old)
+{
+	return wt_syscall6(SYS_rt_sigprocmask, how, (long)&set, (long)old, 8, 0, 0);
+}
+
+static int self_tid(void)
+{
+	return (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
+
+void wt_sig_block_more(struct wt_m *m, uint64_t more)
+{
+	sigmask_set(SIG_BLOCK, more, NULL);
+	m->sigmask |= more;
+}
+
+/* Claims the signals t may take now (not blocked, or waited for) one at a
+ * time and raises each on this thread.  Context: t, on its worker (task code
+ * or a handler on it).  Returns whether a not-blocked one was raised. */
+static bool deliver(struct wt_task *t)
+{
+	bool any = false;
+	for (;;) {
+		uint64_t pend = atomic_load_explicit(&t->sigpend, memory_order_relaxed);
+		uint64_t take = pend & (~t->sigmask | __atomic_load_n(&t->sigwait, __ATOMIC_RELAXED));
+		if (!take)
+			return any;
+		uint64_t bit = take & -take;
+		if (!(atomic_fetch_and(&t->sigpend, ~bit) & bit))
+			continue;
+		if (t->sigmask & bit)
+			__atomic_fetch_or(&t->sigraised, bit, __ATOMIC_RELAXED);
+		else
+			any = true;
+		/* Raised one by one: a handler that longjmps leaves the rest
+		 * queued for the next switch-in. */
+		wt_syscall6(SYS_tgkill, wt_pid, self_tid(), __builtin_ctzll(bit) + 1, 0, 0, 0);
+	}
+}
+
+void wt_sig_deliver(struct wt_task *t)
+{
+	deliver(t);
+}
+
+void wt_sig_switchin_slow(struct wt_task *t)
+{
+	struct wt_m *m = t->m;
+	uint64_t eff = wt_sig_eff(t->sigmask);
+	if (eff != m->sigmask) {
+		sigmask_set(SIG_SETMASK, eff, NULL);
+		m->sigmask = eff;
+	}
+	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed))
+		deliver(t);
+}
+
+/* Context: t itself (pthread_sigmask).  Always a system call, as natively:
+ * inside a handler the thread mask is not m->sigmask. */
+void wt_sig_setmask(struct wt_task *t, uint64_t mask)
+{
+	/* The kernel ignores SIGKILL/SIGSTOP; glibc strips its internal
+	 * SIGCANCEL (32) and SIGSETXID (33). */
+	mask &= ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) | WT_SIGBIT(32) | WT_SIGBIT(33));
+	__atomic_store_n(&t->sigmask, mask, __ATOMIC_RELAXED);
+	uint64_t eff = wt_sig_eff(mask);
+	sigmask_set(SIG_SETMASK, eff, NULL);
+	t->m->sigmask = eff;
+	if (unlikely(wt_sig_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~mask)
+		deliver(t);
+}
+
+/* The sender's half of the Dekker pairs above. */
+static void barrier(void)
+{
+	if (!wt_sig_fence &&
+	    wt_syscall6(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0, 0, 0, 0) == 0)
+		return;
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+static void poke(struct wt_m *m)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = SIGURG;
+	si.si_code = SI_QUEUE;
+	si.si_pid = wt_pid;
+	si.si_uid = uid;
+	si.si_value.sival_int = WT_POKE;
+	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, SIGURG, (long)&si, 0, 0);
+}
+
+/* pthread_kill to a task.  Context: any.  Returns 0 or a positive errno. */
+int wt_sig_send(struct wt_task *t, int sig)
+{
+	uint64_t bit = WT_SIGBIT(sig);
+	struct wt_task *cur = wt_cur();
+	if (t == cur) {
+		if (t->sigmask & bit)
+			atomic_fetch_or(&t->sigpend, bit);
+		else /* delivered as the system call returns, on this task */
+			wt_syscall6(SYS_tgkill, wt_pid, self_tid(), sig, 0, 0, 0);
+		return 0;
+	}
+	atomic_fetch_or(&t->sigpend, bit);
+	barrier();
+	bool blocked = __atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit;
+	bool waited = __atomic_load_n(&t->sigwait, __ATOMIC_RELAXED) & bit;
+	if (blocked && !waited)
+		return 0; /* stays pending until t unblocks it */
+	if (!blocked)
+		wt_park_interrupt(t);
+	if (atomic_load_explicit(&t->state, memory_order_relaxed) == WT_RUNNING) {
+		struct wt_m *m = __atomic_load_n(&t->m, __ATOMIC_RELAXED);
+		if (m)
+			poke(m);
+	}
+	return 0;
+}
+
+/* SIGURG that is not a preemption request (preempt.c's handler asks here
+ * first): a poke, or one for a task that blocks SIGURG.  true: handled;
+ * false: the program's own, to chain. */
+bool wt_sig_urg(siginfo_t *si)
+{
+	struct wt_task *t = wt_cur();
+	if (si->si_code == SI_QUEUE && si->si_pid == wt_pid && si->si_value.sival_int == WT_POKE) {
+		if (t && !deliver(t))
+			t->sigintr++; /* a call it interrupted did not run a handler */
+		return true;
+	}
+	if (t && (t->sigmask & WT_SIGBIT(SIGURG))) {
+		/* The task blocks it: keep it for the task, as its thread would. */
+		atomic_fetch_or(&t->sigpend, WT_SIGBIT(SIGURG));
+		return true;
+	}
+	return false;
+}
+
+/* Context: a worker thread, first thing (worker 0 at start).  Returns the
+ * mask the thread had. */
+uint64_t wt_sig_thread_init(struct wt_m *m)
+{
+	uint64_t cur = 0;
+	sigmask_set(SIG_UNBLOCK, WT_SIG_KEEP, &cur);
+	m->sigmask = wt_sig_eff(cur);
+	return cur;
+}
+
+/* Context: sysmon, first thing: it runs no program code, so it takes no
+ * program signal (a process-directed one every task blocks stays pending
+ * for sigwait, as natively). */
+void wt_sig_block_all(void)
+{
+	sigmask_set(SIG_SETMASK, ~(WT_SIGBIT(SIGSEGV) | WT_SIGBIT(SIGBUS)), NULL);
+}
+
+/* Context: start, on the initial thread (worker 0, main task), after the
+ * fault handlers; in a fork child again. */
+void wt_sig_init(void)
+{
+	wt_pid = (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	uid = (int)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0);
+	wt_sig_fence = wt_syscall6(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+				   0, 0, 0, 0, 0) != 0;
+	/* The SIGURG handler is preempt.c's; it hands pokes to wt_sig_urg. */
+}
