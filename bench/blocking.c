@@ -1,5 +1,5 @@
 /*
- * blocking KIND [N] — what does a blocked thread cost in OS threads?
+ * blocking KIND [N [STALL_MS]] — what does a blocked thread cost in OS threads?
  * Starts N threads (default 100) that all get stuck the same way, and
  * prints the process's OS threads (the kernel's Threads: count) before,
  * while they are stuck, and after they were released and joined.  KIND:
@@ -15,7 +15,8 @@
  * The seed's blocking table (seeds/001, experiment 4) in C.  If main
  * stops getting the CPU (a scheduler that cannot take a CPU loop or a raw
  * system call off its threads), the watchdog (bench.h) releases the
- * threads after 2 s and the "during" line says "stalled".
+ * threads after STALL_MS (default 2000) and the "during" line says
+ * "stalled".
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <pthread.h>
@@ -154,6 +155,7 @@ int main(int argc, char **argv)
 	if (kind > FLOCK)
 		goto usage;
 	n = arg_long(argc, argv, 2, 100);
+	long stall_ms = arg_long(argc, argv, 3, 2000);
 	raise_nofile();
 	pthread_t *th = calloc(n, sizeof *th);
 	if (!th || setup())
@@ -162,7 +164,7 @@ int main(int argc, char **argv)
 	printf("OS threads before: %ld\n", before);
 	fflush(stdout);
 
-	watchdog_start(2000, release);
+	watchdog_start(stall_ms, release);
 	wd_stage = 1;
 	long ok = 0;
 	for (long i = 0; i < n; i++, ok++) {
@@ -185,8 +187,8 @@ int main(int argc, char **argv)
 		usleep(50000 + 50 * ok);
 	long during = proc_status("Threads");
 	if (wd_fired)
-		printf("OS threads during: stalled (main got no CPU for 2 s; %ld of %ld threads "
-		       "had started; OS threads then: %ld)\n", stalled_ready, ok, wd_threads);
+		printf("OS threads during: stalled (main got no CPU for %ld ms; %ld of %ld threads "
+		       "had started; OS threads then: %ld)\n", stall_ms, stalled_ready, ok, wd_threads);
 	else if (got < ok)
 		printf("OS threads during: %ld (only %ld of %ld threads blocked after 30 s)\n",
 		       during, got, ok);
@@ -209,9 +211,9 @@ int main(int argc, char **argv)
 		unlink(lockpath);
 	printf("OS threads after: %ld (all %ld joined)\n", proc_status("Threads"), ok);
 	if (wd_fired == 2)
-		printf("stalled while joining: main got no CPU for 2 s\n");
+		printf("stalled while joining: main got no CPU for %ld ms\n", stall_ms);
 	return 0;
 usage:
-	fprintf(stderr, "usage: blocking sleep|cond|socket|pipe|spin|rawread|flock [N]\n");
+	fprintf(stderr, "usage: blocking sleep|cond|socket|pipe|spin|rawread|flock [N [STALL_MS]]\n");
 	return 2;
 }

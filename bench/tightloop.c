@@ -1,11 +1,12 @@
 /*
- * tightloop — can a loop with no calls starve main?  A thread runs
+ * tightloop [STALL_MS] — can a loop with no calls starve main?  A thread runs
  * while (!stop) counter++ (a relaxed atomic load and a volatile store, no
  * function call) while main sleeps in usleep(100000); prints how long
  * until main resumed.  Run it on one CPU (taskset -c 0 natively,
  * GOMAXPROCS=1 under a user-level scheduler) as seeds/001, experiment 3
  * (Go: 116 ms; with async preemption off, never).  If main gets no CPU
- * for 3 s, the watchdog (bench.h) stops the loop and the line says so.
+ * for STALL_MS (default 3000), the watchdog (bench.h) stops the loop and
+ * the line says so.
  */
 #include <pthread.h>
 
@@ -28,11 +29,12 @@ static void rescue(void)
 	atomic_store(&stop, 1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	long stall_ms = arg_long(argc, argv, 1, 3000);
 	pthread_t th;
 	wd_stage = 1;
-	watchdog_start(3000, rescue);
+	watchdog_start(stall_ms, rescue);
 	int e = pthread_create(&th, NULL, loop, NULL);
 	if (e) {
 		printf("thread failed: %s\n", strerror(e));
@@ -47,8 +49,8 @@ int main(void)
 	pthread_join(th, NULL);
 	watchdog_stop();
 	if (wd_fired == 1)
-		printf("main resumed after: stalled (main got no CPU for 3 s before it slept; the "
-		       "watchdog stopped the loop)\n");
+		printf("main resumed after: stalled (main got no CPU for %ld ms before it slept; "
+		       "the watchdog stopped the loop)\n", stall_ms);
 	else if (wd_fired)
 		printf("main resumed after: %.0f ms (stalled: the watchdog stopped the loop at %.0f ms)\n",
 		       (t1 - t0) * 1e3, (wd_at - t0) * 1e3);

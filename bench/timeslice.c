@@ -68,6 +68,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		printf("thread %d: ran %.3f s to %.3f s of the run, %ld gaps\n", i + 1,
 		       sp[i].first - (end - secs), sp[i].last - (end - secs), sp[i].ngaps);
+	double late = sp[0].first > sp[1].first ? sp[0].first : sp[1].first;
+	printf("the later thread first ran at: %.3f s\n", late - (end - secs));
 	printf("descheduled gaps: %ld\n", n);
 	if (n)
 		printf("gap ms: min %.2f  median %.2f  p90 %.2f  max %.2f\n", all[0] * 1e3,
