@@ -4,7 +4,13 @@ and under weft (LD_PRELOAD=build/libweft.so) and prints a side-by-side table.
 
 The programs are plain pthread programs (bench/*.c, built by bench/bench.mk)
 reproducing the C side of the seed articles' experiments.  Fast benchmarks
-run several times and report the median.  The native waiters run is capped
+run several times and report the median.  The one-CPU experiments
+(timeslice, tightloop, cpubound) run natively under taskset and under weft
+with GOMAXPROCS set; the echo server is driven by bench/echo_load, a
+one-thread epoll process that starts the server (under weft: through
+`env LD_PRELOAD=...`) and is itself never preloaded.  Programs that can
+stall under a scheduler without preemption or blocked-thread detection
+carry a watchdog (bench.h) and report "stalled" instead of hanging.  The native waiters run is capped
 so the machine keeps free pids (pid_max).  A run that hangs is killed after
 its timeout; for a weft hang the stacks of all threads (gdb) are saved to
 build/bench/hang-*.txt first.  Hangs and crashes are listed under the table;
@@ -223,7 +229,7 @@ def blocking_cell(out):
     else:
         d = num(out, r"OS threads then: (\d+)")
         mid = "stalled (%s)" % ("{:,}".format(int(d)) if d is not None else "?")
-    return "%d -> %s -> %d" % (b, mid, a), d
+    return "%d -> %s -> %s" % (b, mid, "{:,}".format(int(a))), d
 
 
 def exp_blocking(count, spin, stall_ms):
@@ -242,13 +248,13 @@ def exp_blocking(count, spin, stall_ms):
         rows.append(("%-8s %s" % (kind, what), ncell or "FAILED", wcell or "FAILED", r))
 
 
-def exp_timeslice(secs):
+def exp_timeslice(ms):
     m = {"gaps": r"descheduled gaps: (\d+)", "med": r"median ([\d.]+)", "p90": r"p90 ([\d.]+)",
          "late": r"later thread first ran at: ([\d.]+) s"}
-    n, _ = median_runs("timeslice", [secs], False, 1, 60, m, prefix=("taskset", "-c", "0"))
-    w, _ = median_runs("timeslice", [secs], True, 1, 60, m, env_set={"GOMAXPROCS": "1"})
-    section("timeslice: 2 threads spin %d s on one CPU (native taskset -c 0, weft "
-            "GOMAXPROCS=1; Go: median gap 20 ms)" % secs)
+    n, _ = median_runs("timeslice", [ms], False, 1, 60, m, prefix=("taskset", "-c", "0"))
+    w, _ = median_runs("timeslice", [ms], True, 1, 60, m, env_set={"GOMAXPROCS": "1"})
+    section("timeslice: 2 threads spin %g s on one CPU (native taskset -c 0, weft "
+            "GOMAXPROCS=1; Go: median gap 20 ms)" % (ms / 1e3))
     row("descheduled gaps > 1 ms", n["gaps"], w["gaps"], ratio=False)
     none = lambda d, k: d[k] if d[k] is not None or d["gaps"] is None else "none"
     row("median gap", none(n, "med"), none(w, "med"), "ms", ratio=False)
@@ -344,9 +350,9 @@ def main():
         exp_switch(20000, 3)
         exp_spawn(10000, 1)
         exp_waiters(10000, 120)
-        exp_blocking(100, 8, 1000)
-        exp_timeslice(1)
-        exp_tightloop(1000)
+        exp_blocking(100, 8, 750)
+        exp_timeslice(500)
+        exp_tightloop(750)
         exp_cpubound(25, 1)
         exp_echo(1000, 1, 64)
     else:
@@ -356,7 +362,7 @@ def main():
         exp_waiters(10000, 120)
         exp_waiters(100000, 240)
         exp_blocking(1000, 8, 2000)
-        exp_timeslice(2)
+        exp_timeslice(2000)
         exp_tightloop(3000)
         exp_cpubound(50, 3)
         exp_echo(10000, 5, 64)

@@ -1,6 +1,6 @@
 /*
- * timeslice [SECONDS] — who decides when a thread stops?  Two threads spin
- * for SECONDS (default 1) reading the clock; whenever one sees that it was
+ * timeslice [MS] — who decides when a thread stops?  Two threads spin for
+ * MS milliseconds (default 1000) reading the clock; whenever one sees that it was
  * off the CPU for more than 1 ms, it records the gap.  Prints the gaps'
  * count, median, p90 and max.  Run it on one CPU (taskset -c 0 natively,
  * GOMAXPROCS=1 under a user-level scheduler): the median gap is then the
@@ -45,7 +45,7 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	long secs = arg_long(argc, argv, 1, 1);
+	double secs = arg_long(argc, argv, 1, 1000) / 1e3;
 	pthread_t th[2];
 	end = now_s() + secs;
 	for (int i = 0; i < 2; i++) {
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 		n += sp[i].ngaps;
 	}
 	qsort(all, n, sizeof *all, cmp);
-	printf("spinning: %ld s, 2 threads\n", secs);
+	printf("spinning: %.3f s, 2 threads\n", secs);
 	for (int i = 0; i < 2; i++)
 		printf("thread %d: ran %.3f s to %.3f s of the run, %ld gaps\n", i + 1,
 		       sp[i].first - (end - secs), sp[i].last - (end - secs), sp[i].ngaps);
