@@ -1,27 +1,49 @@
 /* bench.h — helpers shared by the benchmark programs (plain C, no weft). */
 #ifndef BENCH_H
 #define BENCH_H
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
-/* A "Key:  N kB" line of /proc/self/status (e.g. "Threads", "VmRSS"), or -1. */
+/* A "Key:  N kB" line of /proc/self/status (e.g. "Threads", "VmRSS"), or -1.
+ * Only open/read/close and no stdio, so a signal handler may call it. */
 static inline long proc_status(const char *key)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	if (!f)
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	char line[256];
-	size_t n = strlen(key);
-	long v = -1;
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, key, n) && line[n] == ':') {
-			v = strtol(line + n + 1, NULL, 10);
+	char buf[8192];
+	size_t len = 0;
+	ssize_t r;
+	while (len < sizeof buf - 1 && (r = read(fd, buf + len, sizeof buf - 1 - len)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
 			break;
 		}
-	fclose(f);
-	return v;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = 0;
+	size_t n = strlen(key);
+	for (char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+		if (!strncmp(l, key, n) && l[n] == ':') {
+			long v = 0;
+			for (l += n + 1; *l == ' ' || *l == '\t'; l++)
+				;
+			for (; *l >= '0' && *l <= '9'; l++)
+				v = v * 10 + (*l - '0');
+			return v;
+		}
+	return -1;
 }
 
 /* A "Key: N kB" line of /proc/meminfo (system-wide), or -1. */
@@ -60,5 +82,77 @@ static inline long arg_long(int argc, char **argv, int i, long dflt)
 		exit(2);
 	}
 	return v;
+}
+
+/*
+ * Stall watchdog.  Some experiments block threads in ways a user-level
+ * scheduler may not see (a CPU loop, a raw system call, flock); if they
+ * take every OS thread that runs program code, main never runs again and
+ * the program would hang instead of reporting.  The program bumps wd_beat
+ * whenever it makes progress (main waiting in a loop, a thread starting); SIGALRM every 250 ms checks it, and after limit_ms
+ * without a beat records the OS thread count and main's stage, calls the
+ * program's rescue (async-signal-safe only: set flags, write to pipes,
+ * unlock) so the blocked threads finish, and sets wd_fired.  main then
+ * reports "stalled" for that stage instead of a number it did not see.
+ * SA_RESTART, so natively the timer only wakes sleepers (they loop).
+ */
+static atomic_long wd_beat;
+static volatile sig_atomic_t wd_fired;  /* stage at which main stalled, 0 = never */
+static volatile sig_atomic_t wd_stage;  /* main's current stage, set by main */
+static long wd_threads;                 /* OS threads when the watchdog fired */
+static double wd_at;                    /* now_s() when it fired */
+static void (*wd_rescue)(void);
+static long wd_limit_ticks, wd_idle, wd_last = -1;
+
+static inline void wd_handler(int sig)
+{
+	(void)sig;
+	int e = errno;
+	long b = atomic_load(&wd_beat);
+	if (wd_fired || b != wd_last) {
+		wd_last = b;
+		wd_idle = 0;
+	} else if (++wd_idle >= wd_limit_ticks) {
+		wd_threads = proc_status("Threads");
+		wd_at = now_s();
+		wd_fired = wd_stage ? wd_stage : 1;
+		if (wd_rescue)
+			wd_rescue();
+	}
+	errno = e;
+}
+
+static inline void watchdog_start(long limit_ms, void (*rescue)(void))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = wd_handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	wd_rescue = rescue;
+	wd_limit_ticks = (limit_ms + 249) / 250;
+	if (sigaction(SIGALRM, &sa, NULL))
+		perror("sigaction");
+	struct itimerval it = {{0, 250000}, {0, 250000}};
+	if (setitimer(ITIMER_REAL, &it, NULL))
+		perror("setitimer");
+}
+
+static inline void watchdog_stop(void)
+{
+	struct itimerval it = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* Raises RLIMIT_NOFILE to its hard limit; returns the new soft limit. */
+static inline long raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -1;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	return (long)rl.rlim_cur;
 }
 #endif

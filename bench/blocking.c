@@ -1,94 +1,219 @@
 /*
- * blocking [N] [read] — when does a thread cost an OS thread?  Starts N
- * threads (default 100) that sleep in usleep, then N more that wait on a
- * condition variable, printing the process's OS threads (the kernel's
- * Threads: count) at each step.  With "read", N more are then started
- * that block in read(2) on a pipe nobody writes yet, as the seed's
- * "stuck in a system call" goroutines.  Then everything is released and
- * joined.
+ * blocking KIND [N [STALL_MS]] — what does a blocked thread cost in OS threads?
+ * Starts N threads (default 100) that all get stuck the same way, and
+ * prints the process's OS threads (the kernel's Threads: count) before,
+ * while they are stuck, and after they were released and joined.  KIND:
+ *   sleep    usleep(100 ms) in a loop until released
+ *   cond     pthread_cond_wait on one condition variable
+ *   socket   read(2) on its own socketpair(AF_UNIX, SOCK_STREAM)
+ *   pipe     read(2) on its own pipe
+ *   spin     a CPU loop until released (use a few: e.g. 8)
+ *   rawread  syscall(SYS_read, ...) on its own pipe: a system call made
+ *            without going through libc's read, as Go's syscall.Read
+ *   flock    flock(LOCK_EX) on a file main holds locked: a call that can
+ *            block and cannot be polled
+ * The seed's blocking table (seeds/001, experiment 4) in C.  If main
+ * stops getting the CPU (a scheduler that cannot take a CPU loop or a raw
+ * system call off its threads), the watchdog (bench.h) releases the
+ * threads after STALL_MS (default 2000) and the "during" line says
+ * "stalled".
  */
+#define _GNU_SOURCE /* pipe2 */
 #include <pthread.h>
-#include <stdatomic.h>
-#include <unistd.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 
 #include "bench.h"
 
+enum kind { SLEEP, COND, SOCKET, PIPE, SPIN, RAWREAD, FLOCK };
+static const char *const kinds[] = {"sleep", "cond", "socket", "pipe", "spin", "rawread", "flock"};
+static const char *const what[] = {
+	"in usleep", "on a condvar", "in read(2) on a socket", "in read(2) on a pipe",
+	"spinning on the CPU", "in a raw read system call", "in flock(2)"};
+
+static enum kind kind;
+static long n;
+static atomic_int ready;        /* threads about to block */
+static atomic_int stop;         /* sleep and spin: release */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int released;
-static atomic_int stop, ready;
-static int pfd[2];
+static int released;            /* cond: under mu */
+static int (*fds)[2];           /* socket, pipe, rawread: [i][0] read end */
+static int lockfd = -1;         /* flock: main's descriptor holding the lock */
+static char lockpath[64];
+static volatile unsigned long spins[64];
+static long stalled_ready;      /* ready when the watchdog fired */
 
-static void *sleeper(void *arg)
+/* Releases every thread; async-signal-safe (the watchdog calls it too).
+ * Each thread's descriptor gets one byte: a second call adds a second
+ * byte that nobody reads, which is harmless.  The bytes are written with
+ * raw system calls: from the watchdog's handler, a write() that a
+ * user-level scheduler wraps could switch the interrupted thread away in
+ * the middle of the handler, and with every OS thread stuck it would not
+ * come back to finish the loop. */
+static void release(void)
 {
-	atomic_fetch_add(&ready, 1);
-	while (!atomic_load(&stop))
-		usleep(100000);
-	return arg;
+	if (wd_fired && !stalled_ready)
+		stalled_ready = atomic_load(&ready);
+	atomic_store(&stop, 1);
+	if (fds)
+		for (long i = 0; i < n; i++)
+			if (syscall(SYS_write, fds[i][1], "x", 1) != 1)
+				_exit(3);
+	if (lockfd >= 0)
+		flock(lockfd, LOCK_UN);
 }
 
-static void *waiter(void *arg)
+/* A thread is about to block: progress for the watchdog too. */
+static void arrive(void)
 {
-	pthread_mutex_lock(&mu);
 	atomic_fetch_add(&ready, 1);
-	while (!released)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
-	return arg;
+	atomic_fetch_add(&wd_beat, 1);
 }
 
-static void *reader(void *arg)
+static void *blocker(void *arg)
 {
+	long i = (long)arg;
 	char c;
-	atomic_fetch_add(&ready, 1);
-	if (read(pfd[0], &c, 1) != 1)
-		abort();
-	return arg;
+	switch (kind) {
+	case SLEEP:
+		arrive();
+		while (!atomic_load(&stop))
+			usleep(100000);
+		break;
+	case COND:
+		pthread_mutex_lock(&mu);
+		arrive();
+		while (!released)
+			pthread_cond_wait(&cv, &mu);
+		pthread_mutex_unlock(&mu);
+		break;
+	case SOCKET:
+	case PIPE:
+		arrive();
+		if (read(fds[i][0], &c, 1) != 1)
+			perror("read"), exit(1);
+		break;
+	case RAWREAD:
+		arrive();
+		while (syscall(SYS_read, fds[i][0], &c, 1) != 1)
+			if (errno != EINTR)
+				perror("SYS_read"), exit(1);
+		break;
+	case SPIN:
+		arrive();
+		while (!atomic_load_explicit(&stop, memory_order_relaxed))
+			spins[i % 64]++;
+		break;
+	case FLOCK: {
+		int fd = open(lockpath, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			perror("open"), exit(1);
+		arrive();
+		while (flock(fd, LOCK_EX))
+			if (errno != EINTR)
+				perror("flock"), exit(1);
+		flock(fd, LOCK_UN);
+		close(fd);
+		break;
+	}
+	}
+	return NULL;
 }
 
-static void start(pthread_t *th, long n, void *(*fn)(void *))
+static int setup(void)
 {
-	int base = atomic_load(&ready);
-	for (long i = 0; i < n; i++)
-		if (pthread_create(&th[i], NULL, fn, NULL)) {
-			perror("pthread_create");
-			exit(1);
+	if (kind == SOCKET || kind == PIPE || kind == RAWREAD) {
+		fds = calloc(n, sizeof *fds);
+		for (long i = 0; fds && i < n; i++) {
+			int r = kind == SOCKET ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds[i])
+					       : pipe2(fds[i], O_CLOEXEC);
+			if (r) {
+				printf("descriptors failed at %ld of %ld: %s\n", i + 1, n, strerror(errno));
+				return -1;
+			}
 		}
-	while (atomic_load(&ready) < base + n)
-		usleep(1000);
-	usleep(50000); /* let the last ones get into their wait */
+		if (!fds)
+			return -1;
+	}
+	if (kind == FLOCK) {
+		snprintf(lockpath, sizeof lockpath, "/tmp/bench-flock-%d", (int)getpid());
+		lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (lockfd < 0 || flock(lockfd, LOCK_EX))
+			return perror(lockpath), -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	long n = arg_long(argc, argv, 1, 100);
-	int do_read = argc > 2 && !strcmp(argv[2], "read");
-	pthread_t *th = calloc(3 * n, sizeof *th);
-	if (!th || pipe(pfd))
-		return perror("setup"), 1;
-	printf("OS threads at start: %ld\n", proc_status("Threads"));
-	start(th, n, sleeper);
-	printf("%ld sleeping, OS threads: %ld\n", n, proc_status("Threads"));
+	if (argc < 2)
+		goto usage;
+	for (kind = 0; kind <= FLOCK && strcmp(argv[1], kinds[kind]); kind++)
+		;
+	if (kind > FLOCK)
+		goto usage;
+	n = arg_long(argc, argv, 2, 100);
+	long stall_ms = arg_long(argc, argv, 3, 2000);
+	raise_nofile();
+	pthread_t *th = calloc(n, sizeof *th);
+	if (!th || setup())
+		return 1;
+	long before = proc_status("Threads");
+	printf("OS threads before: %ld\n", before);
 	fflush(stdout);
-	start(th + n, n, waiter);
-	printf("%ld more waiting on a condvar, OS threads: %ld\n", n, proc_status("Threads"));
-	fflush(stdout);
-	if (do_read) {
-		start(th + 2 * n, n, reader);
-		printf("%ld more stuck in read(2), OS threads: %ld\n", n, proc_status("Threads"));
-		fflush(stdout);
+
+	watchdog_start(stall_ms, release);
+	wd_stage = 1;
+	long ok = 0;
+	for (long i = 0; i < n; i++, ok++) {
+		int e = pthread_create(&th[i], NULL, blocker, (void *)i);
+		atomic_fetch_add(&wd_beat, 1);
+		if (e) {
+			printf("thread %ld of %ld failed: %s\n", i + 1, n, strerror(e));
+			break;
+		}
 	}
-	atomic_store(&stop, 1);
+	/* Wait until every thread reached its blocking call, then give the
+	 * last ones time to get into it. */
+	double t0 = now_s();
+	while (atomic_load(&ready) < ok && !wd_fired && now_s() - t0 < 30) {
+		usleep(1000);
+		atomic_fetch_add(&wd_beat, 1);
+	}
+	long got = atomic_load(&ready);
+	if (!wd_fired)
+		usleep(50000 + 50 * ok);
+	long during = proc_status("Threads");
+	if (wd_fired)
+		printf("OS threads during: stalled (main got no CPU for %ld ms; %ld of %ld threads "
+		       "had started; OS threads then: %ld)\n", stall_ms, stalled_ready, ok, wd_threads);
+	else if (got < ok)
+		printf("OS threads during: %ld (only %ld of %ld threads blocked after 30 s)\n",
+		       during, got, ok);
+	else
+		printf("OS threads during: %ld (%ld threads %s)\n", during, ok, what[kind]);
+	fflush(stdout);
+
+	wd_stage = 2;
 	pthread_mutex_lock(&mu);
 	released = 1;
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
-	if (do_read)
-		for (long i = 0; i < n; i++)
-			if (write(pfd[1], "x", 1) != 1)
-				abort();
-	for (long i = 0; i < (do_read ? 3 : 2) * n; i++)
+	release(); /* again after the watchdog's: harmless */
+	for (long i = 0; i < ok; i++) {
 		pthread_join(th[i], NULL);
-	printf("all joined, OS threads: %ld\n", proc_status("Threads"));
+		atomic_fetch_add(&wd_beat, 1);
+	}
+	watchdog_stop();
+	if (kind == FLOCK)
+		unlink(lockpath);
+	printf("OS threads after: %ld (all %ld joined)\n", proc_status("Threads"), ok);
+	if (wd_fired == 2)
+		printf("stalled while joining: main got no CPU for %ld ms\n", stall_ms);
 	return 0;
+usage:
+	fprintf(stderr, "usage: blocking sleep|cond|socket|pipe|spin|rawread|flock [N [STALL_MS]]\n");
+	return 2;
 }

@@ -4,7 +4,13 @@ and under weft (LD_PRELOAD=build/libweft.so) and prints a side-by-side table.
 
 The programs are plain pthread programs (bench/*.c, built by bench/bench.mk)
 reproducing the C side of the seed articles' experiments.  Fast benchmarks
-run several times and report the median.  The native waiters run is capped
+run several times and report the median.  The one-CPU experiments
+(timeslice, tightloop, cpubound) run natively under taskset and under weft
+with GOMAXPROCS set; the echo server is driven by bench/echo_load, a
+one-thread epoll process that starts the server (under weft: through
+`env LD_PRELOAD=...`) and is itself never preloaded.  Programs that can
+stall under a scheduler without preemption or blocked-thread detection
+carry a watchdog (bench.h) and report "stalled" instead of hanging.  The native waiters run is capped
 so the machine keeps free pids (pid_max).  A run that hangs is killed after
 its timeout; for a weft hang the stacks of all threads (gdb) are saved to
 build/bench/hang-*.txt first.  Hangs and crashes are listed under the table;
@@ -21,14 +27,18 @@ NATIVE_CAP = 20000          # most threads a native run may start
 problems = []               # (text) hangs, crashes, stderr notes
 
 
-def run(prog, args, weft, timeout):
-    """Runs one program; returns (stdout, seconds) or (None, why)."""
+def run(prog, args, weft, timeout, env_set=None, prefix=(), label=None):
+    """Runs one program; returns (stdout, seconds) or (None, why).  env_set
+    overrides environment variables (e.g. GOMAXPROCS), prefix goes before
+    the command (e.g. taskset), label names the run in problem lines."""
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     if weft:
         env["LD_PRELOAD"] = LIB
-    cmd = [os.path.join(BIN, prog)] + [str(a) for a in args]
-    name = ("weft " if weft else "native ") + " ".join([prog] + [str(a) for a in args])
+    env.update(env_set or {})
+    cmd = list(prefix) + [os.path.join(BIN, prog)] + [str(a) for a in args]
+    name = label or ("weft " if weft else "native ") + " ".join(
+        ["%s=%s" % kv for kv in (env_set or {}).items()] + list(prefix) + [prog] + [str(a) for a in args])
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, start_new_session=True)
@@ -45,7 +55,7 @@ def run(prog, args, weft, timeout):
                                    capture_output=True, text=True, timeout=120)
                 with open(path, "w") as f:
                     f.write("$ GOMAXPROCS=%s WEFT_TLS=%s LD_PRELOAD=%s %s\n\n"
-                            % (os.environ.get("GOMAXPROCS", ""), os.environ.get("WEFT_TLS", ""),
+                            % (env.get("GOMAXPROCS", ""), env.get("WEFT_TLS", ""),
                                LIB, " ".join(cmd)))
                     f.write(g.stdout + g.stderr)
                 bt = " (all-thread backtrace: %s)" % os.path.relpath(path, ROOT)
@@ -75,12 +85,12 @@ def num(out, pattern):
     return float(m.group(1)) if m else None
 
 
-def median_runs(prog, args, weft, reps, timeout, metrics):
+def median_runs(prog, args, weft, reps, timeout, metrics, env_set=None, prefix=()):
     """Runs reps times; returns {metric: median} ({} entries None on failure)."""
     vals = {k: [] for k in metrics}
     outs = []
     for _ in range(reps):
-        out, _ = run(prog, args, weft, timeout)
+        out, _ = run(prog, args, weft, timeout, env_set, prefix)
         if out is None:
             return {k: None for k in metrics}, None
         outs.append(out)
@@ -109,10 +119,14 @@ def fmt(v, unit):
     return s + (" " + unit if unit else "")
 
 
-def row(label, n, w, unit="", ratio=True, nnote=""):
+def row(label, n, w, unit="", ratio=True, nnote="", higher_better=False):
+    """ratio is native/weft for costs (times, threads, memory): above 1x
+    weft is better; for higher_better figures (requests/s) it is weft/native
+    so that above 1x still means weft is better."""
     r = ""
-    if ratio and isinstance(n, (int, float)) and isinstance(w, (int, float)) and w:
-        r = "%.1fx" % (n / w) if n / w >= 0.1 else "%.3fx" % (n / w)
+    if ratio and isinstance(n, (int, float)) and isinstance(w, (int, float)) and w and n:
+        q = w / n if higher_better else n / w
+        r = "%.1fx" % q if q >= 0.1 else "%.3fx" % q
     rows.append((label, fmt(n, unit) + nnote if n is not None or not nnote else nnote,
                  fmt(w, unit), r))
 
@@ -122,10 +136,11 @@ def section(title):
 
 
 def print_table():
-    w0 = max(len(r[0]) for r in rows) + 2
+    w0 = max(len(r[0]) + 2 for r in rows if r[1] is not None) + 2  # titles may overhang
     w1 = max([len(r[1]) for r in rows if r[1] is not None] + [6]) + 2
     w2 = max([len(r[2]) for r in rows if r[2] is not None] + [4]) + 2
-    head = "%-*s%*s%*s  %s" % (w0, "experiment", w1, "native", w2, "weft", "native/weft")
+    head = "%-*s%*s%*s  %s" % (w0, "experiment", w1, "native", w2, "weft",
+                                "native/weft (weft/native for /s)")
     print(head)
     print("-" * len(head))
     for r in rows:
@@ -195,27 +210,131 @@ def exp_waiters(count, timeout):
     row("memory per thread (incl. kernel stack)", n["per"], w["per"], "KB")
 
 
-def exp_blocking(count, read):
-    args = [count] + (["read"] if read else [])
-    nout, _ = run("blocking", args, False, 30)
-    wout, _ = run("blocking", args, True, 15 if read else 30)
-    section("blocking: OS threads (kernel's count) as %d threads sleep%s" % (
-        count, ", wait, block in read(2)" if read else " and wait"))
-    pats = [("at start", r"at start: (\d+)"),
-            ("+%d in usleep" % count, r"sleeping, OS threads: (\d+)"),
-            ("+%d on a condvar" % count, r"condvar, OS threads: (\d+)")]
-    if read:
-        pats.append(("+%d stuck in read(2)" % count, r"read\(2\), OS threads: (\d+)"))
-    pats.append(("all joined", r"all joined, OS threads: (\d+)"))
-    for label, pat in pats:
-        row(label, num(nout, pat), num(wout, pat), "", ratio=False)
+BLOCK_KINDS = [("sleep", "usleep"), ("cond", "pthread_cond_wait"),
+               ("socket", "read(2) on a socketpair"), ("pipe", "read(2) on a pipe"),
+               ("spin", "CPU loop"), ("rawread", "syscall(SYS_read) on a pipe"),
+               ("flock", "flock(2) on a locked file")]
+
+
+def blocking_cell(out):
+    """'before -> during -> after' from a blocking run, or None."""
+    b, a = num(out, r"before: (\d+)"), num(out, r"after: (\d+)")
+    if out is None or b is None or a is None:
+        return None, None
+    d = num(out, r"during: (\d+)")
+    if d is not None:
+        mid = "{:,}".format(int(d))
+        if "only" in out:
+            mid += " (partial)"
+    else:
+        d = num(out, r"OS threads then: (\d+)")
+        mid = "stalled (%s)" % ("{:,}".format(int(d)) if d is not None else "?")
+    return "%d -> %s -> %s" % (b, mid, "{:,}".format(int(a))), d
+
+
+def exp_blocking(count, spin, stall_ms):
+    section("blocking: OS threads before -> while N threads are stuck -> after release "
+            "and join (N=%s, spin N=%d; \"stalled\": main got no CPU for %d ms)"
+            % ("{:,}".format(count), spin, stall_ms))
+    for kind, what in BLOCK_KINDS:
+        n_ = spin if kind == "spin" else count
+        nout, _ = run("blocking", [kind, n_, stall_ms], False, 60)
+        wout, _ = run("blocking", [kind, n_, stall_ms], True, 60)
+        ncell, nd = blocking_cell(nout)
+        wcell, wd = blocking_cell(wout)
+        r = ""
+        if nd and wd and "stalled" not in (wcell or ""):
+            r = "%.1fx" % (nd / wd)
+        rows.append(("%-8s %s" % (kind, what), ncell or "FAILED", wcell or "FAILED", r))
+
+
+def exp_timeslice(ms):
+    m = {"gaps": r"descheduled gaps: (\d+)", "med": r"median ([\d.]+)", "p90": r"p90 ([\d.]+)",
+         "late": r"later thread first ran at: ([\d.]+) s"}
+    n, _ = median_runs("timeslice", [ms], False, 1, 60, m, prefix=("taskset", "-c", "0"))
+    w, _ = median_runs("timeslice", [ms], True, 1, 60, m, env_set={"GOMAXPROCS": "1"})
+    section("timeslice: 2 threads spin %g s on one CPU (native taskset -c 0, weft "
+            "GOMAXPROCS=1; Go: median gap 20 ms)" % (ms / 1e3))
+    row("descheduled gaps > 1 ms", n["gaps"], w["gaps"], ratio=False)
+    none = lambda d, k: d[k] if d[k] is not None or d["gaps"] is None else "none"
+    row("median gap", none(n, "med"), none(w, "med"), "ms", ratio=False)
+    row("p90 gap", none(n, "p90"), none(w, "p90"), "ms", ratio=False)
+    ms = lambda v: v * 1e3 if v is not None else None
+    row("the later thread's first run, after start", ms(n["late"]), ms(w["late"]), "ms", ratio=False)
+
+
+def tight_cell(out):
+    v = num(out, r"resumed after: ([\d.]+) ms")
+    if out is None:
+        return None
+    if "stalled" in out:
+        return ("stalled (%s ms)" % "{:,.0f}".format(v)) if v is not None else "stalled"
+    return v
+
+
+def exp_tightloop(stall_ms):
+    nout, _ = run("tightloop", [stall_ms], False, 60, prefix=("taskset", "-c", "0"))
+    wout, _ = run("tightloop", [stall_ms], True, 60, env_set={"GOMAXPROCS": "1"})
+    section("tightloop: a thread in while(!stop) n++; main in usleep(100 ms), one CPU "
+            "(Go: 116 ms; stalled: the loop was stopped after %d ms)" % stall_ms)
+    row("main resumed after", tight_cell(nout), tight_cell(wout), "ms", ratio=False)
+
+
+def exp_cpubound(miter, reps):
+    m = {"t": r"wall time: ([\d.]+) s"}
+    res = {}
+    for cpus in (1, 2):
+        res[("n", cpus)], _ = median_runs("cpubound", [8, miter], False, reps, 120, m,
+                                          prefix=("taskset", "-c", "0" if cpus == 1 else "0,1"))
+        res[("w", cpus)], _ = median_runs("cpubound", [8, miter], True, reps, 120, m,
+                                          env_set={"GOMAXPROCS": str(cpus)})
+    section("cpubound: 8 threads x %dM xorshift steps (native taskset -c 0 / 0,1, weft "
+            "GOMAXPROCS=1 / 2; median of %d)" % (miter, reps))
+    for cpus in (1, 2):
+        row("wall time, %d CPU%s" % (cpus, "s" if cpus > 1 else ""),
+            res[("n", cpus)]["t"], res[("w", cpus)]["t"], "s")
+    sp = lambda k: (res[(k, 1)]["t"] / res[(k, 2)]["t"]
+                    if res[(k, 1)]["t"] and res[(k, 2)]["t"] else None)
+    x = lambda v: "%.2fx" % v if v is not None else None
+    row("speedup 2 CPUs / 1 CPU", x(sp("n")), x(sp("w")), ratio=False)
+
+
+ECHO_M = {"open": r"connections: (\d+) of", "secs": r"open in ([\d.]+) s",
+          "rps": r"requests/s: (\d+)", "thr": r"server OS threads: (\d+)",
+          "rss": r"server peak RSS: ([\d.]+) MB", "lost": r"connections lost: (\d+)"}
+
+
+def exp_echo(conns, secs, window):
+    srv = os.path.join(BIN, "echo_server")
+    args = [conns, secs, window]
+    nout, _ = run("echo_load", args + [srv], False, 120 + secs,
+                  label="native echo_load %d %d %d echo_server" % tuple(args))
+    wout, _ = run("echo_load", args + ["env", "LD_PRELOAD=" + LIB, srv], False, 120 + secs,
+                  label="weft echo_load %d %d %d (weft) echo_server" % tuple(args))
+    n = {k: num(nout, p) for k, p in ECHO_M.items()}
+    w = {k: num(wout, p) for k, p in ECHO_M.items()}
+    section("echo: thread-per-connection server, %s loopback connections, %d requests "
+            "of 16 B in flight round robin for %d s (load: one epoll process)"
+            % ("{:,}".format(conns), window, secs))
+    for out, who in ((nout, "native"), (wout, "weft")):
+        for l in (out or "").splitlines():
+            if l.startswith(("server:", "RLIMIT", "gave up", "connect ", "connect failed",
+                             "socket ")):
+                rows.append(("%s: %s" % (who, l), "", "", ""))
+    row("connections open", n["open"], w["open"], ratio=False)
+    row("time to open them all", n["secs"], w["secs"], "s", ratio=False)
+    row("requests/s", n["rps"], w["rps"], "", higher_better=True)
+    row("server OS threads (most seen)", n["thr"], w["thr"], "")
+    row("server peak RSS", n["rss"], w["rss"], "MB")
+    row("connections lost", n["lost"], w["lost"], "", ratio=False)
 
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "--demo"
     if mode not in ("--demo", "--full"):
         sys.exit("usage: bench/run.py --demo | --full")
-    for p in ("switch", "pipe_switch", "spawn", "waiters", "blocking"):
+    for p in ("switch", "pipe_switch", "spawn", "waiters", "blocking", "timeslice",
+              "tightloop", "cpubound", "echo_server", "echo_load"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
             sys.exit("bench: %s/%s missing: run `make bench-progs`" % (BIN, p))
     if not os.path.exists(LIB):
@@ -231,15 +350,22 @@ def main():
         exp_switch(20000, 3)
         exp_spawn(10000, 1)
         exp_waiters(10000, 120)
-        exp_blocking(100, False)
+        exp_blocking(100, 8, 750)
+        exp_timeslice(500)
+        exp_tightloop(750)
+        exp_cpubound(25, 1)
+        exp_echo(1000, 1, 64)
     else:
         exp_switch(200000, 3)
         exp_pipe(50000, 3)
         exp_spawn(10000, 1)
         exp_waiters(10000, 120)
         exp_waiters(100000, 240)
-        exp_blocking(100, False)
-        exp_blocking(100, True)
+        exp_blocking(1000, 8, 2000)
+        exp_timeslice(2000)
+        exp_tightloop(3000)
+        exp_cpubound(50, 3)
+        exp_echo(10000, 5, 64)
     print_table()
     print("\n(%.0f s)" % (time.monotonic() - t0))
     if problems:
