@@ -57,6 +57,7 @@ struct pd {
 	_Atomic uint32_t closegen; /* bumped by close/dup2 of this number */
 	_Atomic int kind;          /* WT_FD_UNKNOWN / POLLABLE (registered) / FILE */
 	_Atomic int sock;          /* 0 unknown, 1 socket, 2 not a socket */
+	_Atomic int nonblock;      /* 0 unknown, 1 blocking, 2 O_NONBLOCK */
 };
 
 #define CHUNK 1024
@@ -106,8 +107,10 @@ void wt_fd_set_kind(int fd, int kind)
 	if (!pd)
 		return;
 	atomic_store_explicit(&pd->kind, kind, memory_order_relaxed);
-	if (kind == WT_FD_UNKNOWN)
+	if (kind == WT_FD_UNKNOWN) {
 		atomic_store_explicit(&pd->sock, 0, memory_order_relaxed);
+		atomic_store_explicit(&pd->nonblock, 0, memory_order_relaxed);
+	}
 }
 
 uint32_t wt_netpoll_seq(int fd, int mode)
@@ -270,10 +273,17 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 	struct pd *pd = pd_of(fd, true);
 	if (!pd || !start())
 		return -EPERM;
-	long fl = wt_syscall6(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
-	if (fl < 0)
-		return -EPERM; /* let the real call report it */
-	if (fl & O_NONBLOCK) {
+	/* O_NONBLOCK as last seen; fcntl(F_SETFL) and ioctl(FIONBIO) through
+	 * the program's own calls make weft look again (wt_fd_flags_changed). */
+	int nb = atomic_load_explicit(&pd->nonblock, memory_order_relaxed);
+	if (!nb) {
+		long fl = wt_syscall6(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
+		if (fl < 0)
+			return -EPERM; /* let the real call report it */
+		nb = fl & O_NONBLOCK ? 2 : 1;
+		atomic_store_explicit(&pd->nonblock, nb, memory_order_relaxed);
+	}
+	if (nb == 2) {
 		/* The program wants EAGAIN, unless epoll refuses fd: a regular
 		 * file never says EAGAIN, O_NONBLOCK or not. */
 		if (atomic_load_explicit(&pd->kind, memory_order_relaxed) == WT_FD_POLLABLE ||
@@ -296,34 +306,24 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 					    tv.tv_usec * 1000ll;
 		}
 	}
-	/* Registered before (kind POLLABLE): skip the epoll_ctl.  Should the
-	 * number have been closed and reused behind weft's back (stdio's
-	 * fclose), the new file is not in the set: so such a park re-checks
-	 * the registration once a second instead of sleeping forever. */
-	int64_t dl = *deadline;
-	bool cached = atomic_load_explicit(&pd->kind, memory_order_relaxed) == WT_FD_POLLABLE;
-	if (cached) {
-		int64_t recheck = wt_nanotime() + 1000000000ll;
-		if (dl < 0 || dl > recheck)
-			dl = recheck;
-	} else if (wt_netpoll_register(fd) < 0) {
+	/* Registered before (kind POLLABLE): skip the epoll_ctl.  Every way
+	 * the program closes a number (close, dup2/3, fclose, pclose,
+	 * close_range, closefrom) and every call that hands one out makes
+	 * weft forget it, so the registration is the current file's. */
+	if (atomic_load_explicit(&pd->kind, memory_order_relaxed) != WT_FD_POLLABLE &&
+	    wt_netpoll_register(fd) < 0)
 		return -EPERM;
-	}
 	uint32_t gen = atomic_load_explicit(&pd->closegen, memory_order_acquire);
 	struct wt_task *t = wt_cur();
 	if (t)
 		t->wait_reason = mode == WT_IO_READ ? "IO wait (read)" : "IO wait (write)";
 	atomic_fetch_add_explicit(&wt_netpoll_waiters, 1, memory_order_relaxed);
-	int pr = wt_park(&pd->seq[mode], seq_unchanged, s, dl, true);
+	int pr = wt_park(&pd->seq[mode], seq_unchanged, s, *deadline, true);
 	atomic_fetch_sub_explicit(&wt_netpoll_waiters, 1, memory_order_relaxed);
 	if (t)
 		t->wait_reason = NULL;
 	if (atomic_load_explicit(&pd->closegen, memory_order_acquire) != gen)
 		return -EBADF;
-	if (pr == WT_PARK_TIMEDOUT && dl != *deadline) {
-		wt_netpoll_register(fd); /* the once-a-second re-check */
-		return 0;
-	}
 	if (pr == WT_PARK_TIMEDOUT)
 		return -ETIMEDOUT;
 	if (pr == WT_PARK_CANCELED)
@@ -340,6 +340,8 @@ void wt_netpoll_close(int fd)
 	if (!pd)
 		return;
 	atomic_store_explicit(&pd->kind, WT_FD_UNKNOWN, memory_order_relaxed);
+	atomic_store_explicit(&pd->sock, 0, memory_order_relaxed);
+	atomic_store_explicit(&pd->nonblock, 0, memory_order_relaxed);
 	/* Release: pairs with the waiter's acquire load after it wakes. */
 	atomic_fetch_add_explicit(&pd->closegen, 1, memory_order_release);
 	for (int m = 0; m < 2; m++) {
@@ -359,4 +361,31 @@ void wt_netpoll_after_fork(void)
 	atomic_store_explicit(&blocker, 0, memory_order_relaxed);
 	atomic_store_explicit(&wt_netpoll_waiters, 0, memory_order_relaxed);
 	init_lock = (wt_lock_t){ 0 };
+}
+
+/* The program changed fd's file status flags (O_NONBLOCK). */
+void wt_fd_flags_changed(int fd)
+{
+	struct pd *pd = pd_of(fd, false);
+	if (pd)
+		atomic_store_explicit(&pd->nonblock, 0, memory_order_relaxed);
+}
+
+/* close_range/closefrom by the program: wt_netpoll_close for every number
+ * in [lo, hi] weft knows something about (weft's own epoll fd excepted). */
+void wt_netpoll_close_range(unsigned lo, unsigned hi)
+{
+	for (unsigned c = lo / CHUNK; c < NCHUNKS && c <= hi / CHUNK; c++) {
+		struct pd *pds = atomic_load_explicit(&chunks[c], memory_order_acquire);
+		if (!pds)
+			continue;
+		for (unsigned i = 0; i < CHUNK; i++) {
+			unsigned fd = c * CHUNK + i;
+			if (fd < lo || fd > hi || (int)fd == epfd)
+				continue;
+			if (atomic_load_explicit(&pds[i].kind, memory_order_relaxed) != WT_FD_UNKNOWN ||
+			    atomic_load_explicit(&pds[i].nonblock, memory_order_relaxed))
+				wt_netpoll_close((int)fd);
+		}
+	}
 }

@@ -433,6 +433,8 @@ int wt_netpoll_fd(void);
 void wt_netpoll_after_fork(void);
 int wt_fd_kind(int fd);
 void wt_fd_set_kind(int fd, int kind);
+void wt_fd_flags_changed(int fd);
+void wt_netpoll_close_range(unsigned lo, unsigned hi);
 extern _Atomic long wt_netpoll_waiters;
 void wt_sched_trace(int64_t now);
 int wt_ncpu_affinity(void);

@@ -3,9 +3,9 @@
  *
  * The poller remembers per number what it learnt (pollable and registered,
  * socket or not: sched/netpoll.c).  A number comes back after close, so
- * every call that returns a fresh one makes the poller forget it.  (Numbers
- * libc hands out internally, e.g. fopen's, are not seen; the poller's
- * once-a-second re-registration covers those.)
+ * every call that returns a fresh one makes the poller forget it, as every
+ * close does (netio.c: close, dup2/3, fclose, close_range, closefrom;
+ * spawn.c: pclose).
  */
 #include <dlfcn.h>
 #include <sys/epoll.h>

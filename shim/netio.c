@@ -27,6 +27,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/close_range.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -418,4 +420,44 @@ WT_EXPORT int dup3(int old, int new, int fl)
 		errno = e;
 	}
 	return r;
+}
+
+/* Closes libc makes inside these: the numbers may come back as other files. */
+WT_EXPORT int fclose(FILE *fp)
+{
+	REAL(fclose);
+	int fd = fp ? fileno(fp) : -1;
+	int r = real_fclose(fp);
+	int e = errno;
+	if (fd >= 0 && fd != wt_netpoll_fd())
+		wt_netpoll_close(fd);
+	errno = e;
+	return r;
+}
+
+/* close_range and closefrom must spare weft's own epoll descriptor. */
+WT_EXPORT int close_range(unsigned lo, unsigned hi, int fl)
+{
+	REAL(close_range);
+	int ep = wt_netpoll_fd();
+	int r;
+	if (ep >= 0 && (unsigned)ep >= lo && (unsigned)ep <= hi && !(fl & CLOSE_RANGE_CLOEXEC)) {
+		r = (unsigned)ep > lo ? real_close_range(lo, (unsigned)ep - 1, fl) : 0;
+		if (r == 0 && (unsigned)ep < hi)
+			r = real_close_range((unsigned)ep + 1, hi, fl);
+	} else {
+		r = real_close_range(lo, hi, fl);
+	}
+	int e = errno;
+	if (r == 0 && !(fl & CLOSE_RANGE_CLOEXEC))
+		wt_netpoll_close_range(lo, hi);
+	errno = e;
+	return r;
+}
+
+WT_EXPORT void closefrom(int lo)
+{
+	if (lo < 0)
+		lo = 0;
+	close_range((unsigned)lo, ~0u, 0);
 }

@@ -83,10 +83,12 @@ WT_EXPORT int pclose(FILE *fp)
 	static int (*f)(FILE *);
 	if (!f)
 		f = next("pclose");
+	int fd = fp ? fileno(fp) : -1;
 	wt_entersyscall();
 	int r = f(fp);
 	int e = errno;
 	wt_exitsyscall();
+	wt_netpoll_close(fd); /* libc closed it: the number may come back */
 	errno = e;
 	return r;
 }

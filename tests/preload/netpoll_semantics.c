@@ -274,6 +274,25 @@ static void cancel(void)
 	close(p[1]);
 }
 
+/* closefrom(3) (as daemons do) closes the program's descriptors, not
+ * weft's poller: waits after it still park and wake. */
+static void after_closefrom(void)
+{
+	int keep[2];
+	pipe(keep);
+	closefrom(3);
+	pipe(p);
+	late_fd = p[1];
+	pthread_t t;
+	pthread_create(&t, NULL, late_writer, "w");
+	char c = 0;
+	ssize_t r = read(p[0], &c, 1);
+	pthread_join(t, NULL);
+	printf("after closefrom(3): pipe fd %d, read %zd '%c'\n", p[0], r, c);
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(void)
 {
 	weft_check_loaded();
@@ -284,5 +303,6 @@ int main(void)
 	sockets();
 	accepting();
 	cancel();
+	after_closefrom();
 	return 0;
 }
