@@ -264,8 +264,11 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	m->after = fn;
 	m->after_arg = arg;
 	m->prevg = t;
+	/* Through g0 instead when resizing disabled the proc, or at the thread
+	 * cap (findrunnable then prefers tasks back from system calls). */
 	if (fn == after_park && (p->schedtick + 1) % 61 != 0 &&
-	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)))
+	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
+	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)))
 		next = wt_runq_get(p);
 	if (next) {
 		p->schedtick++;
@@ -390,7 +393,11 @@ top:;
 	}
 	if (wt_timer_next() != INT64_MAX)
 		wt_timer_run(wt_nanotime(), m);
-	if (p->schedtick % 61 == 0 && atomic_load(&wt_sched.runq_size)) {
+	/* At WEFT_MAXTHREADS, tasks back from a system call (queued globally
+	 * by exitsyscall) go before new ones: a new one may block the worker
+	 * too, and the one back may hold what the blocked ones wait for. */
+	if ((p->schedtick % 61 == 0 || atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)) &&
+	    atomic_load(&wt_sched.runq_size)) {
 		wt_lock(&wt_sched.lock);
 		t = wt_globrunq_get(p, 1);
 		wt_unlock(&wt_sched.lock);

@@ -282,6 +282,7 @@ struct wt_sched {
 	_Atomic int nmspinning;
 	int nm;                         /* [lock] workers created */
 	bool capwait;                   /* [lock] a proc waits: no thread for it (startm) */
+	_Atomic bool capped;            /* [atomic, relaxed] WEFT_MAXTHREADS was reached once */
 	struct wt_m *allm;              /* [lock] */
 	/* GOMAXPROCS: procs 0..nprocs-1 run tasks.  Written under lock by
 	 * wt_procs_resize (procresize.c); read lock-free, relaxed: a reader

@@ -15,7 +15,11 @@
  * workers only while others are blocked in system calls.  Policy "wait"
  * (the default): a proc that finds no thread stays idle with its work
  * queued until a worker comes back from its call and goes idle (wt_stopm
- * sees capwait and wakes one): back-pressure.  Policy "fail": abort, as
+ * sees capwait and wakes one): back-pressure; from then on tasks back
+ * from a system call run before new ones (proc.c: findrunnable), since a
+ * new one may block too and the one back may hold what others wait for.
+ * A program whose blocked calls all wait for a task that never gets a
+ * worker still deadlocks: that is the price of waiting.  Policy "fail": abort, as
  * Go does ("to take down the program before it takes down the system").
  */
 #include <errno.h>
@@ -40,6 +44,7 @@ static bool reserve_thread(void)
 		wt_print("weft: program exceeds WEFT_MAXTHREADS=%d threads\n", wt_cfg.maxthreads);
 		wt_throw("thread exhaustion");
 	}
+	atomic_store_explicit(&wt_sched.capped, true, memory_order_relaxed);
 	static _Atomic int said;
 	if (!atomic_exchange(&said, 1))
 		wt_print("weft: WEFT_MAXTHREADS=%d threads reached: work waits for workers "
