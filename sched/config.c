@@ -2,7 +2,15 @@
  * config.c — settings, read once at start from the environment.
  *
  *   GOMAXPROCS        procs (OS threads running task code at once).
- *                     Default: CPUs in the affinity mask.
+ *                     Default: CPUs in the affinity mask, lowered by the
+ *                     cgroup v2 CPU limit (cgroup.c), followed at run time.
+ *   WEFT_MAXTHREADS   cap on weft's OS threads (workers, sysmon, the
+ *                     initial thread), as Go's SetMaxThreads.  Default 10000.
+ *   WEFT_MAXTHREADS_POLICY  wait (a proc waits for a worker to come back
+ *                     from its system call) or fail (abort).  Default wait.
+ *   WEFT_CGROUP_ROOT  the cgroup2 mount point (tests, unusual mounts).
+ *   WEFT_NCPU         the CPU count to assume instead of the affinity mask's
+ *                     (tests; sizes the procs array).
  *   WEFTDEBUG         comma-separated key=value: schedtrace=MS, scheddetail=1,
  *                     asyncpreemptoff=1 (no preemption by signal: a task
  *                     yields only when it enters weft; as Go's GODEBUG key).
@@ -21,7 +29,7 @@
 
 #include "rt.h"
 
-struct wt_config wt_cfg = { .tls_mode = -1 };
+struct wt_config wt_cfg = { .tls_mode = -1, .maxthreads = 10000 };
 
 int wt_ncpu_affinity(void)
 {
@@ -105,21 +113,55 @@ static void parse_debug(const char *s)
 void wt_config_read(void)
 {
 	int ncpu = wt_ncpu_affinity();
+	wt_cfg.ncpu = ncpu;
 	wt_cfg.gomaxprocs = ncpu;
 	if (getauxval(AT_SECURE)) {
 		wt_cfg.secure = true;
+		wt_cgroup_init(NULL);
+		wt_cfg.gomaxprocs = wt_procs_default(ncpu, wt_cgroup_limit());
 		return;
 	}
-	const char *s = getenv("GOMAXPROCS");
+	const char *s = getenv("WEFT_NCPU");
+	if (s && *s) {
+		long long v = parse_num(s, false);
+		if (v < 1 || v > 1024)
+			wt_print("weft: WEFT_NCPU=%s is not a number from 1 to 1024; using %d\n", s, ncpu);
+		else
+			wt_cfg.ncpu = ncpu = (int)v;
+	}
+	const char *root = getenv("WEFT_CGROUP_ROOT");
+	if (root && *root != '/') {
+		if (*root)
+			wt_print("weft: WEFT_CGROUP_ROOT=%s is not an absolute path; ignored\n", root);
+		root = NULL;
+	}
+	wt_cgroup_init(root);
+	int dflt = wt_procs_default(ncpu, wt_cgroup_limit());
+	wt_cfg.gomaxprocs = dflt;
+	s = getenv("GOMAXPROCS");
 	if (s && *s) {
 		long long v = parse_num(s, false);
 		if (v < 1 || v > 1024)
 			wt_print("weft: GOMAXPROCS=%s is not a number from 1 to 1024; using %d\n", s,
-				 ncpu);
+				 dflt);
 		else {
 			wt_cfg.gomaxprocs = (int)v;
 			wt_cfg.gomaxprocs_set = true;
 		}
+	}
+	if ((s = getenv("WEFT_MAXTHREADS")) && *s) {
+		long long v = parse_num(s, false);
+		if (v < 2 || v > 10000000)
+			wt_print("weft: WEFT_MAXTHREADS=%s is not a number from 2 to 10000000; "
+				 "using %d\n", s, wt_cfg.maxthreads);
+		else
+			wt_cfg.maxthreads = (int)v;
+	}
+	if ((s = getenv("WEFT_MAXTHREADS_POLICY")) && *s) {
+		if (!strcmp(s, "fail"))
+			wt_cfg.maxthreads_fail = true;
+		else if (strcmp(s, "wait"))
+			wt_print("weft: WEFT_MAXTHREADS_POLICY=%s is not wait or fail; using wait\n", s);
 	}
 	if ((s = getenv("WEFTDEBUG")) && *s)
 		parse_debug(s);

@@ -33,6 +33,17 @@
  * Direct task-to-task switches keep Go's guarantee that a parked task's
  * context is saved before its park lock is released: the lock is released
  * by m->after, which only the next context on the worker runs.
+ *
+ * Resizing (GOMAXPROCS following the cgroup CPU limit, cgroup.c), without
+ * stopping the world: the procs array has room for every CPU and procs
+ * 0..nprocs-1 are enabled.  wt_procs_resize, under sched.lock, stores the
+ * new nprocs; lowering takes idle procs >= n off the idle list (disabled);
+ * a worker holding one gives it up at its next scheduling point (dropp:
+ * its queued tasks go to the global queue), a proc taken from a blocked
+ * call is disabled instead of handed on (wt_handoffp).  Raising puts the
+ * disabled procs < n on the idle list; one still held by a worker that has
+ * not noticed the earlier lowering simply stays with it.  pidleput is the
+ * one place that decides: a proc >= nprocs is never idle-listed.
  */
 #include <errno.h>
 
@@ -50,10 +61,18 @@ static uint32_t fastrand(struct wt_m *m)
 	return (uint32_t)x;
 }
 
-/* [sched.lock held] */
+/* [sched.lock held]  A disabled proc (id >= nprocs) is parked aside with
+ * its queued tasks moved to the global queue. */
 static void pidleput(struct wt_p *p)
 {
 	p->status = 0;
+	if (unlikely(p->id >= atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed))) {
+		struct wt_task *t;
+		while ((t = wt_runq_get(p)))
+			wt_globrunq_put(t);
+		p->disabled = true;
+		return;
+	}
 	p->link = wt_sched.pidle;
 	wt_sched.pidle = p;
 	atomic_fetch_add(&wt_sched.npidle, 1);
@@ -95,15 +114,22 @@ static void startm(struct wt_p *p, bool spinning)
 	struct wt_m *m = midleget();
 	wt_unlock(&wt_sched.lock);
 	if (!m) {
-		if (!wt_newm(p, spinning)) {
-			/* No thread: give the proc back; its work stays queued. */
-			wt_lock(&wt_sched.lock);
+		if (wt_newm(p, spinning))
+			return;
+		/* No thread (WEFT_MAXTHREADS, or the system's limit).  A worker
+		 * that went idle meanwhile takes the proc; else it waits, its
+		 * work queued, and the next worker to go idle wakes one
+		 * (wt_stopm reads capwait under the same lock: no lost wake). */
+		wt_lock(&wt_sched.lock);
+		if (!(m = midleget())) {
+			wt_sched.capwait = true;
 			pidleput(p);
 			wt_unlock(&wt_sched.lock);
 			if (spinning)
 				atomic_fetch_sub(&wt_sched.nmspinning, 1);
+			return;
 		}
-		return;
+		wt_unlock(&wt_sched.lock);
 	}
 	m->spinning = spinning;
 	m->nextp = p;
@@ -116,6 +142,15 @@ static void startm(struct wt_p *p, bool spinning)
  * hand it to another worker if there is work for it, else idle it. */
 void wt_handoffp(struct wt_p *p)
 {
+	if (p->id >= atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) {
+		wt_lock(&wt_sched.lock);
+		p->m = NULL;
+		pidleput(p); /* disables it unless raised again meanwhile */
+		wt_unlock(&wt_sched.lock);
+		if (atomic_load(&wt_sched.runq_size) > 0)
+			wt_wakep();
+		return;
+	}
 	if (wt_runq_len(p) > 0 || atomic_load(&wt_sched.runq_size) > 0 ||
 	    wt_timer_next() != INT64_MAX) {
 		atomic_store(&p->status, WT_P_RUNNING);
@@ -186,9 +221,10 @@ bool wt_sysmon_wake_idle_work(void)
 {
 	if (atomic_load(&wt_sched.npidle) == 0)
 		return true;
-	if (atomic_load(&wt_sched.npidle) == wt_sched.nprocs)
+	int n = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
+	if (atomic_load(&wt_sched.npidle) == n)
 		return false;
-	for (int i = 0; i < wt_sched.nprocs; i++) {
+	for (int i = 0; i < n; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
 		if (atomic_load_explicit(&p->runnext, memory_order_relaxed) ||
 		    wt_runq_len(p) > 0) {
@@ -247,7 +283,11 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	m->after = fn;
 	m->after_arg = arg;
 	m->prevg = t;
-	if (fn == after_park && p && (p->schedtick + 1) % 61 != 0)
+	/* Through g0 instead when resizing disabled the proc, or at the thread
+	 * cap (findrunnable then prefers tasks back from system calls). */
+	if (fn == after_park && p && (p->schedtick + 1) % 61 != 0 &&
+	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
+	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)))
 		next = wt_runq_get(p);
 	if (next) {
 		p->schedtick++;
@@ -329,7 +369,7 @@ static void resetspinning(struct wt_m *m)
 
 static struct wt_task *steal(struct wt_m *m, struct wt_p *p)
 {
-	int n = wt_sched.nprocs;
+	int n = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
 	for (int round = 0; round < 4; round++) {
 		uint32_t start = fastrand(m) % n;
 		for (int i = 0; i < n; i++) {
@@ -348,10 +388,38 @@ static bool any_runq(void)
 {
 	if (atomic_load(&wt_sched.runq_size))
 		return true;
-	for (int i = 0; i < wt_sched.nprocs; i++)
+	int n = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
+	for (int i = 0; i < n; i++)
 		if (wt_runq_len(&wt_sched.procs[i]))
 			return true;
 	return false;
+}
+
+/* Context: g0 of m, whose proc resizing disabled.  Gives it up and returns
+ * holding an enabled proc, after sleeping if none is idle. */
+static void dropp(struct wt_m *m)
+{
+	struct wt_p *p = m->p;
+	wt_lock(&wt_sched.lock);
+	if (p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) {
+		wt_unlock(&wt_sched.lock); /* enabled again meanwhile */
+		return;
+	}
+	p->m = NULL;
+	m->p = NULL;
+	pidleput(p); /* its queued tasks go to the global queue */
+	struct wt_p *np = pidleget();
+	wt_unlock(&wt_sched.lock);
+	if (np) {
+		m->p = np;
+		np->m = m;
+		return;
+	}
+	if (m->spinning) {
+		m->spinning = false;
+		atomic_fetch_sub(&wt_sched.nmspinning, 1);
+	}
+	wt_stopm(m); /* returns holding a proc */
 }
 
 /* Context: g0.  Returns a task to run; sleeps while there is none. */
@@ -360,9 +428,17 @@ static struct wt_task *findrunnable(struct wt_m *m)
 	struct wt_task *t;
 top:;
 	struct wt_p *p = m->p;
+	if (unlikely(p->id >= atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed))) {
+		dropp(m);
+		goto top;
+	}
 	if (wt_timer_next() != INT64_MAX)
 		wt_timer_run(wt_nanotime(), m);
-	if (p->schedtick % 61 == 0 && atomic_load(&wt_sched.runq_size)) {
+	/* At WEFT_MAXTHREADS, tasks back from a system call (queued globally
+	 * by exitsyscall) go before new ones: a new one may block the worker
+	 * too, and the one back may hold what the blocked ones wait for. */
+	if ((p->schedtick % 61 == 0 || atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)) &&
+	    atomic_load(&wt_sched.runq_size)) {
 		wt_lock(&wt_sched.lock);
 		t = wt_globrunq_get(p, 1);
 		wt_unlock(&wt_sched.lock);
@@ -379,12 +455,12 @@ top:;
 			return t;
 	}
 	/* Spin (steal) only while fewer than half the busy procs spin. */
-	if (!m->spinning && 2 * atomic_load(&wt_sched.nmspinning) <
-				    wt_sched.nprocs - atomic_load(&wt_sched.npidle)) {
+	int np = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
+	if (!m->spinning && 2 * atomic_load(&wt_sched.nmspinning) < np - atomic_load(&wt_sched.npidle)) {
 		m->spinning = true;
 		atomic_fetch_add(&wt_sched.nmspinning, 1);
 	}
-	if (m->spinning && wt_sched.nprocs > 1 && (t = steal(m, p)))
+	if (m->spinning && np > 1 && (t = steal(m, p)))
 		return t;
 	/* Descriptors that became ready: run the first task, queue the rest. */
 	if (atomic_load_explicit(&wt_netpoll_waiters, memory_order_relaxed) > 0 &&
@@ -472,6 +548,38 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	/* It had lost the proc in a system call nobody intercepted (wt_mcall). */
 	if (!m->p)
 		wt_stopm(m);
+}
+
+/* Context: sysmon (cgroup.c).  Makes procs 0..n-1 the enabled ones. */
+void wt_procs_resize(int n)
+{
+	if (n < 1 || n > wt_sched.maxprocs)
+		return;
+	wt_lock(&wt_sched.lock);
+	int old = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
+	atomic_store_explicit(&wt_sched.nprocs, n, memory_order_relaxed);
+	if (n < old) {
+		for (struct wt_p **pp = &wt_sched.pidle; *pp;) {
+			struct wt_p *p = *pp;
+			if (p->id >= n) {
+				*pp = p->link;
+				p->disabled = true;
+				atomic_fetch_sub(&wt_sched.npidle, 1);
+			} else {
+				pp = &p->link;
+			}
+		}
+	} else {
+		for (int i = old; i < n; i++) {
+			struct wt_p *p = &wt_sched.procs[i];
+			if (p->disabled) {
+				p->disabled = false;
+				pidleput(p);
+			}
+		}
+	}
+	wt_unlock(&wt_sched.lock);
+	wt_sysmon_wake_idle_work(); /* new procs for queued work */
 }
 
 void wt_schedule(struct wt_m *m)

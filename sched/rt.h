@@ -244,8 +244,10 @@ struct wt_p {
 					 * sysmon CAS for syscall (see syscall.c) */
 	uint64_t syscalltick;           /* [owner m] bumped by every entersyscall */
 	uint64_t sysmon_tick;           /* [sysmon] syscalltick seen at its last look */
+	int64_t sysmon_when;            /* [sysmon] mono ns of its first look at this call */
 	struct wt_m *m;                 /* [owner m] */
 	struct wt_p *link;              /* [sched] idle list */
+	bool disabled;                  /* [sched] id >= nprocs, owned by nobody, not idle-listed */
 	_Atomic uint32_t head;          /* [atomic] consumers CAS */
 	_Atomic uint32_t tail;          /* [atomic] only the owner stores */
 	struct wt_task *_Atomic runnext;
@@ -299,8 +301,15 @@ struct wt_sched {
 	int nmidle;                     /* [lock] */
 	_Atomic int nmspinning;
 	int nm;                         /* [lock] workers created */
+	bool capwait;                   /* [lock] a proc waits: no thread for it (startm) */
+	_Atomic bool capped;            /* [atomic, relaxed] WEFT_MAXTHREADS was reached once */
 	struct wt_m *allm;              /* [lock] */
-	int nprocs;                     /* [const] GOMAXPROCS */
+	/* GOMAXPROCS: procs 0..nprocs-1 run tasks.  Written under lock by
+	 * wt_procs_resize (procresize.c); read lock-free, relaxed: a reader
+	 * with a stale value at worst steals from or checks a proc being
+	 * disabled, whose owner drains it at its next scheduling point. */
+	_Atomic int nprocs;
+	int maxprocs;                   /* [const] procs' size: affinity CPUs, or GOMAXPROCS if set */
 	struct wt_p *procs;             /* [const] */
 	struct wt_task *alltasks;       /* [alllock] */
 	wt_lock_t alllock;
@@ -381,8 +390,11 @@ void wt_tls_fork_reset(void);
 /* ---- start.c / config.c / sysmon.c / crash.c ---- */
 int wt_runtime_start(void);                /* on the initial thread, before main */
 struct wt_config {
-	int gomaxprocs;
-	bool gomaxprocs_set;
+	int gomaxprocs;                 /* at start */
+	bool gomaxprocs_set;            /* GOMAXPROCS given: fixed, no cgroup updates */
+	int ncpu;                       /* affinity CPUs, or WEFT_NCPU */
+	int maxthreads;                 /* WEFT_MAXTHREADS */
+	bool maxthreads_fail;           /* WEFT_MAXTHREADS_POLICY=fail */
 	int schedtrace_ms;
 	bool scheddetail;
 	size_t stack_size;              /* WEFT_STACK_SIZE, 0 = RLIMIT_STACK */
@@ -397,7 +409,8 @@ void wt_sysmon_kick(void);                 /* an earlier timer was added */
 bool wt_sysmon_wake_idle_work(void);
 void wt_entersyscall(void);                /* task, before a call that may block */
 void wt_exitsyscall(void);                 /* task, after it */
-void wt_sysmon_retake(void);               /* sysmon: take procs from blocked calls */
+int wt_sysmon_retake(int64_t now);         /* sysmon: take procs from blocked calls */
+extern _Atomic int wt_sysmon_slow;         /* sysmon sleeps longer than its shortest delay */
 void wt_handoffp(struct wt_p *p);          /* give an unowned proc work or idle it */
 struct wt_p *wt_pidleget(void);            /* an idle proc or NULL; takes sched.lock */
 void wt_crash_init(void);
@@ -438,6 +451,13 @@ void wt_netpoll_close_range(unsigned lo, unsigned hi);
 extern _Atomic long wt_netpoll_waiters;
 void wt_sched_trace(int64_t now);
 int wt_ncpu_affinity(void);
+/* cgroup.c: the GOMAXPROCS default and its updates; proc.c: resizing. */
+void wt_cgroup_init(const char *root);
+long wt_cgroup_parse_max(const char *s);
+long wt_cgroup_limit(void);
+int wt_procs_default(int ncpu, long limit);
+void wt_procs_update(void);
+void wt_procs_resize(int n);
 
 #define WT_ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uintptr_t)(a) - 1))
 #define WT_ALIGN_DOWN(x, a) ((x) & ~((uintptr_t)(a) - 1))

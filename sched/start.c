@@ -58,15 +58,20 @@ int wt_runtime_start(void)
 		goto refuse;
 	}
 
-	/* Procs. */
+	/* Procs: room for every CPU (the cgroup limit may rise later); those
+	 * beyond GOMAXPROCS start disabled (proc.c: wt_procs_resize). */
 	int n = wt_cfg.gomaxprocs;
-	wt_sched.nprocs = n;
-	wt_sched.procs = wt_mmap_anon(sizeof(struct wt_p) * n);
+	int max = wt_cfg.gomaxprocs_set || wt_cfg.ncpu < n ? n : wt_cfg.ncpu;
+	wt_sched.maxprocs = max;
+	atomic_store(&wt_sched.nprocs, n);
+	wt_sched.procs = wt_mmap_anon(sizeof(struct wt_p) * max);
 	if (!wt_sched.procs)
 		wt_throw("out of memory at start");
-	for (int i = n - 1; i >= 0; i--) {
+	for (int i = max - 1; i >= 0; i--) {
 		wt_sched.procs[i].id = i;
-		if (i > 0) {
+		if (i >= n) {
+			wt_sched.procs[i].disabled = true;
+		} else if (i > 0) {
 			wt_sched.procs[i].link = wt_sched.pidle;
 			wt_sched.pidle = &wt_sched.procs[i];
 			atomic_fetch_add(&wt_sched.npidle, 1);

@@ -5,10 +5,18 @@
  * (shim/blocking.c):
  *   entersyscall: the proc's status goes RUNNING -> SYSCALL; the worker
  *     keeps it, so a call that returns at once costs two atomics.
- *   sysmon (wt_sysmon_retake, every tick): a proc that has been in SYSCALL
+ *   sysmon (wt_sysmon_retake, every look): a proc that has been in SYSCALL
  *     since its previous look (the same syscalltick) is taken with a CAS
  *     SYSCALL -> IDLE and handed to another worker if there is work
- *     (wt_handoffp), so the other tasks keep running.
+ *     (wt_handoffp), so the other tasks keep running.  sysmon looks again
+ *     20 µs after it first sees a call with work behind it (sysmon.c), so
+ *     a proc changes hands about 20 µs into a blocking call.  As in Go, a
+ *     proc with nothing queued is left alone while some other proc is idle
+ *     or spinning (it would only be idled), for up to 10 ms.
+ *   A sysmon in a long sleep would see the call late: entersyscall wakes
+ *     it when the proc has work queued (Go's entersyscall wakes a sysmon in
+ *     its deep sleep the same way); wt_sysmon_slow makes that one kick per
+ *     long sleep.
  *   exitsyscall: CAS SYSCALL -> RUNNING; success means nobody took it.
  *     Otherwise the worker tries an idle proc; failing that, the task is
  *     queued globally and the worker sleeps until a proc is handed to it.
@@ -36,6 +44,12 @@ void wt_entersyscall(void)
 	p->syscalltick++;
 	/* Release: the proc's queues as this worker left them. */
 	atomic_store_explicit(&p->status, WT_P_SYSCALL_BY(t->m), memory_order_release);
+	/* Relaxed: a stale 0 costs at most sysmon's current sleep (<= 10 ms),
+	 * the exchange makes one kicker per long sleep. */
+	if (unlikely(atomic_load_explicit(&wt_sysmon_slow, memory_order_relaxed)) &&
+	    (wt_runq_len(p) > 0 || atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed)) &&
+	    atomic_exchange_explicit(&wt_sysmon_slow, 0, memory_order_relaxed))
+		wt_sysmon_kick();
 }
 
 static void after_lost_proc(struct wt_m *m, struct wt_task *t, void *arg)
@@ -84,24 +98,37 @@ void wt_exitsyscall(void)
 	wt_mcall(after_lost_proc, NULL);
 }
 
-/* Context: sysmon. */
-void wt_sysmon_retake(void)
+/* Context: sysmon, at mono time now.  Returns how many procs it took or
+ * will take at its next look (sysmon then looks again soon). */
+int wt_sysmon_retake(int64_t now)
 {
-	for (int i = 0; i < wt_sched.nprocs; i++) {
+	int n = 0;
+	int max = wt_sched.maxprocs; /* disabled procs may be held in a call too */
+	for (int i = 0; i < max; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
 		int s = atomic_load_explicit(&p->status, memory_order_acquire);
 		if ((s & 3) != WT_P_SYSCALL) {
 			p->sysmon_tick = ~0ull;
 			continue;
 		}
+		/* Someone else can take new work: leave a proc with none queued
+		 * in its call (taking it would only idle it) for up to 10 ms. */
+		bool leave = wt_runq_len(p) == 0 &&
+			     atomic_load(&wt_sched.nmspinning) + atomic_load(&wt_sched.npidle) > 0;
 		uint64_t tick = __atomic_load_n(&p->syscalltick, __ATOMIC_RELAXED);
 		if (p->sysmon_tick != tick) {
-			p->sysmon_tick = tick; /* first look at this call: wait a tick */
+			p->sysmon_tick = tick; /* first look at this call: look again */
+			p->sysmon_when = now;
+			n += !leave;
 			continue;
 		}
+		if (leave && now - p->sysmon_when < 10000000)
+			continue;
 		if (atomic_compare_exchange_strong(&p->status, &s, WT_P_IDLE)) {
 			p->m = NULL;
 			wt_handoffp(p);
+			n++;
 		}
 	}
+	return n;
 }

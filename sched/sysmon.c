@@ -1,18 +1,29 @@
 /*
  * sysmon.c — the monitor thread: an OS thread that holds no proc.
  *
- * Jobs (issue 2 scope): fire timers when no worker is looking for work
- * (every worker busy, or all asleep), take procs from workers blocked in
- * system calls (syscall.c), start a worker for queued work that
- * the busy ones left behind (wt_sysmon_wake_idle_work), and print
- * schedtrace lines.  It
- * sleeps on its own futex word until the earliest timer or the next trace
- * tick; wt_timer_add kicks it when a new timer becomes the earliest.
+ * Jobs: fire timers when no worker is looking for work (every worker
+ * busy, or all asleep), take procs from workers blocked in system calls
+ * (syscall.c), start a worker for queued work that the busy ones left
+ * behind (wt_sysmon_wake_idle_work), follow the cgroup CPU limit
+ * (procresize.c, about once a second) and print schedtrace lines.
+ *
+ * Its sleep adapts as Go's sysmon's does: 20 µs after a cycle that took a
+ * proc from a blocked call or saw one it will take at its next look, so a
+ * proc changes hands about 20 µs into a blocking call; after 50 quiet
+ * cycles (1 ms) the sleep doubles each cycle up to 1 ms while some proc
+ * is busy (the most a lone runnext waits for a second worker, proc.c:
+ * wt_ready_m) or 10 ms when all are idle.  It sleeps on its own futex word
+ * and is woken early by wt_timer_add (a new earliest timer) and by
+ * entersyscall (work queued behind a blocking call while it sleeps longer
+ * than 20 µs: wt_sysmon_slow).  Its timer slack is 1 µs, so a 20 µs sleep
+ * is not stretched to the kernel's default 50 µs slack.
  * Preemption and taking procs from workers blocked in calls weft did not
- * see: preempt.c (wt_sysmon_preempt), every busy tick.
+ * see: preempt.c (wt_sysmon_preempt), every busy tick; the poller when no
+ * worker looks: netpoll.c (wt_netpoll_sysmon).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "rt.h"
@@ -20,10 +31,19 @@
 
 static _Atomic int kick;
 static _Atomic int sleeping;
+_Atomic int wt_sysmon_slow;
+
+/* Where these delays come from: Go's sysmon (runtime/proc.go). */
+#define DELAY_MIN 20000ll           /* 20 µs */
+#define DELAY_BUSY 1000000ll        /* 1 ms: some proc runs */
+#define DELAY_IDLE 10000000ll       /* 10 ms: all procs idle */
+#define QUIET_CYCLES 50             /* cycles at DELAY_MIN before doubling */
 
 void wt_sysmon_kick(void)
 {
-	atomic_store_explicit(&kick, 1, memory_order_release);
+	/* seq_cst: the store before the load of sleeping (pairs with sysmon's
+	 * store of sleeping before its exchange of kick). */
+	atomic_store(&kick, 1);
 	if (atomic_load(&sleeping))
 		wt_futex_wake(&kick, 1, false);
 }
@@ -33,31 +53,51 @@ static void *sysmon(void *arg)
 	(void)arg;
 	wt_sig_block_all();
 	wt_crash_altstack();
+	prctl(PR_SET_TIMERSLACK, 1000ul, 0, 0, 0);
 	int64_t start = wt_nanotime();
 	int64_t next_trace = wt_cfg.schedtrace_ms ? start + wt_cfg.schedtrace_ms * 1000000ll
 						  : INT64_MAX;
+	int64_t next_procs = start + 1000000000ll;
+	int64_t delay = DELAY_MIN;
+	int quiet = 0;
 	for (;;) {
 		int64_t now = wt_nanotime();
 		wt_timer_run(now, NULL);
-		wt_sysmon_retake();
+		int acted = wt_sysmon_retake(now);
 		wt_netpoll_sysmon(now);
 		bool busy = wt_sysmon_wake_idle_work();
 		if (busy)
 			wt_sysmon_preempt(now);
+		if (now >= next_procs) {
+			wt_procs_update();
+			next_procs = now + 1000000000ll;
+		}
 		if (now >= next_trace) {
 			wt_sched_trace(now - start);
 			next_trace += wt_cfg.schedtrace_ms * 1000000ll;
 			if (next_trace < now)
 				next_trace = now + wt_cfg.schedtrace_ms * 1000000ll;
 		}
+		if (acted) {
+			quiet = 0;
+			delay = DELAY_MIN;
+		} else if (++quiet > QUIET_CYCLES) {
+			delay *= 2;
+		}
+		int64_t cap = busy ? DELAY_BUSY : DELAY_IDLE;
+		if (delay > cap)
+			delay = cap;
 		int64_t until = wt_timer_next();
 		if (next_trace < until)
 			until = next_trace;
-		/* Tick: 1 ms while a proc is busy (the most a lone runnext waits
-		 * for a second worker, proc.c: wt_ready_m), 10 ms when all idle. */
-		int64_t tick = busy ? 1000000 : 10000000;
-		if (until > now + tick)
-			until = now + tick;
+		if (next_procs < until)
+			until = next_procs;
+		if (until > now + delay)
+			until = now + delay;
+		/* Published before the sleep; entersyscall exchanges it to 0 and
+		 * kicks.  A kick between here and the futex wait leaves kick=1,
+		 * which the exchange below sees (no sleep). */
+		atomic_store_explicit(&wt_sysmon_slow, until - now > DELAY_MIN, memory_order_relaxed);
 		atomic_store(&sleeping, 1);
 		if (!atomic_exchange(&kick, 0) && until > now) {
 			struct timespec ts = { until / 1000000000, until % 1000000000 };
@@ -65,6 +105,9 @@ static void *sysmon(void *arg)
 		}
 		atomic_store(&sleeping, 0);
 		atomic_store(&kick, 0);
+		/* Woken by entersyscall: the retake above sees the call next
+		 * cycle and brings the delay down to DELAY_MIN. */
+		atomic_store_explicit(&wt_sysmon_slow, 0, memory_order_relaxed);
 	}
 	return NULL;
 }
@@ -93,10 +136,11 @@ void wt_sched_trace(int64_t since)
 	int n = wt_snprintf(line, sizeof line,
 			    "SCHED %ldms: gomaxprocs=%d idleprocs=%d threads=%d spinningthreads=%d "
 			    "idlethreads=%d runqueue=%d [",
-			    (long)(since / 1000000), wt_sched.nprocs, atomic_load(&wt_sched.npidle),
+			    (long)(since / 1000000), atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed), atomic_load(&wt_sched.npidle),
 			    atomic_load(&wt_nthreads), atomic_load(&wt_sched.nmspinning),
 			    wt_sched.nmidle, atomic_load(&wt_sched.runq_size));
-	for (int i = 0; i < wt_sched.nprocs && n < (int)sizeof line - 16; i++)
+	int np = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
+	for (int i = 0; i < np && n < (int)sizeof line - 16; i++)
 		n += wt_snprintf(line + n, sizeof line - n, " %u", wt_runq_len(&wt_sched.procs[i]));
 	wt_snprintf(line + n, sizeof line - n, " ]\n");
 	wt_print("%s", line);
@@ -104,7 +148,7 @@ void wt_sched_trace(int64_t since)
 		return;
 	wt_print("  stack guards: %s; thread pointer: %s\n", wt_guard_method,
 		 wt_cfg.tls_mode == 2 ? "wrfsbase+trap" : wt_cfg.tls_mode == 0 ? "wrfsbase" : "arch_prctl");
-	for (int i = 0; i < wt_sched.nprocs; i++) {
+	for (int i = 0; i < wt_sched.maxprocs; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
 		struct wt_m *m = p->m;
 		wt_print("  P%d: status=%d schedtick=%lu m=%d runqsize=%u\n", i, atomic_load(&p->status) & 3,

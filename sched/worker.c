@@ -9,6 +9,18 @@
  *
  * Worker structs come from a slab and are never freed; wt_sched.allm lists
  * them for schedtrace and the fault handler.
+ *
+ * WEFT_MAXTHREADS caps weft's OS threads (workers, sysmon and the initial
+ * thread; wt_nthreads), as Go's SetMaxThreads does.  Each one needs more
+ * workers only while others are blocked in system calls.  Policy "wait"
+ * (the default): a proc that finds no thread stays idle with its work
+ * queued until a worker comes back from its call and goes idle (wt_stopm
+ * sees capwait and wakes one): back-pressure; from then on tasks back
+ * from a system call run before new ones (proc.c: findrunnable), since a
+ * new one may block too and the one back may hold what others wait for.
+ * A program whose blocked calls all wait for a task that never gets a
+ * worker still deadlocks: that is the price of waiting.  Policy "fail": abort, as
+ * Go does ("to take down the program before it takes down the system").
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,6 +34,24 @@
 _Atomic int wt_nthreads;
 static struct wt_slab mslab = { .size = sizeof(struct wt_m) };
 
+/* Counts one more OS thread unless that would pass WEFT_MAXTHREADS. */
+static bool reserve_thread(void)
+{
+	if (likely(atomic_fetch_add(&wt_nthreads, 1) < wt_cfg.maxthreads))
+		return true;
+	atomic_fetch_sub(&wt_nthreads, 1);
+	if (wt_cfg.maxthreads_fail) {
+		wt_print("weft: program exceeds WEFT_MAXTHREADS=%d threads\n", wt_cfg.maxthreads);
+		wt_throw("thread exhaustion");
+	}
+	atomic_store_explicit(&wt_sched.capped, true, memory_order_relaxed);
+	static _Atomic int said;
+	if (!atomic_exchange(&said, 1))
+		wt_print("weft: WEFT_MAXTHREADS=%d threads reached: work waits for workers "
+			 "blocked in system calls (WEFT_MAXTHREADS_POLICY=wait)\n", wt_cfg.maxthreads);
+	return false;
+}
+
 /* Context: g0 of m.  Returns holding the proc handed over by startm. */
 void wt_stopm(struct wt_m *m)
 {
@@ -29,7 +59,13 @@ void wt_stopm(struct wt_m *m)
 	m->link = wt_sched.midle;
 	wt_sched.midle = m;
 	wt_sched.nmidle++;
+	bool capwait = wt_sched.capwait;
+	wt_sched.capwait = false;
 	wt_unlock(&wt_sched.lock);
+	/* A proc waits for a thread (startm): this one is idle now, and
+	 * wakep may well pick it. */
+	if (unlikely(capwait))
+		wt_wakep();
 	/* Acquire: pairs with the release store in startm. */
 	while (atomic_load_explicit(&m->park, memory_order_acquire) == 0)
 		wt_futex_wait(&m->park, 0, NULL, false);
@@ -64,15 +100,20 @@ static void *worker_main(void *arg)
 /* Creates a worker that starts holding p.  Context: any (task or g0). */
 struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 {
-	struct wt_m *m = wt_slab_alloc(&mslab);
-	if (!m)
+	if (!reserve_thread())
 		return NULL;
+	struct wt_m *m = wt_slab_alloc(&mslab);
+	if (!m) {
+		atomic_fetch_sub(&wt_nthreads, 1);
+		return NULL;
+	}
 	wt_lock(&wt_sched.lock);
 	m->id = wt_sched.nm++;
 	m->alllink = wt_sched.allm;
 	wt_sched.allm = m;
 	wt_unlock(&wt_sched.lock);
 	if (!wt_tls_worker_guard(m)) {
+		atomic_fetch_sub(&wt_nthreads, 1);
 		wt_print("weft: cannot create worker %d: too many workers\n", m->id);
 		return NULL;
 	}
@@ -89,11 +130,11 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	wt_tls_unpin(pin);
 	real.pthread_attr_destroy(&a);
 	if (err) {
+		atomic_fetch_sub(&wt_nthreads, 1);
 		wt_print("weft: cannot create worker thread: %s\n",
 			 err == EAGAIN ? "resource limit (EAGAIN)" : "error");
 		return NULL;
 	}
-	atomic_fetch_add(&wt_nthreads, 1);
 	return m;
 }
 

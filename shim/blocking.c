@@ -20,21 +20,7 @@
 
 #include "shim.h"
 
-#define BLOCKING(ret, name, params, args)                                   \
-	WT_EXPORT ret name params                                           \
-	{                                                                   \
-		static ret(*real_) params;                                  \
-		if (!real_)                                                 \
-			real_ = dlsym(RTLD_NEXT, #name);                    \
-		if (!wt_cur())                                              \
-			return real_ args;                                  \
-		wt_entersyscall();                                          \
-		ret r_ = real_ args;                                        \
-		int e_ = errno;                                             \
-		wt_exitsyscall();                                           \
-		errno = e_;                                                 \
-		return r_;                                                  \
-	}
+/* BLOCKING: shim.h. */
 
 BLOCKING(ssize_t, pread64, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
 BLOCKING(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))

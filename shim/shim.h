@@ -9,6 +9,7 @@
 #define WEFT_SHIM_H
 
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -18,6 +19,28 @@
 #include "real.h"
 
 #define WT_EXPORT __attribute__((visibility("default")))
+
+/* BLOCKING(ret, name, params, args) defines the interposed `name`: libc's
+ * own function called between wt_entersyscall and wt_exitsyscall, errno and
+ * return value kept as libc left them (sched/syscall.c).  Used by
+ * shim/blocking.c and shim/fallback.c; tools/gen-exports.sh reads lines that
+ * start with "BLOCKING(".  blocking.c may still carry its own copy: keep the
+ * two texts identical (an identical redefinition is allowed). */
+#define BLOCKING(ret, name, params, args)                                   \
+	WT_EXPORT ret name params                                           \
+	{                                                                   \
+		static ret(*real_) params;                                  \
+		if (!real_)                                                 \
+			real_ = dlsym(RTLD_NEXT, #name);                    \
+		if (!wt_cur())                                              \
+			return real_ args;                                  \
+		wt_entersyscall();                                          \
+		ret r_ = real_ args;                                        \
+		int e_ = errno;                                             \
+		wt_exitsyscall();                                           \
+		errno = e_;                                                 \
+		return r_;                                                  \
+	}
 
 bool wt_runtime_on(void);
 

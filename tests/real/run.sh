@@ -39,5 +39,36 @@ settings weftdebug-unknown "WEFTDEBUG: unknown key 'nosuch'" WEFTDEBUG=nosuch=1
 settings asyncpreemptoff-bad "WEFTDEBUG: asyncpreemptoff=2 is not 0 or 1" WEFTDEBUG=asyncpreemptoff=2
 settings stack-size "WEFT_STACK_SIZE=12q is not a size" WEFT_STACK_SIZE=12q
 settings tls-mode "WEFT_TLS=fast is not" WEFT_TLS=fast
+settings maxthreads-abc "WEFT_MAXTHREADS=abc is not a number" WEFT_MAXTHREADS=abc
+settings maxthreads-1 "WEFT_MAXTHREADS=1 is not a number" WEFT_MAXTHREADS=1
+settings maxthreads-policy "WEFT_MAXTHREADS_POLICY=crash is not wait or fail" WEFT_MAXTHREADS_POLICY=crash
+settings ncpu "WEFT_NCPU=0 is not a number" WEFT_NCPU=0
+settings cgroup-root "WEFT_CGROUP_ROOT=rel is not an absolute path" WEFT_CGROUP_ROOT=rel
+# GOMAXPROCS from a fake cgroup tree's cpu.max (the kernel's "0::" path under
+# WEFT_CGROUP_ROOT), read from schedtrace.  WEFT_NCPU=4 pretends 4 CPUs.
+cgroot=$(mktemp -d)
+cgdir="$cgroot$(sed -n 's/^0:://p' /proc/self/cgroup)"
+mkdir -p "$cgdir"
+ncpu=$(nproc)
+gomax() { # cpu.max content, expected gomaxprocs, expected stderr text or "", env...
+  c=$1 want=$2 text=$3; shift 3; echo "$c" > "$cgdir/cpu.max"
+  got=$(env "$@" WEFT_CGROUP_ROOT="$cgroot" WEFTDEBUG=schedtrace=50 LD_PRELOAD="$lib" \
+        sleep 0.2 2>&1 | sed -n 's/^SCHED.*gomaxprocs=\([0-9]*\).*/\1/p' | tail -1)
+  if [ "$got" = "$want" ] && { [ -z "$text" ] || env "$@" WEFT_CGROUP_ROOT="$cgroot" \
+        LD_PRELOAD="$lib" true 2>&1 | grep -q "^weft: .*$text"; }; then
+    pass=$((pass+1)); echo "PASS cpu.max '$c' $* -> gomaxprocs=$got"
+  else
+    fail=$((fail+1)); echo "FAIL cpu.max '$c' $*: gomaxprocs=$got, want $want"
+  fi
+}
+gomax "150000 100000" 2 "" WEFT_NCPU=4
+gomax "250000 100000" 3 "" WEFT_NCPU=4
+gomax "50000 100000" 2 "" WEFT_NCPU=4
+gomax "50000 100000" 1 "" WEFT_NCPU=1
+gomax "max 100000" 4 "" WEFT_NCPU=4
+gomax "max 100000" "$ncpu" "" GOMAXPROCS=
+gomax "nonsense" 4 "is not \"max PERIOD\"" WEFT_NCPU=4
+gomax "150000 100000" 3 "" WEFT_NCPU=4 GOMAXPROCS=3
+rm -rf "$cgroot"
 echo "real: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -42,6 +42,7 @@ void stub_reset(int nprocs)
 	for (int i = 0; i < nprocs; i++)
 		stub_procs[i].id = i;
 	wt_sched.nprocs = nprocs;
+	wt_sched.maxprocs = nprocs;
 	wt_sched.procs = stub_procs;
 	atomic_store(&wt_sched.npidle, 0);
 	atomic_store(&stub_kicks, 0);

@@ -1,0 +1,268 @@
+/*
+ * cgroup.c — how many CPUs the process may use: the GOMAXPROCS default.
+ *
+ * As Go 1.25 does on Linux: the CPUs in the affinity mask, lowered by the
+ * cgroup v2 CPU limit to ceil(quota / period), never below 2 unless the
+ * mask holds fewer CPUs.  The limit is the smallest quota/period of the
+ * process's cgroup and each of its ancestors (cpu.max, "max" = none); the
+ * root cgroup has no cpu.max.  The process's cgroup is the "0::/path" line
+ * of /proc/self/cgroup, found under the cgroup2 mount that
+ * /proc/self/mountinfo lists (the mount's own root, seen from this cgroup
+ * namespace, is cut from the front of the path).  WEFT_CGROUP_ROOT
+ * replaces the mount point (tests; unusual mounts); WEFT_NCPU replaces the
+ * affinity count (tests on machines with few CPUs).
+ *
+ * Where it runs: wt_cgroup_init at start (config.c, initial thread);
+ * wt_procs_update from sysmon about once a second, unless GOMAXPROCS is
+ * set: a changed limit resizes the procs at run time (proc.c:
+ * wt_procs_resize).  Files are read with raw system calls into fixed
+ * buffers: no malloc, no errno, no interposed open.  The paths are written
+ * once by wt_cgroup_init, before sysmon exists, and only read afterwards.
+ *
+ * Not followed: cgroup v1 (cpu.cfs_quota_us), affinity changes after start,
+ * a move of the process to another cgroup after start.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "rt.h"
+
+#define PATHMAX 4096
+
+static char cg_dir[PATHMAX];   /* [const after init] the process's cgroup directory */
+static size_t cg_rootlen;      /* [const after init] length of the mount point in cg_dir */
+static bool cg_ok;             /* [const after init] */
+static bool warned;            /* [sysmon; init] a bad cpu.max was reported */
+
+/* Reads up to n-1 bytes of path into buf, NUL-terminated.  Returns the
+ * length or -errno. */
+static long read_file(const char *path, char *buf, size_t n)
+{
+	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return fd;
+	size_t got = 0;
+	while (got < n - 1) {
+		long r = wt_syscall6(SYS_read, fd, (long)(buf + got), n - 1 - got, 0, 0, 0);
+		if (r == -4)
+			continue;
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	buf[got] = 0;
+	return (long)got;
+}
+
+/* Copies a mountinfo path field (octal escapes such as \040 decoded) from
+ * s up to the next space into out.  Returns the end of the field. */
+static const char *field(const char *s, char *out, size_t n)
+{
+	size_t k = 0;
+	while (*s && *s != ' ' && *s != '\n') {
+		char c = *s++;
+		if (c == '\\' && s[0] >= '0' && s[0] <= '3' && s[1] >= '0' && s[1] <= '7' &&
+		    s[2] >= '0' && s[2] <= '7') {
+			c = (char)((s[0] - '0') * 64 + (s[1] - '0') * 8 + (s[2] - '0'));
+			s += 3;
+		}
+		if (k + 1 < n)
+			out[k++] = c;
+	}
+	out[k] = 0;
+	return s;
+}
+
+static const char *skip_fields(const char *s, int n)
+{
+	while (n-- > 0) {
+		while (*s && *s != ' ' && *s != '\n')
+			s++;
+		while (*s == ' ')
+			s++;
+	}
+	return s;
+}
+
+/* The cgroup2 mount point and its root into mnt/mroot; false if none.
+ * mountinfo is read in pieces: it can be longer than any fixed buffer. */
+static bool find_mount(char *mnt, char *mroot)
+{
+	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/mountinfo",
+			      O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return false;
+	char buf[8192];
+	size_t have = 0;
+	bool found = false, eof = false;
+	while (!found && !eof) {
+		long r = wt_syscall6(SYS_read, fd, (long)(buf + have), sizeof buf - 1 - have, 0, 0, 0);
+		if (r == -4)
+			continue;
+		if (r <= 0)
+			eof = true;
+		else
+			have += r;
+		buf[have] = 0;
+		char *line = buf;
+		for (char *nl; !found && (nl = strchr(line, '\n')); line = nl + 1) {
+			*nl = 0;
+			const char *sep = strstr(line, " - ");
+			if (sep && !strncmp(sep + 3, "cgroup2 ", 8)) {
+				const char *f = skip_fields(line, 3); /* id parent major:minor */
+				f = field(f, mroot, PATHMAX);
+				field(skip_fields(f, 1), mnt, PATHMAX);
+				found = true;
+			}
+		}
+		have -= line - buf;
+		memmove(buf, line, have);
+		if (have == sizeof buf - 1) /* a line longer than buf: drop it */
+			have = 0;
+	}
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	return found;
+}
+
+/* The "0::/path" line of /proc/self/cgroup into path. */
+static bool find_path(char *path)
+{
+	char buf[8192];
+	if (read_file("/proc/self/cgroup", buf, sizeof buf) <= 0)
+		return false;
+	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (!strncmp(line, "0::", 3)) {
+			field(line + 3, path, PATHMAX);
+			return path[0] == '/';
+		}
+	}
+	return false;
+}
+
+/* Context: start, initial thread.  root: WEFT_CGROUP_ROOT or NULL. */
+void wt_cgroup_init(const char *root)
+{
+	static char mnt[PATHMAX], mroot[PATHMAX], path[PATHMAX];
+	if (root) {
+		if (strlen(root) >= PATHMAX / 2)
+			return;
+		strcpy(mnt, root);
+		strcpy(mroot, "/");
+	} else if (!find_mount(mnt, mroot)) {
+		return;
+	}
+	if (!find_path(path))
+		return;
+	/* The path is relative to the cgroup namespace's root; the mount
+	 * shows the tree from mroot down. */
+	const char *rel = path;
+	size_t rl = strlen(mroot);
+	if (strcmp(mroot, "/")) {
+		if (strncmp(path, mroot, rl) || (path[rl] != '/' && path[rl] != 0))
+			return; /* our cgroup is not under this mount */
+		rel = path + rl;
+	}
+	size_t ml = strlen(mnt);
+	while (ml > 1 && mnt[ml - 1] == '/')
+		ml--;
+	if (ml + strlen(rel) + 1 >= PATHMAX)
+		return;
+	memcpy(cg_dir, mnt, ml);
+	strcpy(cg_dir + ml, rel);
+	size_t dl = strlen(cg_dir);
+	while (dl > ml && cg_dir[dl - 1] == '/')
+		cg_dir[--dl] = 0;
+	cg_rootlen = ml;
+	cg_ok = true;
+}
+
+/* Parses "max PERIOD" or "QUOTA PERIOD" (a newline may follow).  Returns
+ * the limit in whole CPUs rounded up, 0 for none, -1 for anything else. */
+long wt_cgroup_parse_max(const char *s)
+{
+	long long q = -1, per = 0;
+	if (!strncmp(s, "max", 3)) {
+		s += 3;
+	} else {
+		if (*s < '0' || *s > '9')
+			return -1;
+		for (q = 0; *s >= '0' && *s <= '9'; s++)
+			if ((q = q * 10 + (*s - '0')) > (1ll << 50))
+				return -1;
+	}
+	if (*s++ != ' ' || *s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++)
+		if ((per = per * 10 + (*s - '0')) > (1ll << 50))
+			return -1;
+	if (*s == '\n')
+		s++;
+	if (*s || per == 0 || q == 0)
+		return -1;
+	return q < 0 ? 0 : (long)((q + per - 1) / per);
+}
+
+/* The smallest limit of the process's cgroup and its ancestors up to the
+ * mount point: CPUs (rounded up), 0 for none, -1 if a cpu.max is garbage
+ * (reported once; the limit is then ignored).  Context: start or sysmon. */
+long wt_cgroup_limit(void)
+{
+	if (!cg_ok)
+		return 0;
+	char dir[PATHMAX + 16], buf[128];
+	strcpy(dir, cg_dir);
+	size_t len = strlen(dir);
+	long best = 0;
+	for (;;) {
+		strcpy(dir + len, "/cpu.max");
+		if (read_file(dir, buf, sizeof buf) > 0) {
+			long v = wt_cgroup_parse_max(buf);
+			if (v < 0) {
+				if (!warned) {
+					char *nl = strchr(buf, '\n');
+					if (nl)
+						*nl = 0;
+					wt_print("weft: %s: \"%s\" is not \"max PERIOD\" or \"QUOTA PERIOD\"; "
+						 "ignoring the cgroup CPU limit\n", dir, buf);
+				}
+				warned = true;
+				return -1;
+			}
+			if (v > 0 && (best == 0 || v < best))
+				best = v;
+		}
+		dir[len] = 0;
+		if (len <= cg_rootlen)
+			break;
+		while (len > cg_rootlen && dir[len - 1] != '/')
+			len--;
+		if (len > cg_rootlen)
+			len--; /* the slash */
+		dir[len] = 0;
+	}
+	return best;
+}
+
+/* GOMAXPROCS from a CPU count and a limit (0 = none): Go 1.25's rule. */
+int wt_procs_default(int ncpu, long limit)
+{
+	if (limit <= 0)
+		return ncpu;
+	long n = limit < 2 ? 2 : limit;
+	return n < ncpu ? (int)n : ncpu;
+}
+
+/* Context: sysmon, about once a second.  Follows a changed limit. */
+void wt_procs_update(void)
+{
+	if (wt_cfg.gomaxprocs_set || !cg_ok)
+		return;
+	int n = wt_procs_default(wt_sched.maxprocs, wt_cgroup_limit());
+	if (n != atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed))
+		wt_procs_resize(n);
+}

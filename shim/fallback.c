@@ -1,0 +1,277 @@
+/*
+ * fallback.c — calls that may block and that no poller can wait for, run on
+ * a real thread: libc's own function between wt_entersyscall and
+ * wt_exitsyscall (sched/syscall.c).  The worker keeps its proc while the
+ * call is quick; sysmon takes the proc away after about 20 µs and hands it
+ * to another worker, so the other tasks keep running; the task's worker
+ * wins a proc back or queues the task when the call returns.
+ *
+ * What blocks here and why it cannot be polled:
+ *   open* / creat     a FIFO's open waits for the other end; NFS, FUSE;
+ *   flock, fcntl(F_SETLKW, F_OFD_SETLKW), lockf(F_LOCK)   file locks;
+ *   sigwait*, pause, sigsuspend                            signals;
+ *   wait3, wait4                                           children;
+ *   msgrcv, msgsnd, semop, semtimedop                      System V IPC;
+ *   mq_send, mq_receive and their timed forms              POSIX queues;
+ *   fdatasync, sync, syncfs, truncate, ftruncate           disk writeback;
+ *   sendfile, copy_file_range, splice, tee, vmsplice       in-kernel copies.
+ * fcntl and lockf bracket only their waiting commands; every other command
+ * goes straight to libc.  Return values and errno are libc's: errno is
+ * saved before wt_exitsyscall and restored after it.  waitpid, wait, waitid
+ * and fsync are in blocking.c.
+ *
+ * Context: any caller.  A thread weft did not create (wt_cur() == NULL)
+ * calls libc directly.  Each call may block its worker, never parks.
+ */
+#include <fcntl.h>
+#include <mqueue.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/file.h>
+#include <sys/msg.h>
+#include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/sendfile.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* `call` between the syscall marks, errno as the call left it. */
+#define BRACKETED(type, call)                                   \
+	({                                                      \
+		type r_;                                        \
+		if (!wt_cur()) {                                \
+			r_ = call;                              \
+		} else {                                        \
+			wt_entersyscall();                      \
+			r_ = call;                              \
+			int e_ = errno;                         \
+			wt_exitsyscall();                       \
+			errno = e_;                             \
+		}                                               \
+		r_;                                             \
+	})
+
+/* libc's definition of name, looked up once (a racing first call stores
+ * the same pointer). */
+#define NEXT(name, type)                                        \
+	({                                                      \
+		static __typeof__(type) f_;                     \
+		if (!f_)                                        \
+			f_ = (type)dlsym(RTLD_NEXT, name);      \
+		f_;                                             \
+	})
+
+/* ---- open: a mode argument exists only with O_CREAT or O_TMPFILE ---- */
+
+#define NEEDS_MODE(fl) (((fl) & O_CREAT) || ((fl) & O_TMPFILE) == O_TMPFILE)
+
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+
+static int open_common(open_fn f, int dirfd, openat_fn fat, const char *path, int flags,
+		       va_list ap)
+{
+	mode_t mode = NEEDS_MODE(flags) ? va_arg(ap, mode_t) : 0;
+	int fd = f ? BRACKETED(int, f(path, flags, mode))
+		   : BRACKETED(int, fat(dirfd, path, flags, mode));
+	if (fd >= 0) {
+		int e = errno;
+		wt_fd_set_kind(fd, WT_FD_UNKNOWN); /* a number the poller may know */
+		errno = e;
+	}
+	return fd;
+}
+
+WT_EXPORT int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int r = open_common(NEXT("open", open_fn), 0, NULL, path, flags, ap);
+	va_end(ap);
+	return r;
+}
+
+WT_EXPORT int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int r = open_common(NEXT("open64", open_fn), 0, NULL, path, flags, ap);
+	va_end(ap);
+	return r;
+}
+
+WT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int r = open_common(NULL, dirfd, NEXT("openat", openat_fn), path, flags, ap);
+	va_end(ap);
+	return r;
+}
+
+WT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int r = open_common(NULL, dirfd, NEXT("openat64", openat_fn), path, flags, ap);
+	va_end(ap);
+	return r;
+}
+
+/* _FORTIFY_SOURCE builds call these when the flags are not constant. */
+BLOCKING(int, __open_2, (const char *path, int flags), (path, flags))
+BLOCKING(int, __open64_2, (const char *path, int flags), (path, flags))
+BLOCKING(int, __openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
+BLOCKING(int, __openat64_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
+BLOCKING(int, creat, (const char *path, mode_t mode), (path, mode))
+BLOCKING(int, creat64, (const char *path, mode_t mode), (path, mode))
+
+/* ---- file locks ---- */
+
+BLOCKING(int, flock, (int fd, int op), (fd, op))
+
+typedef int (*fcntl_fn)(int, int, ...);
+
+/* The third argument's type depends on the command, as the kernel reads
+ * it: none, an int, or a pointer.  Unknown (newer) commands get a pointer-
+ * sized value, which is what libc itself reads for every command. */
+static int fcntl_common(fcntl_fn f, int fd, int cmd, va_list ap)
+{
+	switch (cmd) {
+	case F_GETFD:
+	case F_GETFL:
+	case F_GETOWN:
+	case F_GETSIG:
+	case F_GETLEASE:
+	case F_GETPIPE_SZ:
+	case F_GET_SEALS:
+		return f(fd, cmd);
+	case F_SETFL: { /* O_NONBLOCK may change: the poller looks again */
+		int r = f(fd, cmd, va_arg(ap, int));
+		int e = errno;
+		wt_fd_flags_changed(fd);
+		errno = e;
+		return r;
+	}
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC: {
+		int r = f(fd, cmd, va_arg(ap, int));
+		if (r >= 0) {
+			int e = errno;
+			wt_fd_set_kind(r, WT_FD_UNKNOWN);
+			errno = e;
+		}
+		return r;
+	}
+	case F_SETFD:
+	case F_SETOWN:
+	case F_SETSIG:
+	case F_SETLEASE:
+	case F_NOTIFY:
+	case F_SETPIPE_SZ:
+	case F_ADD_SEALS:
+		return f(fd, cmd, va_arg(ap, int));
+	case F_SETLKW: /* = F_SETLKW64 on LP64 */
+	case F_OFD_SETLKW: {
+		struct flock *lk = va_arg(ap, struct flock *);
+		return BRACKETED(int, f(fd, cmd, lk));
+	}
+	default:
+		return f(fd, cmd, va_arg(ap, void *));
+	}
+}
+
+WT_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	int r = fcntl_common(NEXT("fcntl", fcntl_fn), fd, cmd, ap);
+	va_end(ap);
+	return r;
+}
+
+WT_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	int r = fcntl_common(NEXT("fcntl64", fcntl_fn), fd, cmd, ap);
+	va_end(ap);
+	return r;
+}
+
+/* glibc's lockf calls its internal fcntl, which the wrapper above never
+ * sees: only F_LOCK waits. */
+WT_EXPORT int lockf(int fd, int cmd, off_t len)
+{
+	int (*f)(int, int, off_t) = NEXT("lockf", int (*)(int, int, off_t));
+	return cmd == F_LOCK ? BRACKETED(int, f(fd, cmd, len)) : f(fd, cmd, len);
+}
+
+WT_EXPORT int lockf64(int fd, int cmd, off64_t len)
+{
+	int (*f)(int, int, off64_t) = NEXT("lockf64", int (*)(int, int, off64_t));
+	return cmd == F_LOCK ? BRACKETED(int, f(fd, cmd, len)) : f(fd, cmd, len);
+}
+
+/* ---- signals ---- */
+
+/* sigwait, sigwaitinfo, sigtimedwait: signal.c (they take task-pending
+ * signals first, then wait between the same marks). */
+BLOCKING(int, pause, (void), ())
+BLOCKING(int, sigsuspend, (const sigset_t *mask), (mask))
+
+/* ---- children ---- */
+
+BLOCKING(pid_t, wait3, (int *st, int opt, struct rusage *ru), (st, opt, ru))
+BLOCKING(pid_t, wait4, (pid_t pid, int *st, int opt, struct rusage *ru), (pid, st, opt, ru))
+
+/* ---- System V and POSIX IPC ---- */
+
+BLOCKING(ssize_t, msgrcv, (int id, void *msg, size_t n, long type, int fl), (id, msg, n, type, fl))
+BLOCKING(int, msgsnd, (int id, const void *msg, size_t n, int fl), (id, msg, n, fl))
+BLOCKING(int, semop, (int id, struct sembuf *ops, size_t n), (id, ops, n))
+BLOCKING(int, semtimedop, (int id, struct sembuf *ops, size_t n, const struct timespec *ts),
+	 (id, ops, n, ts))
+BLOCKING(ssize_t, mq_receive, (mqd_t q, char *msg, size_t n, unsigned *prio), (q, msg, n, prio))
+BLOCKING(int, mq_send, (mqd_t q, const char *msg, size_t n, unsigned prio), (q, msg, n, prio))
+BLOCKING(ssize_t, mq_timedreceive, (mqd_t q, char *msg, size_t n, unsigned *prio,
+				    const struct timespec *ts), (q, msg, n, prio, ts))
+BLOCKING(int, mq_timedsend, (mqd_t q, const char *msg, size_t n, unsigned prio,
+			     const struct timespec *ts), (q, msg, n, prio, ts))
+
+/* ---- disk writeback ---- */
+
+BLOCKING(int, fdatasync, (int fd), (fd))
+BLOCKING(int, syncfs, (int fd), (fd))
+BLOCKING(int, truncate, (const char *path, off_t len), (path, len))
+BLOCKING(int, truncate64, (const char *path, off64_t len), (path, len))
+BLOCKING(int, ftruncate, (int fd, off_t len), (fd, len))
+BLOCKING(int, ftruncate64, (int fd, off64_t len), (fd, len))
+
+WT_EXPORT void sync(void)
+{
+	void (*f)(void) = NEXT("sync", void (*)(void));
+	if (!wt_cur()) {
+		f();
+		return;
+	}
+	int e = errno;
+	wt_entersyscall();
+	f();
+	wt_exitsyscall();
+	errno = e; /* sync cannot fail; leave errno as it was */
+}
+
+/* ---- in-kernel copies ---- */
+
+BLOCKING(ssize_t, sendfile, (int out, int in, off_t *off, size_t n), (out, in, off, n))
+BLOCKING(ssize_t, sendfile64, (int out, int in, off64_t *off, size_t n), (out, in, off, n))
+BLOCKING(ssize_t, copy_file_range, (int in, off64_t *inoff, int out, off64_t *outoff, size_t n,
+				    unsigned fl), (in, inoff, out, outoff, n, fl))
+BLOCKING(ssize_t, splice, (int in, off64_t *inoff, int out, off64_t *outoff, size_t n,
+			   unsigned fl), (in, inoff, out, outoff, n, fl))
+BLOCKING(ssize_t, tee, (int in, int out, size_t n, unsigned fl), (in, out, n, fl))
+BLOCKING(ssize_t, vmsplice, (int fd, const struct iovec *iov, size_t n, unsigned fl),
+	 (fd, iov, n, fl))

@@ -1,0 +1,143 @@
+/* WEFT_MAXTHREADS: 20 tasks block in flock (a real-thread fallback call) on
+ * a file this process holds locked.  Run again with WEFT_MAXTHREADS=5:
+ *   policy wait: the child says once that it reached the cap, never has
+ *     more than 5 threads, and once the lock is released all 20 finish;
+ *   policy fail: the child dies by SIGABRT with
+ *     "weft: program exceeds WEFT_MAXTHREADS=5 threads".
+ * Natively there is no cap to test: SKIP-NATIVE. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include "weft_check.h"
+#include "spawn_util.h"
+
+#define N 20
+#define CAP 5
+
+static const char *lockpath;
+static _Atomic int got;
+
+static void *locker(void *arg)
+{
+	int fd = open(lockpath, O_RDWR);
+	if (fd >= 0 && flock(fd, LOCK_EX) == 0) {
+		got++;
+		flock(fd, LOCK_UN);
+	}
+	close(fd);
+	return NULL;
+}
+
+static int child(void)
+{
+	pthread_t t[N];
+	for (int i = 0; i < N; i++)
+		pthread_create(&t[i], NULL, locker, NULL);
+	for (int i = 0; i < N; i++)
+		pthread_join(t[i], NULL);
+	printf("done %d\n", (int)got);
+	return 0;
+}
+
+static int threads_of(pid_t pid)
+{
+	char p[64], line[256];
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(p, "r");
+	int n = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Waits (up to ~60 s) until path contains s. */
+static int eventually_has(const char *path, const char *s)
+{
+	for (int i = 0; i < 6000; i++) {
+		if (file_has(path, s))
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	weft_check_loaded();
+	if (argc > 2 && !strcmp(argv[1], "child")) {
+		lockpath = argv[2];
+		return child();
+	}
+	if (!weft_loaded()) {
+		printf("SKIP-NATIVE\n");
+		return 0;
+	}
+	struct rlimit nocore = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &nocore); /* the fail child aborts */
+	char dir[] = "/tmp/weft-maxthreads-XXXXXX";
+	if (!mkdtemp(dir))
+		return 1;
+	char lock[64], out[64], err[64];
+	snprintf(lock, sizeof lock, "%s/lock", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(err, sizeof err, "%s/err", dir);
+	int fd = open(lock, O_CREAT | O_RDWR, 0600);
+	char *args[] = { "child", lock, NULL };
+	const char *unset[] = { "WEFT_MAXTHREADS_POLICY", NULL };
+	int bad = 0;
+
+	/* Policy wait. */
+	flock(fd, LOCK_EX);
+	const char *setw[] = { "WEFT_MAXTHREADS=5", NULL };
+	pid_t pid = spawn_self("maxthreads", args, setw, unset, out, err);
+	int reached = eventually_has(err, "WEFT_MAXTHREADS=5 threads reached");
+	int most = 0;
+	for (int i = 0; i < 20; i++) { /* the cap holds while the tasks wait */
+		int n = threads_of(pid);
+		if (n > most)
+			most = n;
+		usleep(5000);
+	}
+	flock(fd, LOCK_UN);
+	int st = wait_exit(pid);
+	printf("wait: cap reached: %d, said once: %d, threads <= %d: %d, exit 0: %d, %s",
+	       reached, count_in(err, "threads reached") == 1, CAP, most <= CAP && most > 0,
+	       WIFEXITED(st) && WEXITSTATUS(st) == 0, file_has(out, "done 20") ? "done 20\n" : "not done\n");
+	bad |= !reached || most > CAP || !WIFEXITED(st) || WEXITSTATUS(st) || !file_has(out, "done 20");
+	if (most > CAP)
+		printf("  threads seen: %d\n", most);
+
+	/* Policy fail. */
+	flock(fd, LOCK_EX);
+	const char *setf[] = { "WEFT_MAXTHREADS=5", "WEFT_MAXTHREADS_POLICY=fail", NULL };
+	pid = spawn_self("maxthreads", args, setf, NULL, out, err);
+	st = wait_exit(pid);
+	flock(fd, LOCK_UN);
+	int msg = file_has(err, "weft: program exceeds WEFT_MAXTHREADS=5 threads");
+	if (!(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT))
+		printf("  fail child status %#x\n", st);
+	printf("fail: message: %d, killed by SIGABRT: %d\n", msg,
+	       WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	bad |= !msg || !WIFSIGNALED(st) || WTERMSIG(st) != SIGABRT;
+	if (bad) {
+		char cmd[128];
+		snprintf(cmd, sizeof cmd, "cat %s >&2", err);
+		system(cmd);
+	}
+	close(fd);
+	unlink(lock);
+	unlink(out);
+	unlink(err);
+	rmdir(dir);
+	return bad;
+}
