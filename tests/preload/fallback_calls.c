@@ -154,12 +154,17 @@ static mqd_t mq;
 static char fifo[128];
 static _Atomic int got;
 
+static pthread_barrier_t fifo_bar;
+
 static void *fifo_reader(void *arg)
 {
 	int fd = open(fifo, O_RDONLY); /* blocks until main opens for writing */
 	char c;
 	if (fd >= 0 && read(fd, &c, 1) == 1)
 		got++;
+	/* No reader closes before all have their byte: the writer then never
+	 * finds the FIFO without readers (SIGPIPE). */
+	pthread_barrier_wait(&fifo_bar);
 	close(fd);
 	return NULL;
 }
@@ -258,6 +263,7 @@ int main(void)
 	 * in any order; the writer's open returns once any reader is there. */
 	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
 	mkfifo(fifo, 0600);
+	pthread_barrier_init(&fifo_bar, NULL, N);
 	run("fifo open", fifo_reader, release_fifo);
 	close(fifo_wfd);
 
