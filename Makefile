@@ -44,7 +44,7 @@ $(B)/obj/%.o: %.S | deps
 
 $(B)/libweft.so: $(LIB_OBJ) shim/exports.map
 	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--version-script=shim/exports.map -Wl,-z,nodelete \
-	  -ldl -lunwind -pthread
+	  -ldl -lunwind -lelf -pthread
 
 $(B)/weft: tools/weft.sh
 	@mkdir -p $(B)

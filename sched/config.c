@@ -17,6 +17,11 @@
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
  *   WEFT_TLS          auto | wrfsbase | trap | syscall (sched/tls.c).
+ *   WEFT_SIGQUIT      dump-exit | dump-continue | off (sched/dump.c): what
+ *                     SIGQUIT does while the program has no handler for it.
+ *                     Default dump-exit, as Go; off in secure-execution mode
+ *                     (a dump shows addresses a setuid program keeps hidden)
+ *                     and, unless set, where SIGQUIT came in ignored.
  *
  * A bad value prints one "weft: ..." line and keeps the default.  In
  * secure-execution mode (setuid/setgid, AT_SECURE) nothing is read.
@@ -29,7 +34,7 @@
 
 #include "rt.h"
 
-struct wt_config wt_cfg = { .tls_mode = -1, .maxthreads = 10000 };
+struct wt_config wt_cfg = { .tls_mode = -1, .maxthreads = 10000, .sigquit = WT_SIGQUIT_EXIT };
 
 int wt_ncpu_affinity(void)
 {
@@ -119,6 +124,7 @@ void wt_config_read(void)
 		wt_cfg.secure = true;
 		wt_cgroup_init(NULL);
 		wt_cfg.gomaxprocs = wt_procs_default(ncpu, wt_cgroup_limit());
+		wt_cfg.sigquit = WT_SIGQUIT_OFF;
 		return;
 	}
 	const char *s = getenv("WEFT_NCPU");
@@ -185,5 +191,17 @@ void wt_config_read(void)
 		else
 			wt_print("weft: WEFT_TLS=%s is not auto, wrfsbase, trap or syscall; using auto\n",
 				 s);
+	}
+	if ((s = getenv("WEFT_SIGQUIT")) && *s) {
+		if (!strcmp(s, "dump-exit"))
+			wt_cfg.sigquit = WT_SIGQUIT_EXIT;
+		else if (!strcmp(s, "dump-continue"))
+			wt_cfg.sigquit = WT_SIGQUIT_CONTINUE;
+		else if (!strcmp(s, "off"))
+			wt_cfg.sigquit = WT_SIGQUIT_OFF;
+		else
+			wt_print("weft: WEFT_SIGQUIT=%s is not dump-exit, dump-continue or off; "
+				 "using dump-exit\n", s);
+		wt_cfg.sigquit_set = true;
 	}
 }

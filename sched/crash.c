@@ -15,7 +15,6 @@
  */
 
 #define UNW_LOCAL_ONLY
-#include <dlfcn.h>
 #include <libunwind.h>
 #include <signal.h>
 #include <string.h>
@@ -30,20 +29,6 @@
 struct sigaction wt_user_sa[65]; /* [signal.c] program's handlers for owned signals */
 bool wt_user_sa_set[65];
 
-static void report_frame(int i, uintptr_t pc)
-{
-	Dl_info di;
-	if (dladdr((void *)pc, &di) && di.dli_sname)
-		wt_print("  #%-2d 0x%lx %s+0x%lx (%s)\n", i, (unsigned long)pc, di.dli_sname,
-			 (unsigned long)(pc - (uintptr_t)di.dli_saddr),
-			 di.dli_fname ? di.dli_fname : "?");
-	else if (di.dli_fname)
-		wt_print("  #%-2d 0x%lx ?? (%s+0x%lx)\n", i, (unsigned long)pc, di.dli_fname,
-			 (unsigned long)(pc - (uintptr_t)di.dli_fbase));
-	else
-		wt_print("  #%-2d 0x%lx ??\n", i, (unsigned long)pc);
-}
-
 void wt_backtrace_ctx(ucontext_t *uc)
 {
 	unw_cursor_t c;
@@ -55,18 +40,19 @@ void wt_backtrace_ctx(ucontext_t *uc)
 		unw_word_t pc;
 		if (unw_get_reg(&c, UNW_REG_IP, &pc) < 0 || pc == 0)
 			break;
-		/* libunwind reads the ELF symbol table, which also names static
-		 * functions that dladdr cannot see. */
-		char name[128];
+		/* symbol.c names what its tables (read before, never here: libelf
+		 * allocates) and dladdr know; libunwind reads the ELF symbol
+		 * table without allocating, which also names static functions. */
+		struct wt_sym s;
+		char name[128], line[512];
 		unw_word_t off;
-		Dl_info di;
+		wt_symbolize(pc, i > 0, &s, false);
 		if (unw_get_proc_name(&c, name, sizeof name, &off) == 0 && name[0]) {
-			const char *file = dladdr((void *)pc, &di) && di.dli_fname ? di.dli_fname : "?";
-			wt_print("  #%-2d 0x%lx %s+0x%lx (%s)\n", i, (unsigned long)pc, name,
-				 (unsigned long)off, file);
-		} else {
-			report_frame(i, pc);
+			s.name = name;
+			s.off = off;
 		}
+		wt_sym_line(line, sizeof line, i, pc, &s);
+		wt_print("%s", line);
 		if (unw_step(&c) <= 0)
 			break;
 	}
@@ -89,6 +75,8 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	uintptr_t addr = (uintptr_t)si->si_addr;
+	if (wt_dump_fault()) /* the dumper read a stack that changed: skip it */
+		return;
 	if (sig == SIGSEGV && wt_tls_fault(addr))
 		return;
 	if (wt_user_sa_set[sig]) {
@@ -116,10 +104,10 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 	if (overflow)
 		t = ov;
 	if (t) {
-		Dl_info di;
-		const char *fn = t->main ? "main" : "?";
-		if (!t->main && dladdr((void *)t->start, &di) && di.dli_sname)
-			fn = di.dli_sname;
+		struct wt_sym fs = { 0 };
+		if (!t->main)
+			wt_symbolize((uintptr_t)t->start, false, &fs, false);
+		const char *fn = t->main ? "main" : fs.name ? fs.name : "?";
 		if (overflow)
 			wt_print("weft: task %lu (%s) overflowed its stack: %lu KiB "
 				 "(fault at %p; set the size with pthread_attr_setstacksize or "

@@ -84,8 +84,8 @@ static bool cancel_pending(struct wt_task *t)
 	return (c & (WT_CANCEL_REQ | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) == WT_CANCEL_REQ;
 }
 
-int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
-	    int64_t deadline, bool cancelable)
+static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
+		int64_t deadline, bool cancelable)
 {
 	struct wt_task *t = wt_cur();
 	struct wt_waiter local, *w = t ? &t->waiter : &local;
@@ -129,8 +129,12 @@ int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr
 	b->tail = w;
 
 	if (t) {
+		/* For the dump (sched/dump.c): the coarse clock is a vDSO read of
+		 * the kernel's tick time, a few ns, so every park can afford it. */
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+		t->wait_since = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 		t->wait_on = addr;
-		t->wait_since = 0;
 		if (deadline >= 0) {
 			t->timer.fn = park_timeout;
 			wt_timer_add(&t->timer, deadline);
@@ -312,4 +316,16 @@ void wt_park_fork_reset(void)
 			atomic_store_explicit(&b->lock.v, 0, memory_order_relaxed);
 		}
 	}
+}
+
+/* The wait reason a caller named (wt_wait_reason) holds for this one park,
+ * whatever its outcome. */
+int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
+	    int64_t deadline, bool cancelable)
+{
+	int r = park(addr, validate, arg, deadline, cancelable);
+	struct wt_task *t = wt_cur();
+	if (t)
+		t->wait_reason = NULL;
+	return r;
 }

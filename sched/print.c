@@ -2,7 +2,9 @@
  * print.c — formatted output that is safe anywhere: in signal handlers, on
  * g0, before the program's stdio exists.  Supports %d %u %ld %lu %lld %llu
  * %zu %zd %x %lx %p %s %c %%, with an optional field width.
- * wt_throw prints "weft: <msg>" and aborts.
+ * wt_throw prints "weft: <msg>" and aborts.  struct wt_wbuf batches many
+ * lines (schedtrace's detail, the task dump) into few write calls from a
+ * buffer the caller owns: no allocation.
  */
 #include <stdarg.h>
 #include <sys/syscall.h>
@@ -17,7 +19,8 @@ static void put(char **o, char *end, char c)
 		*(*o)++ = c;
 }
 
-static void putnum(char **o, char *end, unsigned long long v, int base, bool neg, int width)
+static void putnum(char **o, char *end, unsigned long long v, int base, bool neg, int width,
+		   bool left)
 {
 	char tmp[24];
 	int n = 0;
@@ -27,10 +30,13 @@ static void putnum(char **o, char *end, unsigned long long v, int base, bool neg
 	} while (v);
 	if (neg)
 		tmp[n++] = '-';
-	for (int w = n; w < width; w++)
+	int pad = width - n;
+	for (; !left && pad > 0; pad--)
 		put(o, end, ' ');
 	while (n)
 		put(o, end, tmp[--n]);
+	for (; pad > 0; pad--)
+		put(o, end, ' ');
 }
 
 static int vfmt(char *buf, size_t size, const char *f, va_list ap)
@@ -58,21 +64,21 @@ static int vfmt(char *buf, size_t size, const char *f, va_list ap)
 		case 'd': {
 			long long v = lng ? va_arg(ap, long long) : va_arg(ap, int);
 			putnum(&o, end, v < 0 ? -(unsigned long long)v : (unsigned long long)v, 10,
-			       v < 0, width);
+			       v < 0, width, left);
 			break;
 		}
 		case 'u':
 			putnum(&o, end, lng ? va_arg(ap, unsigned long long) : va_arg(ap, unsigned),
-			       10, false, width);
+			       10, false, width, left);
 			break;
 		case 'x':
 			putnum(&o, end, lng ? va_arg(ap, unsigned long long) : va_arg(ap, unsigned),
-			       16, false, width);
+			       16, false, width, left);
 			break;
 		case 'p':
 			put(&o, end, '0');
 			put(&o, end, 'x');
-			putnum(&o, end, (uintptr_t)va_arg(ap, void *), 16, false, 0);
+			putnum(&o, end, (uintptr_t)va_arg(ap, void *), 16, false, 0, false);
 			break;
 		case 's': {
 			const char *s = va_arg(ap, const char *);
@@ -111,6 +117,18 @@ int wt_snprintf(char *buf, size_t n, const char *fmt, ...)
 	return r;
 }
 
+static void write_all(int fd, const char *buf, size_t n)
+{
+	for (size_t off = 0; off < n;) {
+		long w = wt_syscall6(SYS_write, fd, (long)(buf + off), (long)(n - off), 0, 0, 0);
+		if (w == -4)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
 void wt_print(const char *fmt, ...)
 {
 	char buf[1024];
@@ -118,14 +136,24 @@ void wt_print(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vfmt(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	for (int off = 0; off < n;) {
-		long w = wt_syscall6(SYS_write, 2, (long)(buf + off), n - off, 0, 0, 0);
-		if (w == -4)
-			continue;
-		if (w <= 0)
-			break;
-		off += (int)w;
-	}
+	write_all(2, buf, (size_t)n);
+}
+
+void wt_wflush(struct wt_wbuf *b)
+{
+	write_all(b->fd, b->buf, b->n);
+	b->n = 0;
+}
+
+/* One formatted piece of at most 1023 bytes (longer is cut, as wt_print). */
+void wt_wprint(struct wt_wbuf *b, const char *fmt, ...)
+{
+	if (b->cap - b->n < 1024)
+		wt_wflush(b);
+	va_list ap;
+	va_start(ap, fmt);
+	b->n += (size_t)vfmt(b->buf + b->n, b->cap - b->n < 1024 ? b->cap - b->n : 1024, fmt, ap);
+	va_end(ap);
 }
 
 void wt_throw(const char *msg)

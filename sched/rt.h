@@ -85,6 +85,13 @@ long wt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
 WT_NORETURN void wt_throw(const char *msg);
 void wt_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int wt_snprintf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+struct wt_wbuf {                /* buffered output to fd; cap >= 1024 */
+	char *buf;
+	size_t n, cap;
+	int fd;
+};
+void wt_wprint(struct wt_wbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wt_wflush(struct wt_wbuf *b);
 
 /* ---- slab.c: mmap-backed fixed-size objects (never the program's malloc) ---- */
 struct wt_slab {
@@ -181,11 +188,18 @@ struct wt_task {
 	char name[16];
 	struct wt_dtor *dtors;          /* [owner] __cxa_thread_atexit_impl list */
 	struct wt_cleanup *cleanup;     /* [owner] __pthread_register_cancel chain */
-	struct wt_task *alllink;        /* [sched] list of all tasks (dump) */
+	struct wt_task *alllink;        /* [alllock] list of all tasks (dump) */
 	struct wt_task *allprev;
-	const void *wait_on;            /* [owner] what it waits on (dump) */
-	const char *wait_reason;
-	int64_t wait_since;
+	/* What it waits on, for the task dump and schedtrace (read racily by
+	 * sched/dump.c, which re-checks `resumes` around its reads). */
+	const void *wait_on;            /* [owner] key of the current park */
+	const char *wait_reason;        /* [owner] static string, NULL = unnamed */
+	int64_t wait_since;             /* [owner] CLOCK_MONOTONIC_COARSE ns at park */
+	uint64_t creator;               /* [const] id of the creating task, 0 = none */
+	/* [owner; dump reads] bumped when the task starts and each time it is
+	 * switched back in, before it writes to its stack: sched/dump.c reads
+	 * a parked task's stack and discards the walk if this moved. */
+	_Atomic uint32_t resumes;
 	/* Signals (sched/sigtask.c).  Bit sig-1 stands for signal sig. */
 	uint64_t sigmask;               /* [owner] blocked, exactly as the program set it */
 	_Atomic uint64_t sigpend;       /* [atomic] sent to this task, not yet raised */
@@ -213,6 +227,24 @@ void wt_task_release(struct wt_task *t, struct wt_p *p); /* joined or detached+d
 struct wt_task *wt_task_alloc(void);
 void wt_task_link(struct wt_task *t);
 extern struct wt_task *wt_main_task;
+/* Names the wait the caller is about to park in (wt_park clears it). */
+static inline void wt_wait_reason(const char *why)
+{
+	struct wt_task *t = wt_cur();
+	if (t)
+		t->wait_reason = why;
+}
+/* A task switched in: see `resumes`.  The release fence orders the bump
+ * before the stack writes that follow (a compiler barrier on x86); it pairs
+ * with the acquire fence in sched/dump.c after its stack reads. */
+static inline void wt_task_resumed(struct wt_task *t)
+{
+	atomic_store_explicit(&t->resumes,
+			      atomic_load_explicit(&t->resumes, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
 void wt_task_entry(struct wt_task *t);     /* first frame of every task */
 extern _Atomic long wt_ntasks;             /* live tasks, main included */
 
@@ -400,9 +432,12 @@ struct wt_config {
 	size_t stack_size;              /* WEFT_STACK_SIZE, 0 = RLIMIT_STACK */
 	int tls_mode;                   /* -1 auto */
 	bool asyncpreemptoff;           /* WEFTDEBUG=asyncpreemptoff=1 */
+	int sigquit;                    /* WEFT_SIGQUIT: WT_SIGQUIT_* */
+	bool sigquit_set;               /* WEFT_SIGQUIT was given */
 	bool secure;
 };
 extern struct wt_config wt_cfg;
+enum { WT_SIGQUIT_OFF = 0, WT_SIGQUIT_EXIT = 1, WT_SIGQUIT_CONTINUE = 2 };
 void wt_config_read(void);
 void wt_sysmon_start(void);
 void wt_sysmon_kick(void);                 /* an earlier timer was added */
@@ -450,6 +485,27 @@ void wt_fd_flags_changed(int fd);
 void wt_netpoll_close_range(unsigned lo, unsigned hi);
 extern _Atomic long wt_netpoll_waiters;
 void wt_sched_trace(int64_t now);
+
+/* ---- dump.c: SIGQUIT's task dump; symbol.c: names for code addresses ---- */
+extern _Atomic int wt_dump_req;            /* [atomic] SIGQUIT asked; sysmon reads */
+void wt_dump_init(void);                   /* start, after sysmon */
+void wt_dump_start(void);                  /* sysmon: start the dumper thread */
+bool wt_dump_fault(void);                  /* crash.c: a fault in the dumper's walk */
+void wt_dump_hide(struct sigaction *old);  /* shim/signal.c: weft's handler reads as SIG_DFL */
+void wt_dump_fork_reset(void);
+struct wt_sym {
+	const char *name;               /* NULL = unknown */
+	uintptr_t off;                  /* pc - start of name */
+	const char *file;               /* object's path, NULL = unknown */
+	uintptr_t fbase;                /* object's load address */
+};
+/* Names pc (a return address when ret, looked up as pc - 1).  may_load:
+ * read an object's symbol table now if it is not yet (libelf, which
+ * allocates: never in a signal handler); else only tables read before and
+ * dladdr.  Context: any thread. */
+void wt_symbolize(uintptr_t pc, bool ret, struct wt_sym *s, bool may_load);
+/* "  #i  0xpc name+0xoff (file)\n" into buf; returns its length. */
+int wt_sym_line(char *buf, size_t n, int i, uintptr_t pc, const struct wt_sym *s);
 int wt_ncpu_affinity(void);
 /* cgroup.c: the GOMAXPROCS default and its updates; proc.c: resizing. */
 void wt_cgroup_init(const char *root);

@@ -137,6 +137,7 @@ int wt_runtime_start(void)
 	atomic_store(&wt_ntasks, 1);
 	__libc_single_threaded = 0;
 	wt_sysmon_start();
+	wt_dump_init();
 	wt_sched.started = true;
 	atomic_store_explicit(&start_state, 2, memory_order_release);
 	wt_unlock(&start_lock);

@@ -5,7 +5,8 @@
  * busy, or all asleep), take procs from workers blocked in system calls
  * (syscall.c), start a worker for queued work that the busy ones left
  * behind (wt_sysmon_wake_idle_work), follow the cgroup CPU limit
- * (procresize.c, about once a second) and print schedtrace lines.
+ * (procresize.c, about once a second), print schedtrace lines (trace.c)
+ * and start the task dump a SIGQUIT asked for (dump.c).
  *
  * Its sleep adapts as Go's sysmon's does: 20 µs after a cycle that took a
  * proc from a blocked call or saw one it will take at its next look, so a
@@ -78,6 +79,8 @@ static void *sysmon(void *arg)
 			if (next_trace < now)
 				next_trace = now + wt_cfg.schedtrace_ms * 1000000ll;
 		}
+		if (atomic_load_explicit(&wt_dump_req, memory_order_relaxed))
+			wt_dump_start();
 		if (acted) {
 			quiet = 0;
 			delay = DELAY_MIN;
@@ -129,42 +132,10 @@ void wt_sysmon_start(void)
 	real.pthread_attr_destroy(&a);
 }
 
-/* schedtrace, in Go's format (seeds/001). */
-void wt_sched_trace(int64_t since)
-{
-	char line[1024];
-	int n = wt_snprintf(line, sizeof line,
-			    "SCHED %ldms: gomaxprocs=%d idleprocs=%d threads=%d spinningthreads=%d "
-			    "idlethreads=%d runqueue=%d [",
-			    (long)(since / 1000000), atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed), atomic_load(&wt_sched.npidle),
-			    atomic_load(&wt_nthreads), atomic_load(&wt_sched.nmspinning),
-			    wt_sched.nmidle, atomic_load(&wt_sched.runq_size));
-	int np = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
-	for (int i = 0; i < np && n < (int)sizeof line - 16; i++)
-		n += wt_snprintf(line + n, sizeof line - n, " %u", wt_runq_len(&wt_sched.procs[i]));
-	wt_snprintf(line + n, sizeof line - n, " ]\n");
-	wt_print("%s", line);
-	if (!wt_cfg.scheddetail)
-		return;
-	wt_print("  stack guards: %s; thread pointer: %s\n", wt_guard_method,
-		 wt_cfg.tls_mode == 2 ? "wrfsbase+trap" : wt_cfg.tls_mode == 0 ? "wrfsbase" : "arch_prctl");
-	for (int i = 0; i < wt_sched.maxprocs; i++) {
-		struct wt_p *p = &wt_sched.procs[i];
-		struct wt_m *m = p->m;
-		wt_print("  P%d: status=%d schedtick=%lu m=%d runqsize=%u\n", i, atomic_load(&p->status) & 3,
-			 (unsigned long)p->schedtick, m ? m->id : -1, wt_runq_len(p));
-	}
-	for (struct wt_m *m = wt_sched.allm; m; m = m->alllink) {
-		struct wt_p *p = m->p;
-		struct wt_task *g = m->curg;
-		wt_print("  M%d: p=%d curg=%ld spinning=%d tid=%d\n", m->id, p ? p->id : -1,
-			 g ? (long)g->id : -1l, m->spinning, m->ostid);
-	}
-}
-
 /* Fork child: the sysmon thread is gone; fork.c starts a new one. */
 void wt_sysmon_fork_reset(void)
 {
 	atomic_store(&kick, 0);
 	atomic_store(&sleeping, 0);
+	wt_dump_fork_reset();
 }

@@ -121,6 +121,7 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 	t->state = WT_IDLE;
 	struct wt_task *cur = wt_cur();
 	if (cur) {
+		t->creator = cur->id;
 		t->sigmask = cur->sigmask;
 	} else {
 		/* A thread weft did not create: its own mask, as natively. */
@@ -236,6 +237,7 @@ void wt_task_entry(struct wt_task *t)
 {
 	__pthread_unwind_buf_t buf;
 	void *r;
+	wt_task_resumed(t);
 	wt_finish_switch(t->m); /* the task that handed the worker to us */
 	wt_tls_start(t);
 	wt_sig_switchin(t);

@@ -78,8 +78,10 @@ WT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 		wt_unpark(&s->state, 0x7fffffff);
 		return PTHREAD_BARRIER_SERIAL_THREAD;
 	}
-	while (atomic_load(&s->state) >> 32 == gen)
+	while (atomic_load(&s->state) >> 32 == gen) {
+		wt_wait_reason("pthread_barrier_wait");
 		wt_park(&s->state, same_gen, gen, -1, false);
+	}
 	return 0;
 }
 

@@ -43,6 +43,7 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline)
 		atomic_fetch_sub(NWAIT(c), 1);
 		return r;
 	}
+	wt_wait_reason("pthread_cond_wait");
 	int pr = wt_park(SEQ(c), seq_unchanged, seq, deadline, true);
 	atomic_fetch_sub(NWAIT(c), 1);
 	wt_mutex_lock(m, -1);

@@ -57,6 +57,7 @@ static int join(pthread_t th, void **ret, int64_t deadline)
 				return EBUSY;
 		}
 		while (atomic_load(&t->detached) != EXITED) {
+			wt_wait_reason("pthread_join");
 			int r = wt_park(&t->detached, not_exited, 0, deadline < 0 ? -1 : deadline,
 					true);
 			if (r == WT_PARK_TIMEDOUT || r == WT_PARK_CANCELED) {

@@ -46,6 +46,7 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 	}
 	/* Acquire: pairs with the release exchange in wt_mutex_unlock. */
 	while (atomic_exchange_explicit(w, 2, memory_order_acquire) != 0) {
+		wt_wait_reason("pthread_mutex_lock");
 		int r = wt_park(w, still_locked, 0, deadline, false);
 		if (r == WT_PARK_TIMEDOUT) {
 			int z = 0;

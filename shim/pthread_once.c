@@ -40,6 +40,7 @@ WT_EXPORT int pthread_once(pthread_once_t *once, void (*fn)(void))
 			wt_unpark(once, 0x7fffffff);
 			return 0;
 		}
+		wt_wait_reason("pthread_once");
 		wt_park(once, running, 0, -1, false);
 	}
 }

@@ -218,6 +218,7 @@ static int rdlock(pthread_rwlock_t *l, int64_t deadline, bool try)
 		    !atomic_compare_exchange_weak_explicit(w, &s, s | RWAIT, memory_order_relaxed,
 							   memory_order_relaxed))
 			continue;
+		wt_wait_reason("pthread_rwlock_rdlock");
 		int r = wt_park(RKEY(l), reader_must_wait, (uintptr_t)l, deadline, false);
 		if (r == WT_PARK_TIMEDOUT) {
 			if (woken)
@@ -258,6 +259,7 @@ static int wrlock(pthread_rwlock_t *l, int64_t deadline, bool try)
 		    !atomic_compare_exchange_weak_explicit(w, &s, s | WWAIT, memory_order_relaxed,
 							   memory_order_relaxed))
 			continue;
+		wt_wait_reason("pthread_rwlock_wrlock");
 		int r = wt_park(WKEY(l), writer_must_wait, (uintptr_t)l, deadline, false);
 		if (r == WT_PARK_TIMEDOUT) {
 			/* Even if never woken: our WWAIT may be all that keeps kind-2

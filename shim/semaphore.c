@@ -116,6 +116,7 @@ static int down_slow(struct wsem *s, int64_t deadline)
 				return 0;
 			continue;
 		}
+		wt_wait_reason("sem_wait");
 		int r = wt_park(&s->data, still_zero, 0, deadline, true);
 		if (r == WT_PARK_TIMEDOUT || r == WT_PARK_CANCELED) {
 			atomic_fetch_sub(&s->data, ONE_WAITER);

@@ -43,6 +43,14 @@ static void set_bits(sigset_t *set, uint64_t b)
 WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	wt_real_init();
+	if (sig == SIGQUIT) {
+		/* The program's handler replaces weft's task dump (sched/dump.c),
+		 * which it never installed and so never sees. */
+		int r = real.sigaction(sig, sa, old);
+		if (r == 0 && old)
+			wt_dump_hide(old);
+		return r;
+	}
 	if (!owned(sig))
 		return real.sigaction(sig, sa, old);
 	struct sigaction prev = wt_user_sa[sig];

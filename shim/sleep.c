@@ -17,6 +17,7 @@
 static int park_until(struct wt_task *t, int64_t deadline)
 {
 	for (;;) {
+		wt_wait_reason("sleep");
 		int r = wt_park(&t->timer, NULL, 0, deadline, true);
 		if (r == WT_PARK_CANCELED)
 			wt_cancel_act();

@@ -74,6 +74,7 @@ static long futex(int *uaddr, int op, int val, const struct timespec *ts, bool *
 			if (until < 0 || poll < until)
 				until = poll;
 		}
+		wt_wait_reason("futex");
 		int r = wt_park(uaddr, futex_same, (uintptr_t)(unsigned)val, until, false);
 		if (r == WT_PARK_INVALID)
 			return fail(EAGAIN);

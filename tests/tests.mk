@@ -30,8 +30,17 @@ test-preload: $(B)/libweft.so $(PRELOAD_BIN)
 test-real: $(B)/libweft.so
 	sh tests/real/run.sh $(abspath $(B)/libweft.so)
 
+# What schedtrace, SIGQUIT's task dump and tools/weft-gdb.py show.
+$(TB)/observe/parked: tests/observe/parked.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -pthread -o $@ $<
+
+test-observe: $(B)/libweft.so $(TB)/observe/parked $(TB)/preload/runqueues
+	cp $(TB)/preload/runqueues $(TB)/observe/runqueues
+	sh tests/observe/run.sh $(abspath $(B)/libweft.so) $(TB)/observe
+
 -include tests/unit/unit.mk
 
-test: all check-exports test-unit test-preload test-real
+test: all check-exports test-unit test-preload test-real test-observe
 
-.PHONY: test test-preload test-unit test-real
+.PHONY: test test-preload test-unit test-real test-observe

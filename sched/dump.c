@@ -1,0 +1,356 @@
+/*
+ * dump.c — SIGQUIT: every task, what it waits on, and its backtrace, as Go
+ * prints every goroutine.
+ *
+ *   task 7 [pthread_cond_wait on 0x55d0c0a0e0a0, 1204 ms]:
+ *     #0  0x7f0c4a01c3de wt_mcall+0x9e (/usr/lib/weft/libweft.so)
+ *     ...
+ *     #5  0x55d0c0a0b2c1 parked_worker+0x31 (/home/u/prog)
+ *     start function parked_worker, created by task 1
+ *
+ * WEFT_SIGQUIT (config.c) says what SIGQUIT does: dump-exit (the default,
+ * as Go: dump, then exit with status 2), dump-continue, or off (SIGQUIT
+ * keeps its native meaning).  A program that installs its own SIGQUIT
+ * handler replaces weft's, as natively; shim/signal.c reports SIG_DFL to a
+ * program that asks what the disposition is while weft's is installed.
+ *
+ * Protocol:
+ *   1. the handler (any thread, async-signal-safe) sets wt_dump_req and
+ *      kicks sysmon — nothing else: it may have interrupted a task holding
+ *      any lock, on any worker;
+ *   2. sysmon starts a dumper thread (an OS thread of weft's own, no
+ *      proc), so that sysmon never waits on a lock the dump may need
+ *      (dladdr's loader lock, malloc inside libelf) and keeps preempting
+ *      and retaking meanwhile;
+ *   3. the dumper copies the list of tasks (pointer and id) under alllock
+ *      and lets it go, so task creation and exit go on during the dump;
+ *   4. for each task: it reads `resumes` and the state; a task WAITING or
+ *      RUNNABLE that has run before has its registers saved on its stack
+ *      (arch/x86_64/switch.S: the frame at ctx.sp) and stays switched out
+ *      until something resumes it.  The dumper rebuilds the registers from
+ *      that frame, walks the stack with libunwind into an array of return
+ *      addresses, then re-reads `resumes` and the state: if either moved,
+ *      the task ran meanwhile and the walk may have read a stack being
+ *      rewritten, so it is dropped ("resumed during the dump").  A resumed
+ *      task bumps `resumes` before its first stack write (wt_task_resumed,
+ *      release fence), and the dumper's re-read follows its stack reads
+ *      (acquire fence): a walk that saw any new stack content sees the
+ *      bump.  (Seqlock-style; on x86 both fences are compiler barriers.)
+ *      A walk that follows a stale pointer into unmapped memory (its task
+ *      exited and its stack went away) faults: the SIGSEGV handler
+ *      (crash.c) calls wt_dump_fault, which jumps back out of the walk;
+ *   5. symbols (symbol.c: libelf's .symtab, then dladdr) are looked up
+ *      after the walk, and lines go out through a 64 KiB buffer.
+ *      Cost here: about 0.1-0.3 ms a task (libunwind checks each new
+ *      stack page with mincore and a pipe write before reading it), so
+ *      10,000 parked tasks take 1-3 s.
+ *   6. dump-exit ends the process with exit_group(2) from the dumper.
+ * Tasks running on a worker cannot be walked from a saved context (they
+ * have none): their line says "running on worker N".
+ *
+ * Rejected: stopping the world (weft has no safe points for parked and
+ * running tasks alike); holding a task that wakes up while it is walked
+ * until the walk ends (a held task may own the very lock the walk takes:
+ * a program's dl_iterate_phdr callback owns the loader's, which libunwind
+ * needs) — a dropped backtrace is better than a deadlock; walking inside
+ * the signal handler (it may run on a task holding malloc's or the
+ * loader's lock, and 10,000 walks are too long for a handler).
+ */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+
+#include "rt.h"
+#include "../shim/real.h"
+
+#define MAXFRAMES 64
+
+_Atomic int wt_dump_req;
+static _Atomic int busy;         /* [atomic] a dump is under way */
+static _Atomic int walker_tid;   /* [atomic] the dumper's tid while it walks, else 0 */
+static sigjmp_buf walk_jmp;      /* [dumper] */
+
+struct snap {
+	struct wt_task *t;
+	uint64_t id;
+};
+
+/* Context: signal handler, any thread.  Async-signal-safe: an atomic
+ * store and a futex wake. */
+static void on_sigquit(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+	atomic_store_explicit(&wt_dump_req, 1, memory_order_relaxed);
+	wt_sysmon_kick();
+}
+
+/* Context: start, on the initial thread, after sysmon started.  A SIGQUIT
+ * the process inherited as ignored (a shell's `prog &`) stays ignored
+ * unless WEFT_SIGQUIT was given: natively it would do nothing. */
+void wt_dump_init(void)
+{
+	struct sigaction sa = { 0 }, old;
+	if (wt_cfg.sigquit == WT_SIGQUIT_OFF)
+		return;
+	if (real.sigaction(SIGQUIT, NULL, &old) != 0 ||
+	    (old.sa_handler != SIG_DFL && !(old.sa_handler == SIG_IGN && wt_cfg.sigquit_set)))
+		return;
+	sa.sa_sigaction = on_sigquit;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	real.sigaction(SIGQUIT, &sa, NULL);
+}
+
+/* shim/signal.c: a disposition read back shows SIG_DFL where weft's
+ * handler stands (the program never installed it). */
+void wt_dump_hide(struct sigaction *old)
+{
+	if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction == on_sigquit) {
+		memset(old, 0, sizeof *old);
+		old->sa_handler = SIG_DFL;
+	}
+}
+
+/* Context: the SIGSEGV/SIGBUS handler (crash.c), any thread.  Returns
+ * false unless this thread is the dumper inside a walk, which it leaves. */
+bool wt_dump_fault(void)
+{
+	int w = atomic_load_explicit(&walker_tid, memory_order_relaxed);
+	if (!w || w != (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0))
+		return false;
+	siglongjmp(walk_jmp, 1);
+}
+
+/* [dumper] Return addresses of a switched-out task, from the frame
+ * wt_ctx_switch saved at sp; -1 if the walk faulted or sp is off the
+ * task's stack (it was reused meanwhile). */
+static int walk(uintptr_t sp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs, int max, int tid)
+{
+	if (sp < lo || sp + 64 > hi)
+		return -1;
+	atomic_store_explicit(&walker_tid, tid, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (sigsetjmp(walk_jmp, 1)) {
+		atomic_store_explicit(&walker_tid, 0, memory_order_relaxed);
+		return -1;
+	}
+	/* switch.S: +8 r15, +16 r14, +24 r13, +32 r12, +40 rbx, +48 rbp,
+	 * +56 return address; the caller's rsp is sp + 64. */
+	const uintptr_t *f = (const uintptr_t *)sp;
+	ucontext_t uc;
+	memset(&uc, 0, sizeof uc);
+	greg_t *g = uc.uc_mcontext.gregs;
+	g[REG_R15] = (greg_t)f[1];
+	g[REG_R14] = (greg_t)f[2];
+	g[REG_R13] = (greg_t)f[3];
+	g[REG_R12] = (greg_t)f[4];
+	g[REG_RBX] = (greg_t)f[5];
+	g[REG_RBP] = (greg_t)f[6];
+	g[REG_RIP] = (greg_t)f[7];
+	g[REG_RSP] = (greg_t)(sp + 64);
+	unw_cursor_t c;
+	int n = 0;
+	if (unw_init_local(&c, (unw_context_t *)&uc) == 0) {
+		do {
+			unw_word_t ip;
+			if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+				break;
+			pcs[n++] = ip;
+		} while (n < max && unw_step(&c) > 0);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&walker_tid, 0, memory_order_relaxed);
+	return n;
+}
+
+static int64_t coarse_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void print_frames(struct wt_wbuf *o, const uintptr_t *pcs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct wt_sym s;
+		char line[1024];
+		/* Every pc here is a return address (the first one too: the
+		 * switch returns there). */
+		wt_symbolize(pcs[i], true, &s, true);
+		wt_sym_line(line, sizeof line, i, pcs[i], &s);
+		wt_wprint(o, "%s", line);
+	}
+	if (n == MAXFRAMES)
+		wt_wprint(o, "  ...more frames...\n");
+}
+
+/* [dumper] One task.  Returns false if it is gone (exited meanwhile). */
+static bool dump_task(struct wt_wbuf *o, const struct snap *sn, int tid)
+{
+	struct wt_task *t = sn->t;
+	/* Acquire: pairs with the release fence in wt_task_resumed and the
+	 * state stores made after the context was saved (proc.c). */
+	uint32_t c1 = atomic_load_explicit(&t->resumes, memory_order_acquire);
+	int st = atomic_load_explicit(&t->state, memory_order_acquire);
+	if (t->id != sn->id)
+		return false;
+	const char *why = t->wait_reason;
+	const void *on = t->wait_on;
+	int64_t since = t->wait_since;
+	struct wt_m *m = t->m;
+	bool started = t->main || c1 != 0;
+	uintptr_t pcs[MAXFRAMES];
+	int n = 0;
+	bool torn = false;
+	if (started && (st == WT_WAITING || st == WT_RUNNABLE)) {
+		n = walk(t->ctx.sp, (uintptr_t)t->stack_lo, (uintptr_t)t->stack_hi, pcs, MAXFRAMES,
+			 tid);
+		atomic_thread_fence(memory_order_acquire);
+		torn = n < 0 || atomic_load_explicit(&t->resumes, memory_order_relaxed) != c1 ||
+		       atomic_load_explicit(&t->state, memory_order_relaxed) != st ||
+		       t->id != sn->id;
+	}
+	char state[160];
+	switch (st) {
+	case WT_WAITING: {
+		if (!why)
+			why = on == &t->timer ? "sleep" : "wait";
+		int k = wt_snprintf(state, sizeof state, "%s on %p", why, on);
+		if (since > 0)
+			wt_snprintf(state + k, sizeof state - k, ", %ld ms",
+				    (long)((coarse_now() - since) / 1000000));
+		break;
+	}
+	case WT_RUNNABLE:
+		wt_snprintf(state, sizeof state, started ? "runnable" : "runnable, not started");
+		break;
+	case WT_RUNNING:
+		wt_snprintf(state, sizeof state, "running on worker %d%s", m ? m->id : -1,
+			    m && m->insyscall ? ", in a system call" : "");
+		break;
+	case WT_IDLE:
+		wt_snprintf(state, sizeof state, "not started");
+		break;
+	default:
+		wt_snprintf(state, sizeof state, "exited, not joined");
+	}
+	wt_wprint(o, "task %lu [%s]:\n", (unsigned long)sn->id, state);
+	if (torn)
+		wt_wprint(o, "  (resumed during the dump: backtrace dropped)\n");
+	else
+		print_frames(o, pcs, n);
+	if (t->main) {
+		wt_wprint(o, "  main task\n\n");
+	} else {
+		struct wt_sym s;
+		wt_symbolize((uintptr_t)t->start, false, &s, true);
+		if (s.name && s.off == 0)
+			wt_wprint(o, "  start function %s, created by task %lu\n\n", s.name,
+				  (unsigned long)t->creator);
+		else
+			wt_wprint(o, "  start function %p, created by task %lu\n\n", (void *)t->start,
+				  (unsigned long)t->creator);
+	}
+	return true;
+}
+
+/* [dumper] The tasks, newest first, in an mmap'd array; *cap its size. */
+static struct snap *snapshot(size_t *n, size_t *cap, size_t *left)
+{
+	size_t cnt = 0;
+	wt_lock(&wt_sched.alllock);
+	for (struct wt_task *t = wt_sched.alltasks; t; t = t->alllink)
+		cnt++;
+	wt_unlock(&wt_sched.alllock);
+	*cap = cnt + 1024; /* room for tasks created in between */
+	struct snap *s = wt_mmap_anon(*cap * sizeof *s);
+	*n = *left = 0;
+	if (!s)
+		return NULL;
+	wt_lock(&wt_sched.alllock);
+	for (struct wt_task *t = wt_sched.alltasks; t; t = t->alllink) {
+		if (*n < *cap) {
+			s[*n].t = t;
+			s[*n].id = t->id;
+			(*n)++;
+		} else {
+			(*left)++;
+		}
+	}
+	wt_unlock(&wt_sched.alllock);
+	return s;
+}
+
+/* The dumper thread: one dump, then exit (the process or the thread). */
+static void *dumper(void *arg)
+{
+	(void)arg;
+	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	int64_t t0 = wt_nanotime();
+	static char buf[65536]; /* [busy] one dump at a time */
+	struct wt_wbuf o = { buf, 0, sizeof buf, 2 };
+	size_t n, cap, left, shown = 0;
+	/* A cache per thread: the global one takes a lock and blocks every
+	 * signal around each step (two sigprocmask calls a frame). */
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	struct snap *s = snapshot(&n, &cap, &left);
+	wt_wprint(&o, "SIGQUIT: quit\nweft: %zu tasks, GOMAXPROCS=%d, %d threads\n\n",
+		  n + left, wt_sched.nprocs, atomic_load(&wt_nthreads));
+	for (size_t i = n; i-- > 0;) /* oldest first */
+		shown += dump_task(&o, &s[i], tid);
+	if (left)
+		wt_wprint(&o, "weft: %zu tasks created during the dump are not shown\n", left);
+	wt_wprint(&o, "weft: %zu tasks dumped in %ld ms\n", shown,
+		  (long)((wt_nanotime() - t0) / 1000000));
+	wt_wflush(&o);
+	if (s)
+		wt_syscall6(SYS_munmap, (long)s, (long)(cap * sizeof *s), 0, 0, 0, 0);
+	if (wt_cfg.sigquit == WT_SIGQUIT_EXIT)
+		for (;;)
+			wt_syscall6(SYS_exit_group, 2, 0, 0, 0, 0, 0);
+	atomic_fetch_sub(&wt_nthreads, 1);
+	atomic_store(&busy, 0);
+	return NULL;
+}
+
+/* Context: sysmon.  One dump at a time; a SIGQUIT during one is dropped. */
+void wt_dump_start(void)
+{
+	atomic_store_explicit(&wt_dump_req, 0, memory_order_relaxed);
+	int z = 0;
+	if (!atomic_compare_exchange_strong(&busy, &z, 1))
+		return;
+	pthread_attr_t a;
+	pthread_t th;
+	real.pthread_attr_init(&a);
+	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	real.pthread_attr_setstacksize(&a, 1 << 20);
+	atomic_fetch_add(&wt_nthreads, 1);
+	struct wt_pin pin = wt_tls_pin();
+	int err = real.pthread_create(&th, &a, dumper, NULL);
+	wt_tls_unpin(pin);
+	real.pthread_attr_destroy(&a);
+	if (err != 0) {
+		atomic_fetch_sub(&wt_nthreads, 1);
+		atomic_store(&busy, 0);
+		wt_print("weft: SIGQUIT: cannot start a thread for the task dump\n");
+		if (wt_cfg.sigquit == WT_SIGQUIT_EXIT)
+			wt_syscall6(SYS_exit_group, 2, 0, 0, 0, 0, 0);
+	}
+}
+
+/* Fork child: a dump the parent was making is not the child's. */
+void wt_dump_fork_reset(void)
+{
+	atomic_store(&busy, 0);
+	atomic_store(&wt_dump_req, 0);
+	atomic_store(&walker_tid, 0);
+}
