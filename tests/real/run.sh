@@ -3,16 +3,18 @@
 # must match.  Each weft run first checks that weft is really loaded.
 lib=$1
 pass=0 fail=0
+tmp=$(mktemp -d) # private: other test runs may share /tmp
+trap 'rm -rf "$tmp"' EXIT
 check() { # name, command...
   name=$1; shift
   n=$(timeout 300 "$@" 2>/dev/null); nrc=$?
   loaded=$(LD_PRELOAD="$lib" sh -c 'grep -c libweft.so /proc/$$/maps')
-  w=$(timeout 300 env LD_PRELOAD="$lib" "$@" 2>/tmp/weft-real.err); wrc=$?
+  w=$(timeout 300 env LD_PRELOAD="$lib" "$@" 2>"$tmp/real.err"); wrc=$?
   if [ "$loaded" -ge 1 ] && [ "$n" = "$w" ] && [ $nrc = $wrc ]; then
     pass=$((pass+1)); echo "PASS $name: $w"
   else
     fail=$((fail+1)); echo "FAIL $name (weft loaded: $loaded, exit $nrc/$wrc)"
-    echo " native: $n"; echo " weft:   $w"; tail -3 /tmp/weft-real.err
+    echo " native: $n"; echo " weft:   $w"; tail -3 "$tmp/real.err"
   fi
 }
 here=$(dirname "$0")
@@ -24,11 +26,11 @@ check sort-parallel sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n
 # Bad settings: one "weft: ..." line each, the default, and a normal run.
 settings() { # name, expected stderr text, env assignment...
   name=$1 want=$2; shift 2
-  out=$(env "$@" LD_PRELOAD="$lib" python3 -c 'import threading; t=threading.Thread(target=print, args=("ok",)); t.start(); t.join()' 2>/tmp/weft-set.err)
-  if [ "$out" = ok ] && grep -q "^weft: $want" /tmp/weft-set.err; then
+  out=$(env "$@" LD_PRELOAD="$lib" python3 -c 'import threading; t=threading.Thread(target=print, args=("ok",)); t.start(); t.join()' 2>"$tmp/set.err")
+  if [ "$out" = ok ] && grep -q "^weft: $want" "$tmp/set.err"; then
     pass=$((pass+1)); echo "PASS setting $name"
   else
-    fail=$((fail+1)); echo "FAIL setting $name: stdout '$out'"; cat /tmp/weft-set.err
+    fail=$((fail+1)); echo "FAIL setting $name: stdout '$out'"; cat "$tmp/set.err"
   fi
 }
 settings gomaxprocs-abc "GOMAXPROCS=abc is not a number" GOMAXPROCS=abc
