@@ -41,6 +41,7 @@ static void *sysmon(void *arg)
 		wt_timer_run(now, NULL);
 		wt_sysmon_retake();
 		wt_netpoll_sysmon(now);
+		wt_stack_scavenge(now);
 		bool busy = wt_sysmon_wake_idle_work();
 		if (busy)
 			wt_sysmon_preempt(now);
