@@ -4,12 +4,13 @@
  *
  * Arena.  One MAP_NORESERVE mapping of 64 TiB (x86_64 user space is
  * 128 TiB) cut into 2^20 slots of 64 MiB, so a million tasks fit and the
- * number of tasks is not bounded by vm.max_map_count.  A slot is handed
- * out in bit-reversed order of a counter k (slot = N-1 - bitrev(k)): the
- * first task gets the top slot, the next the middle one, then the quarters,
- * ..., so while n tasks live each has about N/n free slots below it, into
- * which its stack can grow.  Released slots are reused lowest k first, which
- * keeps the spread.  Smaller address spaces (ulimit -v, overcommit=2) get a
+ * number of tasks is not bounded by vm.max_map_count.  Slots are handed
+ * out in a bit-reversed order of a counter k (slot_of_k): the first task
+ * gets the top slot of a 1 GiB region, the next one a region half the
+ * arena away, then the quarters, ..., so while few tasks live each has a
+ * huge free gap below it, into which its stack can grow; later tasks fill
+ * the regions already opened, so that many tasks share page tables.
+ * Released slots are reused lowest k first, which keeps the spread.  Smaller address spaces (ulimit -v, overcommit=2) get a
  * smaller arena, with one `weft:` line.
  *
  * A slot's state word (st[]) is the only truth about who owns it: COLD or
@@ -91,8 +92,8 @@ static struct {
 	char *base;                   /* [const] 2 MiB aligned */
 	int bits;                     /* [const] log2(nslots) */
 	int nslots;                   /* [const] */
-	_Atomic uintptr_t *st;        /* [CAS] ST_* or owner */
-	_Atomic unsigned char *g0;    /* [slot owner] guard installed at G0 */
+	_Atomic uintptr_t *st;        /* [CAS] ST_* or owner; by k (dense) */
+	_Atomic unsigned char *g0;    /* [slot owner] guard installed at G0; by k */
 	bool madv;                    /* [const] guard markers work */
 	wt_lock_t lock;               /* the hints below */
 	uint32_t next;                /* [lock] k never handed out yet */
@@ -109,13 +110,55 @@ static char *slot_base(int s) { return A.base + ((size_t)s << SLOT_SHIFT); }
 static char *slot_top(int s) { return A.base + ((size_t)(s + 1) << SLOT_SHIFT); }
 static char *slot_g0(int s) { return slot_top(s) - REGION; }
 
+static uint32_t bitrev(uint32_t v, int n)
+{
+	if (n == 0)
+		return 0;
+	v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
+	v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
+	v = ((v >> 4) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4);
+	v = __builtin_bswap32(v);
+	return v >> (32 - n);
+}
+
+/* Placement order.  k = c.b.a (a: the low TIER bits, b: 4 bits, c: the
+ * rest); slot = region.within, region = bitrev(a).bitrev(c), within =
+ * 15 - bitrev(b).  The first 2^TIER tasks each get a 1 GiB region of their
+ * own, 64 GiB apart; the next ones fill those regions (halving their
+ * gaps: 512 MiB, 256 MiB, ... 64 MiB) before new regions are opened.  So a
+ * few tasks grow far, and many share page-table (PMD) pages: pure
+ * bit-reversal would spend a 4 KiB PMD page per task up to 65536 tasks. */
+#define TIER 10
+
+static void k_split(int *ab, int *cb)
+{
+	*ab = A.bits - 4 < TIER ? A.bits - 4 : TIER;
+	*cb = A.bits - 4 - *ab;
+}
+
 static int slot_of_k(uint32_t k)
 {
-	uint32_t r = 0;
-	for (int i = 0; i < A.bits; i++, k >>= 1)
-		r = (r << 1) | (k & 1);
-	return A.nslots - 1 - (int)r;
+	int ab, cb;
+	k_split(&ab, &cb);
+	uint32_t a = k & ((1u << ab) - 1), b = (k >> ab) & 15, c = k >> (ab + 4);
+	uint32_t region = ((1u << (ab + cb)) - 1) - ((bitrev(a, ab) << cb) | bitrev(c, cb));
+	return (int)((region << 4) | (15 - bitrev(b, 4)));
 }
+
+static uint32_t k_of_slot(int s)
+{
+	int ab, cb;
+	k_split(&ab, &cb);
+	uint32_t region = ((1u << (ab + cb)) - 1) - ((uint32_t)s >> 4), within = (uint32_t)s & 15;
+	uint32_t a = bitrev(region >> cb, ab), c = bitrev(region & ((1u << cb) - 1), cb);
+	uint32_t b = bitrev(15 - within, 4);
+	return (c << (ab + 4)) | (b << ab) | a;
+}
+
+/* The arrays per slot are indexed by k, not by slot: live tasks have low
+ * k, so their entries share pages (by slot, 10,000 spread tasks would
+ * touch 10,000 pages of them). */
+#define K(s) k_of_slot(s)
 
 static long madv(void *p, size_t n, int advice)
 {
@@ -176,7 +219,7 @@ static int stack_init(void)
 	/* Probe MADV_GUARD_INSTALL once, on the bottom slot's G0. */
 	A.madv = madv(slot_g0(0), PAGE, MADV_GUARD_INSTALL) == 0;
 	if (A.madv)
-		A.g0[0] = 1;
+		A.g0[K(0)] = 1;
 	else
 		wt_guard_method = "mprotect";
 	return 0;
@@ -208,14 +251,14 @@ static int ensure_init(void)
 static bool claim(int s, struct wt_task *t, bool wait)
 {
 	for (;;) {
-		uintptr_t v = atomic_load_explicit(&A.st[s], memory_order_relaxed);
+		uintptr_t v = atomic_load_explicit(&A.st[K(s)], memory_order_relaxed);
 		if (v == ST_BUSY && wait) {
 			wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 			continue;
 		}
 		if (v > ST_WARM)
 			return false;
-		if (atomic_compare_exchange_weak_explicit(&A.st[s], &v, (uintptr_t)t,
+		if (atomic_compare_exchange_weak_explicit(&A.st[K(s)], &v, (uintptr_t)t,
 							  memory_order_acquire, memory_order_relaxed)) {
 			if (v == ST_WARM)
 				atomic_fetch_sub_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
@@ -249,14 +292,6 @@ static long cold_take(void) /* [lock] lowest k, or -1 */
 		return k;
 	}
 	return -1;
-}
-
-static uint32_t k_of_slot(int s)
-{
-	uint32_t v = (uint32_t)(A.nslots - 1 - s), r = 0;
-	for (int i = 0; i < A.bits; i++, v >>= 1)
-		r = (r << 1) | (v & 1);
-	return r;
 }
 
 /* A free home slot for t, or -1.  Context: any (the spawn path). */
@@ -296,14 +331,14 @@ out:
 static void slot_give(int s, struct wt_p *p, bool warm)
 {
 	if (!warm) {
-		atomic_store_explicit(&A.st[s], ST_COLD, memory_order_release);
+		atomic_store_explicit(&A.st[K(s)], ST_COLD, memory_order_release);
 		wt_lock(&A.lock);
 		cold_set(k_of_slot(s));
 		wt_unlock(&A.lock);
 		return;
 	}
 	atomic_fetch_add_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
-	atomic_store_explicit(&A.st[s], ST_WARM, memory_order_release);
+	atomic_store_explicit(&A.st[K(s)], ST_WARM, memory_order_release);
 	if (p && p->slots.n < 16) {
 		p->slots.slot[p->slots.n++] = s;
 		return;
@@ -322,9 +357,9 @@ static void slot_give(int s, struct wt_p *p, bool warm)
 /* Removes a slot's G0 guard when the slot becomes part of a bigger stack. */
 static void g0_clear(int s)
 {
-	if (atomic_load_explicit(&A.g0[s], memory_order_relaxed)) {
+	if (atomic_load_explicit(&A.g0[K(s)], memory_order_relaxed)) {
 		guard_remove(slot_g0(s));
-		atomic_store_explicit(&A.g0[s], 0, memory_order_relaxed);
+		atomic_store_explicit(&A.g0[K(s)], 0, memory_order_relaxed);
 	}
 }
 
@@ -356,7 +391,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 		if (got == need)
 			break;
 		for (int i = 1; i < got; i++)
-			slot_give(s - i, p, atomic_load(&A.st[s - i]) == ST_WARM);
+			slot_give(s - i, p, atomic_load(&A.st[K(s - i)]) == ST_WARM);
 		slot_give(s, p, true);
 		s = -1;
 	}
@@ -372,10 +407,10 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 		char *g = slot_g0(s) > floor ? slot_g0(s) : floor;
 		if (g != slot_g0(s))
 			g0_clear(s);
-		if (g != slot_g0(s) || !atomic_load_explicit(&A.g0[s], memory_order_relaxed)) {
+		if (g != slot_g0(s) || !atomic_load_explicit(&A.g0[K(s)], memory_order_relaxed)) {
 			guard_install(g);
 			if (g == slot_g0(s))
-				atomic_store_explicit(&A.g0[s], 1, memory_order_relaxed);
+				atomic_store_explicit(&A.g0[K(s)], 1, memory_order_relaxed);
 		}
 		t->guard = g;
 		t->stack_top = top;
@@ -441,7 +476,7 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p)
 			if (t->guard < g0)
 				madv(t->guard, (size_t)(g0 - t->guard), MADV_DONTNEED);
 			guard_install(g0);
-			atomic_store_explicit(&A.g0[s], 1, memory_order_relaxed);
+			atomic_store_explicit(&A.g0[K(s)], 1, memory_order_relaxed);
 			for (int x = t->lowslot; x < s; x++)
 				slot_give(x, p, false);
 		}
@@ -459,7 +494,7 @@ struct wt_task *wt_stack_owner(uintptr_t addr)
 	if (!atomic_load_explicit(&inited, memory_order_acquire) || addr < (uintptr_t)A.base ||
 	    addr >= (uintptr_t)slot_top(A.nslots - 1))
 		return NULL;
-	uintptr_t v = atomic_load_explicit(&A.st[(addr - (uintptr_t)A.base) >> SLOT_SHIFT],
+	uintptr_t v = atomic_load_explicit(&A.st[K((addr - (uintptr_t)A.base) >> SLOT_SHIFT)],
 					   memory_order_acquire);
 	return v > ST_BUSY ? (struct wt_task *)v : NULL;
 }
@@ -492,7 +527,7 @@ int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info)
 		if (x < 0)
 			return WT_OVERFLOW;
 		if (!claim(x, t, true)) {
-			uintptr_t v = atomic_load(&A.st[x]);
+			uintptr_t v = atomic_load(&A.st[K(x)]);
 			info->blocker = v > ST_BUSY ? (struct wt_task *)v : NULL;
 			return WT_OVERFLOW;
 		}
@@ -523,7 +558,7 @@ void wt_stack_scavenge(int64_t now)
 	for (int i = 0; i < n; i++) {
 		int s = batch[i];
 		uintptr_t v = ST_WARM;
-		if (!atomic_compare_exchange_strong(&A.st[s], &v, ST_BUSY))
+		if (!atomic_compare_exchange_strong(&A.st[K(s)], &v, ST_BUSY))
 			continue; /* reused, or already cold: a stale hint */
 		atomic_fetch_sub_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
 		/* The whole slot: a frame that jumped over G0 may have touched
