@@ -231,6 +231,12 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 	 * mode) the thread pointer made the kernel's, so that a context switch
 	 * while reporting does not revert it. */
 	set_default(sig);
+	/* Every other signal blocked: the report runs off the signal stack,
+	 * where a SIGURG (sysmon's preemption) would be delivered on top of
+	 * this handler's frames and of the context being reported. */
+	uint64_t all = ~((1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1)) |
+			 (1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)));
+	wt_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, 8, 0, 0);
 	arm_watchdog(sig);
 	if (wt_tls_trap)
 		wt_arch_set_tp(wt_arch_get_tp());
