@@ -329,12 +329,64 @@ def exp_echo(conns, secs, window):
     row("connections lost", n["lost"], w["lost"], "", ratio=False)
 
 
+# --- stacks: growable stacks and a million tasks (issue 4) ------------------
+def run_raw(prog, args, weft, timeout):
+    """Runs one program; returns (returncode or 'hang', stdout, stderr, seconds).
+    For programs expected to die natively (no entry in problems)."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    if weft:
+        env["LD_PRELOAD"] = LIB
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([os.path.join(BIN, prog)] + [str(a) for a in args], env=env,
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "hang", "", "", timeout
+    return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+
+
+def outcome(rc, out, err, dt):
+    if rc == "hang":
+        return "HANG"
+    if isinstance(rc, int) and rc < 0:
+        return signal.Signals(-rc).name
+    m = re.search(r"deep: (\d+)", out)
+    return ("deep %s, %.1f s" % ("{:,}".format(int(m.group(1))), dt)) if m else "exit %d" % rc
+
+
+def exp_grow():
+    section("grow: recursion 1,000,000 calls deep, 80 bytes a frame, default attributes")
+    for mode, label in (("thread", "in a pthread"), ("main", "in main")):
+        n = run_raw("grow", [mode], False, 120)
+        w = run_raw("grow", [mode], True, 120)
+        if w[0] != 0:
+            problems.append("CRASH: weft grow %s: %s; stderr: %s" % (mode, outcome(*w), w[2][-300:]))
+        row(label, outcome(*n), outcome(*w), ratio=False)
+    n = run_raw("grow", ["runaway"], False, 120)
+    w = run_raw("grow", ["runaway"], True, 300)
+    m = re.search(r"overflowed its stack: limit ([^,]+), depth ([^ ]+ [KMG]iB)", w[2])
+    wtxt = "%s at %s (limit %s)" % (outcome(*w), m.group(2), m.group(1)) if m else outcome(*w)
+    if w[0] != -signal.SIGSEGV or not m:
+        problems.append("weft grow runaway: expected the overflow report and SIGSEGV; got %s; "
+                        "stderr: %s" % (outcome(*w), w[2][:300]))
+    import resource
+    lim = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    ntxt = outcome(*n) + (" (stack %d MiB)" % (lim >> 20) if lim > 0 else "")
+    row("runaway recursion", ntxt, wtxt, ratio=False)
+
+
+def exp_million():
+    # Native stops near pid_max: exp_waiters caps it (NATIVE_CAP).
+    exp_waiters(1000000, 1800)
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "--demo"
     if mode not in ("--demo", "--full"):
         sys.exit("usage: bench/run.py --demo | --full")
     for p in ("switch", "pipe_switch", "spawn", "waiters", "blocking", "timeslice",
-              "tightloop", "cpubound", "echo_server", "echo_load"):
+              "tightloop", "cpubound", "echo_server", "echo_load", "grow"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
             sys.exit("bench: %s/%s missing: run `make bench-progs`" % (BIN, p))
     if not os.path.exists(LIB):
@@ -355,6 +407,7 @@ def main():
         exp_tightloop(750)
         exp_cpubound(25, 1)
         exp_echo(1000, 1, 64)
+        exp_grow()
     else:
         exp_switch(200000, 3)
         exp_pipe(50000, 3)
@@ -366,6 +419,9 @@ def main():
         exp_tightloop(3000)
         exp_cpubound(50, 3)
         exp_echo(10000, 5, 64)
+        exp_grow()
+        if os.environ.get("BENCH_MILLION") == "1":
+            exp_million()  # about 5-7 minutes on this project's VM
     print_table()
     print("\n(%.0f s)" % (time.monotonic() - t0))
     if problems:

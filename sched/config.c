@@ -16,6 +16,8 @@
  *                     yields only when it enters weft; as Go's GODEBUG key).
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
+ *   WEFT_STACK_MAX    most a task's stack may grow to (suffix k/m/g), never
+ *                     less than its native size.  Default: 1 GiB, as Go.
  *   WEFT_TLS          auto | wrfsbase | trap | syscall (sched/tls.c).
  *   WEFT_SIGQUIT      dump-exit | dump-continue | off (sched/dump.c): what
  *                     SIGQUIT does while the program has no handler for it.
@@ -178,6 +180,13 @@ void wt_config_read(void)
 				 "using RLIMIT_STACK\n", s);
 		else
 			wt_cfg.stack_size = (size_t)v;
+	}
+	if ((s = getenv("WEFT_STACK_MAX")) && *s) {
+		long long v = parse_num(s, true);
+		if (v < 65536 || v > (1ll << 36))
+			wt_print("weft: WEFT_STACK_MAX=%s is not a size from 64k to 64g; using 1g\n", s);
+		else
+			wt_cfg.stack_max = (size_t)v;
 	}
 	if ((s = getenv("WEFT_TLS")) && *s) {
 		if (!strcmp(s, "auto"))

@@ -5,16 +5,22 @@
  * shim/signal.c and chained).  The handler runs on a per-worker alternate
  * stack, because a task that overflowed has no stack left.  In order:
  *   1. trap mode: a reverted thread pointer (tls.c) -> repair, return;
- *   2. the program installed a handler -> call it, as natively;
- *   3. report: "weft: task N ..." with the reason (a guard-page hit names
- *      the stack size), a backtrace from the faulting context (libunwind,
- *      names from dladdr), then die by the same signal with the default
- *      action, as the program would natively.
+ *   2. a task reaching its stack guard: the stack grows (stack.c), return;
+ *   3. the program installed a handler -> call it, as natively (a stack
+ *      overflow included);
+ *   4. report: "weft: task N ..." with the reason (an overflow names the
+ *      limit and the depth), a backtrace from the faulting context
+ *      (libunwind for the walk; names from its ELF symbol-table lookup,
+ *      which sees static functions, else dladdr; file:line from libdw when
+ *      present, symbolize.c), then die by the same signal with the default
+ *      action, as the program would natively.  A watchdog timer kills the
+ *      process by that signal if reporting hangs.
  * Context: signal handler.  Uses only async-signal-safe calls until the
  * report, where the process is dying anyway.
  */
 
 #define UNW_LOCAL_ONLY
+#include <dlfcn.h>
 #include <libunwind.h>
 #include <signal.h>
 #include <string.h>
@@ -26,8 +32,37 @@
 #include "rt.h"
 #include "../shim/real.h"
 
+void wt_call_on_stack(void *sp, void (*fn)(void *), void *arg);
+
 struct sigaction wt_user_sa[65]; /* [signal.c] program's handlers for owned signals */
 bool wt_user_sa_set[65];
+
+static void report_frame(int i, uintptr_t pc, const char *name, uintptr_t off)
+{
+	Dl_info di;
+	bool dl = dladdr((void *)pc, &di) != 0;
+	char where[320] = "";
+	int line = 0;
+	/* file:line from DWARF, when libdw and debug info are there. */
+	const char *src = wt_src_line(i == 0 ? pc : pc - 1, &line);
+	if (src)
+		wt_snprintf(where, sizeof where, " at %s:%d", src, line);
+	if (!name && dl && di.dli_sname) {
+		name = di.dli_sname;
+		off = pc - (uintptr_t)di.dli_saddr;
+	}
+	const char *file = dl && di.dli_fname ? di.dli_fname : "?";
+	if (name)
+		wt_print("  #%-2d 0x%lx %s+0x%lx (%s)%s\n", i, (unsigned long)pc, name,
+			 (unsigned long)off, file, where);
+	else if (dl && di.dli_fname)
+		wt_print("  #%-2d 0x%lx ?? (%s+0x%lx)%s\n", i, (unsigned long)pc, di.dli_fname,
+			 (unsigned long)(pc - (uintptr_t)di.dli_fbase), where);
+	else
+		wt_print("  #%-2d 0x%lx ??\n", i, (unsigned long)pc);
+}
+
+#define BT_MAX 32
 
 void wt_backtrace_ctx(ucontext_t *uc)
 {
@@ -36,26 +71,55 @@ void wt_backtrace_ctx(ucontext_t *uc)
 		wt_print("  (no backtrace)\n");
 		return;
 	}
-	for (int i = 0; i < 64; i++) {
+	for (int i = 0;; i++) {
 		unw_word_t pc;
 		if (unw_get_reg(&c, UNW_REG_IP, &pc) < 0 || pc == 0)
 			break;
-		/* symbol.c names what its tables (read before, never here: libelf
-		 * allocates) and dladdr know; libunwind reads the ELF symbol
-		 * table without allocating, which also names static functions. */
-		struct wt_sym s;
-		char name[128], line[512];
-		unw_word_t off;
-		wt_symbolize(pc, i > 0, &s, false);
-		if (unw_get_proc_name(&c, name, sizeof name, &off) == 0 && name[0]) {
-			s.name = name;
-			s.off = off;
-		}
-		wt_sym_line(line, sizeof line, i, pc, &s);
-		wt_print("%s", line);
-		if (unw_step(&c) <= 0)
+		if (i == BT_MAX) {
+			wt_print("  ... (more frames not shown)\n");
 			break;
+		}
+		/* libunwind reads the ELF symbol table, which also names static
+		 * functions that dladdr cannot see. */
+		char name[128];
+		unw_word_t off;
+		if (unw_get_proc_name(&c, name, sizeof name, &off) == 0 && name[0])
+			report_frame(i, pc, name, off);
+		else
+			report_frame(i, pc, NULL, 0);
+		int st = unw_step(&c);
+		if (st <= 0) {
+			if (st < 0)
+				wt_print("  (unwinding stopped: %d)\n", st);
+			break;
+		}
 	}
+}
+
+static void size_str(char *buf, size_t n, size_t v)
+{
+	if (v >= (1ul << 30) && !(v & ((1ul << 30) - 1)))
+		wt_snprintf(buf, n, "%lu GiB", (unsigned long)(v >> 30));
+	else if (v >= (1ul << 20))
+		wt_snprintf(buf, n, "%lu MiB", (unsigned long)(v >> 20));
+	else
+		wt_snprintf(buf, n, "%lu KiB", (unsigned long)(v >> 10));
+}
+
+/* The process is dying: make sure it dies by SIGSEGV even if symbolizing
+ * (libdw, which mallocs) hangs on a lock the crashed code held. */
+static void arm_watchdog(int sig)
+{
+	struct sigevent ev;
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = sig;
+	ev._sigev_un._tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	int id;
+	if (wt_syscall6(SYS_timer_create, CLOCK_MONOTONIC, (long)&ev, (long)&id, 0, 0, 0) != 0)
+		return;
+	struct itimerspec its = { { 0, 0 }, { 5, 0 } };
+	wt_syscall6(SYS_timer_settime, id, 0, (long)&its, 0, 0, 0);
 }
 
 static const char *signame(int sig)
@@ -71,6 +135,57 @@ static void set_default(int sig)
 	real.sigaction(sig, &dfl, NULL);
 }
 
+struct report {
+	int sig;
+	uintptr_t addr;
+	ucontext_t *uc;
+	struct wt_task *t;
+	bool overflow;
+	struct wt_overflow ov;
+};
+
+/* The report, on a stack of its own: libdw and libunwind want more than
+ * the signal stack holds. */
+static void report(void *arg)
+{
+	struct report *r = arg;
+	int sig = r->sig;
+	uintptr_t addr = r->addr;
+	ucontext_t *uc = r->uc;
+	struct wt_task *t = r->t;
+	bool overflow = r->overflow;
+	struct wt_overflow ov = r->ov;
+	if (t) {
+		Dl_info di;
+		const char *fn = t->main ? "main" : "?";
+		if (!t->main && dladdr((void *)t->start, &di) && di.dli_sname)
+			fn = di.dli_sname;
+		else if (!t->main && wt_dw_name((uintptr_t)t->start))
+			fn = wt_dw_name((uintptr_t)t->start);
+		if (overflow) {
+			char lim[32], dep[32];
+			size_str(lim, sizeof lim, ov.limit);
+			size_str(dep, sizeof dep, ov.depth);
+			wt_print("weft: task %lu (%s) overflowed its stack: limit %s, depth %s",
+				 (unsigned long)t->id, fn, lim, dep);
+			if (ov.blocker)
+				wt_print(" (the stack of task %lu lies right below: %ld tasks live)",
+					 (unsigned long)ov.blocker->id, (long)atomic_load(&wt_ntasks));
+			wt_print(" (fault at %p; WEFT_STACK_MAX sets the limit)\n", (void *)addr);
+		} else {
+			wt_print("weft: task %lu (%s): %s at %p, pc 0x%lx\n", (unsigned long)t->id,
+				 fn, signame(sig), (void *)addr,
+				 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
+		}
+		wt_backtrace_ctx(uc);
+	} else {
+		wt_print("weft: %s at %p, pc 0x%lx, outside any task (scheduler or a thread "
+			 "weft did not create)\n", signame(sig), (void *)addr,
+			 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
+		wt_backtrace_ctx(uc);
+	}
+}
+
 static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -79,6 +194,21 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 		return;
 	if (sig == SIGSEGV && wt_tls_fault(addr))
 		return;
+	/* A task reaching its stack guard: grow, or it overflowed. */
+	struct wt_overflow ov;
+	bool overflow = false;
+	if (sig == SIGSEGV && si->si_code > 0) {
+		struct wt_task *o = wt_stack_owner(addr);
+		if (o && o == wt_cur()) {
+			int r = wt_stack_grow(o, addr, &ov);
+			if (r == WT_GROWN)
+				return;
+			overflow = r == WT_OVERFLOW;
+		} else if (!o && wt_cur() && wt_cur()->slot < 0) {
+			/* A stack bigger than the arena gives: its own mapping. */
+			overflow = wt_stack_grow(wt_cur(), addr, &ov) == WT_OVERFLOW;
+		}
+	}
 	if (wt_user_sa_set[sig]) {
 		struct sigaction *u = &wt_user_sa[sig];
 		if (u->sa_flags & SA_SIGINFO) {
@@ -99,32 +229,28 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	struct wt_task *t = wt_cur();
-	struct wt_task *ov = NULL;
-	bool overflow = sig == SIGSEGV && wt_stack_guard_hit(addr, &ov);
+	/* Dying: the default action for a second fault, a watchdog, and (trap
+	 * mode) the thread pointer made the kernel's, so that a context switch
+	 * while reporting does not revert it. */
+	set_default(sig);
+	/* Every other signal blocked: the report runs off the signal stack,
+	 * where a SIGURG (sysmon's preemption) would be delivered on top of
+	 * this handler's frames and of the context being reported. */
+	uint64_t all = ~((1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1)) |
+			 (1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)));
+	wt_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, 8, 0, 0);
+	arm_watchdog(sig);
+	if (wt_tls_trap)
+		wt_arch_set_tp(wt_arch_get_tp());
+	struct report r = { sig, addr, uc, t, overflow, { 0, 0, NULL } };
 	if (overflow)
-		t = ov;
-	if (t) {
-		struct wt_sym fs = { 0 };
-		if (!t->main)
-			wt_symbolize((uintptr_t)t->start, false, &fs, false);
-		const char *fn = t->main ? "main" : fs.name ? fs.name : "?";
-		if (overflow)
-			wt_print("weft: task %lu (%s) overflowed its stack: %lu KiB "
-				 "(fault at %p; set the size with pthread_attr_setstacksize or "
-				 "WEFT_STACK_SIZE)\n",
-				 (unsigned long)t->id, fn, (unsigned long)(t->stack_size >> 10),
-				 (void *)addr);
-		else
-			wt_print("weft: task %lu (%s): %s at %p, pc 0x%lx\n", (unsigned long)t->id,
-				 fn, signame(sig), (void *)addr,
-				 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
-		wt_backtrace_ctx(uc);
-	} else {
-		wt_print("weft: %s at %p, pc 0x%lx, outside any task (scheduler or a thread "
-			 "weft did not create)\n", signame(sig), (void *)addr,
-			 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
-		wt_backtrace_ctx(uc);
-	}
+		r.ov = ov;
+	long stk = wt_syscall6(SYS_mmap, 0, 16 << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (stk < 0 && stk > -4096)
+		report(&r);
+	else
+		wt_call_on_stack((char *)stk + (16 << 20), report, &r);
 	/* Die by the same signal: default action, then return to re-fault. */
 	set_default(sig);
 }

@@ -167,10 +167,14 @@ struct wt_task {
 	uint64_t id;                    /* [const] 1 = main */
 	int tid;                        /* [const] the value in its TCB's tid */
 	uintptr_t tp;                   /* [const] thread pointer = pthread_t */
-	char *stack_lo, *stack_hi;      /* [const] usable stack, guard below lo */
-	size_t stack_size;              /* [const] usable bytes (attr or RLIMIT_STACK) */
+	char *stack_lo, *stack_hi;      /* [const] lowest the stack may reach; its start */
+	char *stack_top;                /* [const] top of its slot or mapping */
+	size_t stack_size;              /* [const] native bytes (attr or RLIMIT_STACK) */
+	size_t stack_max;               /* [const] bytes it may grow to (WEFT_STACK_MAX) */
 	size_t guard_size;              /* [const] as the attr asked */
-	int slot;                       /* [const] arena slot, -1 = own mapping */
+	char *guard;                    /* [the task's fault handler; release] guard page now */
+	int slot;                       /* [const] home arena slot, -1 = own mapping */
+	int lowslot;                    /* [as guard] lowest slot its stack owns */
 	void *(*start)(void *);         /* [const] */
 	void *arg;                      /* [const] */
 	void *retval;                   /* written before DEAD (release) */
@@ -252,8 +256,15 @@ extern _Atomic long wt_ntasks;             /* live tasks, main included */
 int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard);
 void wt_stack_free(struct wt_task *t, struct wt_p *p);
 struct wt_task *wt_stack_owner(uintptr_t addr); /* task whose slot holds addr */
-bool wt_stack_guard_hit(uintptr_t addr, struct wt_task **t);
-extern size_t wt_default_stack;
+enum { WT_NOT_GUARD = 0, WT_GROWN = 1, WT_OVERFLOW = 2 };
+struct wt_overflow {
+	size_t limit, depth;            /* bytes */
+	struct wt_task *blocker;        /* a task whose stack lies below, or NULL */
+};
+int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info);
+void wt_stack_scavenge(int64_t now);       /* sysmon */
+void wt_stack_stats(long *live, long *warm, long *nslots);
+extern size_t wt_default_stack, wt_stack_max;
 extern const char *wt_guard_method;
 
 /* ---- tls.c ---- */
@@ -430,6 +441,7 @@ struct wt_config {
 	int schedtrace_ms;
 	bool scheddetail;
 	size_t stack_size;              /* WEFT_STACK_SIZE, 0 = RLIMIT_STACK */
+	size_t stack_max;               /* WEFT_STACK_MAX, 0 = 1 GiB */
 	int tls_mode;                   /* -1 auto */
 	bool asyncpreemptoff;           /* WEFTDEBUG=asyncpreemptoff=1 */
 	int sigquit;                    /* WEFT_SIGQUIT: WT_SIGQUIT_* */
@@ -450,6 +462,8 @@ void wt_handoffp(struct wt_p *p);          /* give an unowned proc work or idle 
 struct wt_p *wt_pidleget(void);            /* an idle proc or NULL; takes sched.lock */
 void wt_crash_init(void);
 char *wt_crash_altstack(void);
+const char *wt_src_line(uintptr_t pc, int *line); /* symbolize.c: file:line or NULL */
+const char *wt_dw_name(uintptr_t pc);             /* static symbols too, or NULL */
 
 /* ---- preempt.c: asynchronous preemption, system calls nobody intercepted ---- */
 void wt_preempt_init(void);                /* initial thread, at start */

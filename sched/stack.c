@@ -1,57 +1,185 @@
 /*
- * stack.c — task stacks: slots carved from one reserved arena.
+ * stack.c — task stacks that grow: slots of one reserved arena, spread out,
+ * with a guard that moves down as the stack grows.
  *
- * One MAP_NORESERVE mapping holds every slot, so the number of tasks is not
- * bounded by vm.max_map_count (65530 here; one mmap + guard per thread
- * stops near 32k).  A slot is `slot_size` bytes (a power of two >= the
- * default stack + TLS + guard); its lowest page is a guard installed with
- * MADV_GUARD_INSTALL (Linux >= 6.13: no extra VMA), or mprotect on older
- * kernels (costs VMAs; schedtrace says so).  The TCB and static TLS sit at
- * the top of the slot (tls.c), the stack grows down from just below them.
- * Pages are committed on first touch, so a parked shallow task costs about
- * two pages plus its page-table page (see the 1 MiB offset in stack_init).
+ * Arena.  One MAP_NORESERVE mapping of 64 TiB (x86_64 user space is
+ * 128 TiB) cut into 2^20 slots of 64 MiB, so a million tasks fit and the
+ * number of tasks is not bounded by vm.max_map_count.  Slots are handed
+ * out in a bit-reversed order of a counter k (slot_of_k): the first task
+ * gets the top slot of a 1 GiB region, the next one a region half the
+ * arena away, then the quarters, ..., so while few tasks live each has a
+ * huge free gap below it, into which its stack can grow; later tasks fill
+ * the regions already opened, so that many tasks share page tables.
+ * Released slots are reused lowest k first, which keeps the spread.  Smaller address spaces (ulimit -v, overcommit=2) get a
+ * smaller arena, with one `weft:` line.
  *
- * A slot stays reserved from creation until the task is joined (or exits
- * detached): pthread_t is the TCB address inside it, and slot_task[] maps it
- * back to the task.  Released slots go to the releasing proc's warm cache
- * (no page freeing: a quick respawn finds its pages mapped, as Go's stack
- * cache does); when the cache is full, half of it is returned to the global
- * free list with MADV_DONTNEED.
+ * A slot's state word (st[]) is the only truth about who owns it: COLD or
+ * WARM (free; WARM = its top pages are still mapped), BUSY (being trimmed),
+ * or the owning task.  Ownership changes only by compare-and-swap, so the
+ * spawn path, the fault handler growing a stack and the scavenger never
+ * need a common lock; the lists of free slots (per-proc cache, the warm
+ * ring, the cold bitmap) are hints, re-checked by the CAS and dropped when
+ * stale.
  *
- * A stack bigger than a slot's room (pthread_attr_setstacksize) gets its
- * own mapping with an mprotect guard; a stack the program supplies
- * (pthread_attr_setstack) is used as is.
+ * Layout of a task's home slot s (top = base + (s+1) * 64 MiB):
+ *   [top - tcb - static TLS, top)   TCB + static TLS (tls.c; pthread_t)
+ *   below                           the stack, growing down
+ *   G0 = top - 2 MiB                first guard page
+ * Everything a shallow task touches (TCB, TLS, first stack pages, guard
+ * marker) lies in the top 2 MiB, i.e. under one page-table page: a parked
+ * task costs two data pages and one page-table page.  Guards are
+ * MADV_GUARD_INSTALL markers (Linux >= 6.13: no VMA); older kernels get
+ * mprotect (VMAs; schedtrace says so).
+ *
+ * Growth.  A task that reaches its guard faults (crash.c calls
+ * wt_stack_grow on the worker's signal stack).  The guard moves to the
+ * lowest page of the lowest slot the task owns; when it is hit there, the
+ * task claims the slot below by CAS (a slot someone owns, or the arena's
+ * end, stops it) and the guard moves to that slot's lowest page.  The
+ * stack may so grow to WEFT_STACK_MAX (1 GiB, as Go), never less than its
+ * native size (pthread_attr_setstacksize, else RLIMIT_STACK), which the
+ * home slot(s) hold from the start.  A fault that cannot grow is an
+ * overflow: crash.c reports it and the process dies by SIGSEGV.  A new
+ * slot never lands where a stack reaches: that slot is owned.
+ *
+ * Known cost of a moving guard: the kernel writing into a stack buffer
+ * that spans the guard page (read(2) into a local array whose frame
+ * crosses the 2 MiB line, never touched by the task first) fails with
+ * EFAULT instead of faulting the page in; natively the same happens at the
+ * native limit only.
+ *
+ * Release.  Joined (or exited detached) tasks' home slots stay WARM: a
+ * respawn reuses TCB, TLS and stack pages as they are (MADV_DONTNEED costs
+ * ~130 µs here, a TLB shoot-down).  Per-proc cache first (no lock), then
+ * a global ring; sysmon's scavenger (wt_stack_scavenge) returns the pages
+ * of slots that stayed free for a second, as Go's scavenger does.  A stack
+ * that grew gives its extra slots back at once (cold).
+ *
+ * A program-supplied stack (pthread_attr_setstack) is used as is; a stack
+ * bigger than the arena can give gets its own mapping with an mprotect
+ * guard.
  */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include "rt.h"
 
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
+#define MADV_GUARD_REMOVE 103
 #endif
 
 #define PAGE 4096ul
+#define REGION (2ul << 20)            /* one page-table page maps this much */
+#define SLOT_SHIFT 26
+#define SLOT (1ul << SLOT_SHIFT)      /* 64 MiB */
+#define ARENA_BITS 20                 /* 2^20 slots: 64 TiB */
+
+enum { ST_COLD = 0, ST_WARM = 1, ST_BUSY = 2 }; /* else: the owning task */
 
 size_t wt_default_stack;
+size_t wt_stack_max = 1ul << 30;
 const char *wt_guard_method = "madvise";
 
+struct warm { int slot; uint32_t ms; };
+
 static struct {
-	wt_lock_t lock;
-	char *base;
-	size_t slot_size;           /* [const] */
-	int nslots;                 /* [const] */
-	int next;                   /* [lock] bump index */
-	int *free;                  /* [lock] stack of released slot indexes */
-	int nfree;                  /* [lock] */
-	int nwarm;                  /* [lock] top entries of free[] with pages kept */
-	struct wt_task *_Atomic *owner; /* slot -> task, for pthread_t lookup */
-	bool guard_madvise;         /* [const after first slot] */
-	unsigned char *guarded;     /* [lock] slot has its guard installed */
+	char *base;                   /* [const] 2 MiB aligned */
+	int bits;                     /* [const] log2(nslots) */
+	int nslots;                   /* [const] */
+	_Atomic uintptr_t *st;        /* [CAS] ST_* or owner; by k (dense) */
+	_Atomic unsigned char *g0;    /* [slot owner] guard installed at G0; by k */
+	bool madv;                    /* [const] guard markers work */
+	wt_lock_t lock;               /* the hints below */
+	uint32_t next;                /* [lock] k never handed out yet */
+	uint64_t *cold, *coldsum;     /* [lock] k released cold; words with bits */
+	long ncold;                   /* [lock] */
+	struct warm *ring;            /* [lock] warm hints, LIFO at head */
+	uint32_t head, tail;          /* [lock] */
+	long nwarm;                   /* [atomic] slots in state WARM (all lists) */
+	_Atomic long nlive;           /* [atomic] home slots in use */
+	bool full_said;
 } A;
+
+static char *slot_base(int s) { return A.base + ((size_t)s << SLOT_SHIFT); }
+static char *slot_top(int s) { return A.base + ((size_t)(s + 1) << SLOT_SHIFT); }
+static char *slot_g0(int s) { return slot_top(s) - REGION; }
+
+static uint32_t bitrev(uint32_t v, int n)
+{
+	if (n == 0)
+		return 0;
+	v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
+	v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
+	v = ((v >> 4) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4);
+	v = __builtin_bswap32(v);
+	return v >> (32 - n);
+}
+
+/* Placement order.  k = c.b.a (a: the low TIER bits, b: 4 bits, c: the
+ * rest); slot = region.within, region = bitrev(a).bitrev(c), within =
+ * 15 - bitrev(b).  The first 2^TIER tasks each get a 1 GiB region of their
+ * own, 64 GiB apart; the next ones fill those regions (halving their
+ * gaps: 512 MiB, 256 MiB, ... 64 MiB) before new regions are opened.  So a
+ * few tasks grow far, and many share page-table (PMD) pages: pure
+ * bit-reversal would spend a 4 KiB PMD page per task up to 65536 tasks. */
+#define TIER 10
+
+static void k_split(int *ab, int *cb)
+{
+	*ab = A.bits - 4 < TIER ? A.bits - 4 : TIER;
+	*cb = A.bits - 4 - *ab;
+}
+
+static int slot_of_k(uint32_t k)
+{
+	int ab, cb;
+	k_split(&ab, &cb);
+	uint32_t a = k & ((1u << ab) - 1), b = (k >> ab) & 15, c = k >> (ab + 4);
+	uint32_t region = ((1u << (ab + cb)) - 1) - ((bitrev(a, ab) << cb) | bitrev(c, cb));
+	return (int)((region << 4) | (15 - bitrev(b, 4)));
+}
+
+static uint32_t k_of_slot(int s)
+{
+	int ab, cb;
+	k_split(&ab, &cb);
+	uint32_t region = ((1u << (ab + cb)) - 1) - ((uint32_t)s >> 4), within = (uint32_t)s & 15;
+	uint32_t a = bitrev(region >> cb, ab), c = bitrev(region & ((1u << cb) - 1), cb);
+	uint32_t b = bitrev(15 - within, 4);
+	return (c << (ab + 4)) | (b << ab) | a;
+}
+
+/* The arrays per slot are indexed by k, not by slot: live tasks have low
+ * k, so their entries share pages (by slot, 10,000 spread tasks would
+ * touch 10,000 pages of them). */
+#define K(s) k_of_slot(s)
+
+static long madv(void *p, size_t n, int advice)
+{
+	return wt_syscall6(SYS_madvise, (long)p, (long)n, advice, 0, 0, 0);
+}
+
+static void guard_install(char *p)
+{
+	if (A.madv)
+		madv(p, PAGE, MADV_GUARD_INSTALL);
+	else
+		wt_syscall6(SYS_mprotect, (long)p, PAGE, PROT_NONE, 0, 0, 0);
+}
+
+static void guard_remove(char *p)
+{
+	if (A.madv)
+		madv(p, PAGE, MADV_GUARD_REMOVE);
+	else
+		wt_syscall6(SYS_mprotect, (long)p, PAGE, PROT_READ | PROT_WRITE, 0, 0, 0);
+}
 
 static int stack_init(void)
 {
@@ -62,47 +190,36 @@ static int stack_init(void)
 	else if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 		 rl.rlim_cur >= 16384)
 		def = rl.rlim_cur;
-	def = WT_ALIGN_UP(def, PAGE);
-	wt_default_stack = def;
-	size_t need = def + PAGE + WT_ALIGN_UP(wt_tls_static_size + 64, PAGE) + PAGE;
-	size_t slot = 1ul << 20;
-	while (slot < need)
-		slot <<= 1;
-	size_t arena = 1ul << 44; /* 16 TiB of address space, no memory */
-	A.slot_size = slot;
-	A.nslots = (int)(arena / slot > (1u << 22) ? (1u << 22) : arena / slot);
-	arena = (size_t)A.nslots * slot;
-	long p = wt_syscall6(SYS_mmap, 0, (long)arena, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p < 0 && p > -4096) {
-		/* Smaller address spaces (e.g. ulimit -v): shrink until it fits. */
-		while (A.nslots > 1024) {
-			A.nslots /= 2;
-			arena = (size_t)A.nslots * slot;
-			p = wt_syscall6(SYS_mmap, 0, (long)arena, PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-			if (!(p < 0 && p > -4096))
-				break;
-		}
-		if (p < 0 && p > -4096)
-			return -ENOMEM;
+	wt_default_stack = WT_ALIGN_UP(def, PAGE);
+	if (wt_cfg.stack_max)
+		wt_stack_max = wt_cfg.stack_max;
+	long p = -ENOMEM;
+	for (A.bits = ARENA_BITS; A.bits >= 10; A.bits--) {
+		size_t arena = (SLOT << A.bits) + REGION;
+		p = wt_syscall6(SYS_mmap, 0, (long)arena, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (!(p < 0 && p > -4096))
+			break;
 	}
-	/* Offset the slots by 1 MiB from 2 MiB alignment: slot i's guard page
-	 * (at its bottom) then shares a page-table page with slot i-1's top
-	 * pages (TCB, TLS, the first stack frames), so a parked task costs one
-	 * page-table page, not two. */
-	A.base = (char *)WT_ALIGN_UP((uintptr_t)p, 2ul << 20) + (1ul << 20);
-	A.nslots--;
-	A.free = wt_mmap_anon(sizeof(int) * A.nslots);
-	A.owner = wt_mmap_anon(sizeof(*A.owner) * A.nslots);
-	A.guarded = wt_mmap_anon(A.nslots);
-	if (!A.free || !A.owner || !A.guarded)
+	if (p < 0 && p > -4096)
 		return -ENOMEM;
-	/* Probe MADV_GUARD_INSTALL once. */
-	A.guard_madvise = wt_syscall6(SYS_madvise, (long)A.base, PAGE, MADV_GUARD_INSTALL, 0, 0,
-				      0) == 0;
-	if (A.guard_madvise)
-		A.guarded[0] = 1;
+	A.nslots = 1 << A.bits;
+	if (A.bits < ARENA_BITS)
+		wt_print("weft: the address space allows a stack arena of %lu GiB only (RLIMIT_AS "
+			 "or vm.overcommit_memory=2): at most %d tasks, and stacks grow less\n",
+			 (unsigned long)((SLOT << A.bits) >> 30), A.nslots);
+	A.base = (char *)WT_ALIGN_UP((uintptr_t)p, REGION);
+	A.st = wt_mmap_anon(sizeof(*A.st) * A.nslots);
+	A.g0 = wt_mmap_anon(A.nslots);
+	A.cold = wt_mmap_anon((size_t)A.nslots / 8);
+	A.coldsum = wt_mmap_anon((size_t)A.nslots / 8 / 64 + 8);
+	A.ring = wt_mmap_anon(sizeof(*A.ring) * A.nslots);
+	if (!A.st || !A.g0 || !A.cold || !A.coldsum || !A.ring)
+		return -ENOMEM;
+	/* Probe MADV_GUARD_INSTALL once, on the bottom slot's G0. */
+	A.madv = madv(slot_g0(0), PAGE, MADV_GUARD_INSTALL) == 0;
+	if (A.madv)
+		A.g0[K(0)] = 1;
 	else
 		wt_guard_method = "mprotect";
 	return 0;
@@ -126,119 +243,192 @@ static int ensure_init(void)
 	return r;
 }
 
-static int slot_get(struct wt_p *p)
+/* ---- claiming ----
+ * claim(): a free slot (COLD or WARM) becomes t's.  Acquire pairs with the
+ * release store of whoever freed it, so its g0[] flag and pages are seen
+ * as they left them.  A BUSY slot is being trimmed; `wait` spins it out
+ * (the fault handler, which must not fail for a passing trim). */
+static bool claim(int s, struct wt_task *t, bool wait)
 {
-	if (p && p->slots.n > 0)
-		return p->slots.slot[--p->slots.n];
+	for (;;) {
+		uintptr_t v = atomic_load_explicit(&A.st[K(s)], memory_order_relaxed);
+		if (v == ST_BUSY && wait) {
+			wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+			continue;
+		}
+		if (v > ST_WARM)
+			return false;
+		if (atomic_compare_exchange_weak_explicit(&A.st[K(s)], &v, (uintptr_t)t,
+							  memory_order_acquire, memory_order_relaxed)) {
+			if (v == ST_WARM)
+				atomic_fetch_sub_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
+			return true;
+		}
+	}
+}
+
+static void cold_set(uint32_t k) /* [lock] */
+{
+	if (!(A.cold[k >> 6] & (1ull << (k & 63)))) {
+		A.cold[k >> 6] |= 1ull << (k & 63);
+		A.coldsum[k >> 12] |= 1ull << ((k >> 6) & 63);
+		A.ncold++;
+	}
+}
+
+static long cold_take(void) /* [lock] lowest k, or -1 */
+{
+	if (A.ncold == 0)
+		return -1;
+	for (uint32_t w = 0; w <= ((uint32_t)A.nslots - 1) >> 12; w++) {
+		if (!A.coldsum[w])
+			continue;
+		uint32_t i = (w << 6) + (uint32_t)__builtin_ctzll(A.coldsum[w]);
+		uint32_t k = (i << 6) + (uint32_t)__builtin_ctzll(A.cold[i]);
+		A.cold[i] &= A.cold[i] - 1;
+		if (!A.cold[i])
+			A.coldsum[w] &= ~(1ull << (i & 63));
+		A.ncold--;
+		return k;
+	}
+	return -1;
+}
+
+/* A free home slot for t, or -1.  Context: any (the spawn path). */
+static int slot_take(struct wt_p *p, struct wt_task *t)
+{
+	while (p && p->slots.n > 0) {
+		int s = p->slots.slot[--p->slots.n];
+		if (claim(s, t, false))
+			return s;
+	}
 	int s = -1;
 	wt_lock(&A.lock);
-	if (A.nfree > 0) {
-		s = A.free[--A.nfree];
-		if (A.nwarm > 0)
-			A.nwarm--;
+	while (A.head != A.tail) {
+		int c = A.ring[--A.head & (A.nslots - 1)].slot;
+		if (claim(c, t, false)) {
+			s = c;
+			goto out;
+		}
 	}
-	else if (A.next < A.nslots)
-		s = A.next++;
-	bool fresh = s >= 0 && !A.guarded[s];
-	if (fresh)
-		A.guarded[s] = 1;
+	long k;
+	while ((k = cold_take()) >= 0)
+		if (claim(slot_of_k((uint32_t)k), t, false)) {
+			s = slot_of_k((uint32_t)k);
+			goto out;
+		}
+	while (A.next < (uint32_t)A.nslots)
+		if (claim(slot_of_k(A.next++), t, false)) {
+			s = slot_of_k(A.next - 1);
+			goto out;
+		}
+out:
 	wt_unlock(&A.lock);
-	if (fresh) {
-		char *g = A.base + (size_t)s * A.slot_size;
-		if (A.guard_madvise)
-			wt_syscall6(SYS_madvise, (long)g, PAGE, MADV_GUARD_INSTALL, 0, 0, 0);
-		else
-			wt_syscall6(SYS_mprotect, (long)g, PAGE, PROT_NONE, 0, 0, 0);
-	}
 	return s;
 }
 
-/* Released slots keep their pages (a respawn reuses them warm, LIFO) until
- * more than WARM_MAX are free; then the oldest half are returned with
- * MADV_DONTNEED (the guard survives it).  DONTNEED costs a TLB shoot-down
- * (~120 µs per call on this project's VMs), so it is kept off the spawn
- * path. */
-#define WARM_MAX 1024
-
-static void sort_ints(int *a, int n) /* shell sort: n <= 512, rare */
+/* Gives a slot back, cold (pages already returned) or warm. */
+static void slot_give(int s, struct wt_p *p, bool warm)
 {
-	for (int gap = n / 2; gap > 0; gap /= 2)
-		for (int i = gap; i < n; i++)
-			for (int j = i; j >= gap && a[j - gap] > a[j]; j -= gap) {
-				int t = a[j];
-				a[j] = a[j - gap];
-				a[j - gap] = t;
-			}
-}
-
-static void slot_put_global(int s)
-{
-	int trim[WARM_MAX / 2];
-	int ntrim = 0;
-	wt_lock(&A.lock);
-	A.free[A.nfree++] = s;
-	if (++A.nwarm > WARM_MAX) {
-		/* The warm ones are the top nwarm entries of the free stack. */
-		int lo = A.nfree - A.nwarm;
-		for (; ntrim < WARM_MAX / 2; ntrim++)
-			trim[ntrim] = A.free[lo + ntrim];
-		A.nwarm -= ntrim;
+	if (!warm) {
+		atomic_store_explicit(&A.st[K(s)], ST_COLD, memory_order_release);
+		wt_lock(&A.lock);
+		cold_set(k_of_slot(s));
+		wt_unlock(&A.lock);
+		return;
 	}
-	wt_unlock(&A.lock);
-	/* Slots are handed out in order, so released ones are often adjacent:
-	 * one call per run of adjacent slots (the guards inside a run survive
-	 * MADV_DONTNEED), so one TLB shoot-down serves many slots. */
-	sort_ints(trim, ntrim);
-	for (int i = 0; i < ntrim;) {
-		int j = i + 1;
-		while (j < ntrim && trim[j] == trim[j - 1] + 1)
-			j++;
-		char *lo = A.base + (size_t)trim[i] * A.slot_size + PAGE;
-		char *hi = A.base + (size_t)(trim[j - 1] + 1) * A.slot_size;
-		wt_syscall6(SYS_madvise, (long)lo, (long)(hi - lo), MADV_DONTNEED, 0, 0, 0);
-		i = j;
-	}
-}
-
-static void slot_put(struct wt_p *p, int s)
-{
-	atomic_store_explicit(&A.owner[s], NULL, memory_order_relaxed);
-	if (p) {
-		if (p->slots.n == 16) {
-			for (int i = 0; i < 8; i++)
-				slot_put_global(p->slots.slot[--p->slots.n]);
-		}
+	atomic_fetch_add_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
+	atomic_store_explicit(&A.st[K(s)], ST_WARM, memory_order_release);
+	if (p && p->slots.n < 16) {
 		p->slots.slot[p->slots.n++] = s;
 		return;
 	}
-	slot_put_global(s);
+	uint32_t ms = (uint32_t)(wt_nanotime() / 1000000);
+	wt_lock(&A.lock);
+	if (p) /* half the cache to the ring, so the proc has room again */
+		while (p->slots.n > 8)
+			A.ring[A.head++ & (A.nslots - 1)] = (struct warm){ p->slots.slot[--p->slots.n], ms };
+	A.ring[A.head++ & (A.nslots - 1)] = (struct warm){ s, ms };
+	if (A.head - A.tail > (uint32_t)A.nslots)
+		A.tail = A.head - (uint32_t)A.nslots; /* only stale hints can overflow it */
+	wt_unlock(&A.lock);
+}
+
+/* Removes a slot's G0 guard when the slot becomes part of a bigger stack. */
+static void g0_clear(int s)
+{
+	if (atomic_load_explicit(&A.g0[K(s)], memory_order_relaxed)) {
+		guard_remove(slot_g0(s));
+		atomic_store_explicit(&A.g0[K(s)], 0, memory_order_relaxed);
+	}
 }
 
 /* Gives t a stack of at least `size` usable bytes, with the TLS block
- * above it.  Sets stack_lo/hi, slot, tp.  Context: any; may allocate. */
+ * above it (unless t is main, which keeps its TCB).  Sets stack_lo/hi,
+ * stack_top, guard, slot, lowslot, tp.  Context: any; may allocate. */
 int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 {
 	int r = ensure_init();
 	if (r)
 		return r;
-	struct wt_p *p = wt_curp(); /* NULL: the global free list */
-	char *lo, *top;
-	size_t tlsroom = WT_ALIGN_UP(wt_tls_static_size + 64, PAGE);
-
+	struct wt_p *p = wt_curp(); /* NULL: the global lists */
+	size_t tlsroom = t->main ? 64 : WT_ALIGN_UP(wt_tls_static_size + wt_tcb_size + 64, 64);
 	if (size == 0)
 		size = wt_default_stack;
+	size = WT_ALIGN_UP(size, PAGE);
+	size_t max = wt_stack_max > size ? wt_stack_max : size;
+	int need = (int)((size + tlsroom + PAGE + SLOT - 1) >> SLOT_SHIFT);
+	char *lo, *top;
+	int s = -1;
 	t->slot = -1;
-	if (size + tlsroom + PAGE <= A.slot_size && guard <= PAGE) {
-		int s = slot_get(p);
+	for (int tries = 0; need <= A.nslots / 4 && tries < 64; tries++) {
+		s = slot_take(p, t);
 		if (s < 0)
-			return -EAGAIN;
+			break;
+		int got = 1;
+		while (got < need && s - got >= 0 && claim(s - got, t, false))
+			got++;
+		if (got == need)
+			break;
+		for (int i = 1; i < got; i++)
+			slot_give(s - i, p, atomic_load(&A.st[K(s - i)]) == ST_WARM);
+		slot_give(s, p, true);
+		s = -1;
+	}
+	if (s >= 0) {
 		t->slot = s;
-		lo = A.base + (size_t)s * A.slot_size + PAGE;
-		top = A.base + (size_t)(s + 1) * A.slot_size;
-		atomic_store_explicit(&A.owner[s], t, memory_order_release);
+		t->lowslot = s - need + 1;
+		for (int i = 1; i < need; i++)
+			g0_clear(s - i);
+		top = slot_top(s);
+		char *floor = (char *)WT_ALIGN_DOWN((uintptr_t)top - tlsroom - max, PAGE) - PAGE;
+		if (floor < slot_base(0))
+			floor = slot_base(0);
+		char *g = slot_g0(s) > floor ? slot_g0(s) : floor;
+		if (g != slot_g0(s))
+			g0_clear(s);
+		if (g != slot_g0(s) || !atomic_load_explicit(&A.g0[K(s)], memory_order_relaxed)) {
+			guard_install(g);
+			if (g == slot_g0(s))
+				atomic_store_explicit(&A.g0[K(s)], 1, memory_order_relaxed);
+		}
+		t->guard = g;
+		t->stack_top = top;
+		lo = floor + PAGE;
+		atomic_fetch_add_explicit(&A.nlive, 1, memory_order_relaxed);
 	} else {
+		if (need <= A.nslots / 4) {
+			if (!A.full_said) {
+				A.full_said = true;
+				wt_print("weft: no stack slot free (%ld tasks live, arena of %d "
+					 "slots); pthread_create fails with EAGAIN\n",
+					 atomic_load(&A.nlive), A.nslots);
+			}
+			return -EAGAIN;
+		}
+		/* Bigger than the arena gives: a mapping of its own. */
 		guard = WT_ALIGN_UP(guard ? guard : PAGE, PAGE);
-		size_t total = WT_ALIGN_UP(size, PAGE) + tlsroom + guard;
+		size_t total = size + WT_ALIGN_UP(tlsroom, PAGE) + guard;
 		long m = wt_syscall6(SYS_mmap, 0, (long)total, PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 		if (m < 0 && m > -4096)
@@ -246,37 +436,55 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 		wt_syscall6(SYS_mprotect, m, (long)guard, PROT_NONE, 0, 0, 0);
 		lo = (char *)m + guard;
 		top = (char *)m + total;
+		t->guard = (char *)m;
+		t->stack_top = top;
+		max = size;
+	}
+	t->guard_size = guard;
+	t->stack_size = size;
+	t->stack_max = max;
+	t->stack_lo = lo;
+	if (t->main) {
+		t->stack_hi = top - tlsroom;
+		return 0;
 	}
 	char *tls_low;
-	t->tp = wt_tls_new(top, t->tid, lo, (size_t)(top - lo), t, &tls_low);
+	t->tp = wt_tls_new(top, t->tid, top - tlsroom - size, size, t, &tls_low);
 	if (!t->tp) {
 		/* Not p: ld.so may have blocked in a call nobody intercepted, and
 		 * the proc gone to another worker meanwhile. */
 		wt_stack_free(t, wt_curp());
 		return -EAGAIN;
 	}
-	t->stack_lo = lo;
 	t->stack_hi = tls_low;
-	t->stack_size = size;
-	t->guard_size = guard;
 	return 0;
 }
 
-/* Releases the slot or mapping.  Context: the joiner, or g0 for a detached
- * task; never the task itself. */
+/* Releases the slot(s) or mapping.  Context: the joiner, or g0 for a
+ * detached task; never the task itself. */
 void wt_stack_free(struct wt_task *t, struct wt_p *p)
 {
 	if (t->user_stack || t->main)
 		return;
-	if (t->slot >= 0) {
-		slot_put(p, t->slot);
+	int s = t->slot;
+	if (s >= 0) {
+		char *g0 = slot_g0(s);
+		if (t->guard != g0) {
+			/* It grew (or started lower): the deep pages go back now,
+			 * the extra slots cold, the home slot gets its G0 again. */
+			guard_remove(t->guard);
+			if (t->guard < g0)
+				madv(t->guard, (size_t)(g0 - t->guard), MADV_DONTNEED);
+			guard_install(g0);
+			atomic_store_explicit(&A.g0[K(s)], 1, memory_order_relaxed);
+			for (int x = t->lowslot; x < s; x++)
+				slot_give(x, p, false);
+		}
+		atomic_fetch_sub_explicit(&A.nlive, 1, memory_order_relaxed);
+		slot_give(s, p, true);
 		t->slot = -1;
 	} else if (t->stack_lo) {
-		char *m = t->stack_lo - t->guard_size;
-		size_t tlsroom = WT_ALIGN_UP(wt_tls_static_size + 64, PAGE);
-		wt_syscall6(SYS_munmap, (long)m,
-			    (long)(WT_ALIGN_UP(t->stack_size, PAGE) + tlsroom + t->guard_size), 0, 0,
-			    0, 0);
+		wt_syscall6(SYS_munmap, (long)t->guard, (long)(t->stack_top - t->guard), 0, 0, 0, 0);
 	}
 	t->stack_lo = NULL;
 }
@@ -284,35 +492,101 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p)
 struct wt_task *wt_stack_owner(uintptr_t addr)
 {
 	if (!atomic_load_explicit(&inited, memory_order_acquire) || addr < (uintptr_t)A.base ||
-	    addr >= (uintptr_t)A.base + (size_t)A.nslots * A.slot_size)
+	    addr >= (uintptr_t)slot_top(A.nslots - 1))
 		return NULL;
-	size_t s = (addr - (uintptr_t)A.base) / A.slot_size;
-	return atomic_load_explicit(&A.owner[s], memory_order_acquire);
+	uintptr_t v = atomic_load_explicit(&A.st[K((addr - (uintptr_t)A.base) >> SLOT_SHIFT)],
+					   memory_order_acquire);
+	return v > ST_BUSY ? (struct wt_task *)v : NULL;
 }
 
-/* Is addr in the guard page of a slot?  Then *t is its task. */
-bool wt_stack_guard_hit(uintptr_t addr, struct wt_task **t)
+/* A fault at addr on the current task t: its guard?  Then move the guard
+ * down (claiming the slot below when needed) and return WT_GROWN, or
+ * WT_OVERFLOW when the stack may not grow (info says why).  WT_NOT_GUARD
+ * otherwise.  Context: SIGSEGV handler on the worker's signal stack, the
+ * task itself faulting: only t's handler writes t->guard and t->lowslot. */
+int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info)
 {
-	struct wt_task *o = wt_stack_owner(addr);
-	if (!o)
-		return false;
-	if (addr >= (uintptr_t)o->stack_lo - PAGE && addr < (uintptr_t)o->stack_lo + 256) {
-		*t = o;
-		return true;
+	if (!t || t->user_stack || !t->stack_lo || addr < (uintptr_t)t->guard ||
+	    addr >= (uintptr_t)t->guard + (t->slot < 0 ? t->guard_size : PAGE))
+		return WT_NOT_GUARD;
+	char *cur = t->guard, *floor = t->stack_lo - PAGE;
+	char *next;
+	info->limit = t->stack_max;
+	info->depth = (size_t)(t->stack_top - (char *)addr);
+	info->blocker = NULL;
+	if (t->slot < 0)
+		return WT_OVERFLOW; /* a mapping of its own does not grow */
+	char *low = slot_base(t->lowslot);
+	if (cur > low) {
+		next = low > floor ? low : floor;
+	} else {
+		int x = t->lowslot - 1;
+		next = x >= 0 && slot_base(x) > floor ? slot_base(x) : floor;
+		if (next >= cur)
+			return WT_OVERFLOW;
+		if (x < 0)
+			return WT_OVERFLOW;
+		if (!claim(x, t, true)) {
+			uintptr_t v = atomic_load(&A.st[K(x)]);
+			info->blocker = v > ST_BUSY ? (struct wt_task *)v : NULL;
+			return WT_OVERFLOW;
+		}
+		g0_clear(x);
+		t->lowslot = x;
 	}
-	return false;
+	if (next >= cur)
+		return WT_OVERFLOW;
+	guard_install(next);
+	t->guard = next;
+	guard_remove(cur);
+	return WT_GROWN;
+}
+
+/* sysmon: return the pages of slots that stayed warm and unused for a
+ * second; at most 64 per call (each MADV_DONTNEED is a TLB shoot-down). */
+void wt_stack_scavenge(int64_t now)
+{
+	if (!atomic_load_explicit(&inited, memory_order_acquire) || A.head == A.tail)
+		return;
+	uint32_t cut = (uint32_t)(now / 1000000) - 1000;
+	int batch[64], n = 0;
+	wt_lock(&A.lock);
+	while (n < 64 && A.tail != A.head &&
+	       (int32_t)(A.ring[A.tail & (A.nslots - 1)].ms - cut) < 0)
+		batch[n++] = A.ring[A.tail++ & (A.nslots - 1)].slot;
+	wt_unlock(&A.lock);
+	for (int i = 0; i < n; i++) {
+		int s = batch[i];
+		uintptr_t v = ST_WARM;
+		if (!atomic_compare_exchange_strong(&A.st[K(s)], &v, ST_BUSY))
+			continue; /* reused, or already cold: a stale hint */
+		atomic_fetch_sub_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
+		/* The whole slot: a frame that jumped over G0 may have touched
+		 * pages below it.  Guard markers survive DONTNEED. */
+		madv(slot_base(s), SLOT, MADV_DONTNEED);
+		slot_give(s, NULL, false);
+	}
+}
+
+/* Stack figures for schedtrace / tests. */
+void wt_stack_stats(long *live, long *warm, long *nslots)
+{
+	*live = atomic_load(&A.nlive);
+	*warm = atomic_load((_Atomic long *)&A.nwarm);
+	*nslots = A.nslots;
 }
 
 /* Fork child (fork.c).  The arena's lock held by a thread now gone means a
- * half-done push or pop: forget the free list (those slots leak).  The bump
- * index is safe either way (a slot taken but unused is skipped).  The
- * other tasks' slots stay reserved: their memory leaks, as a native child
+ * half-done list update: forget the hints (those free slots leak).  The
+ * other tasks' slots stay owned: their memory leaks, as a native child
  * leaks the stacks of the threads that did not fork. */
 void wt_stack_fork_reset(void)
 {
 	if (atomic_load_explicit(&A.lock.v, memory_order_relaxed)) {
-		A.nfree = 0;
-		A.nwarm = 0;
+		A.head = A.tail = 0;
+		A.ncold = 0;
+		if (A.cold)
+			memset(A.coldsum, 0, (size_t)A.nslots / 8 / 64 + 8);
 	}
 	atomic_store_explicit(&A.lock.v, 0, memory_order_relaxed);
 	atomic_store_explicit(&init_lock.v, 0, memory_order_relaxed);

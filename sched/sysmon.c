@@ -66,6 +66,7 @@ static void *sysmon(void *arg)
 		wt_timer_run(now, NULL);
 		int acted = wt_sysmon_retake(now);
 		wt_netpoll_sysmon(now);
+		wt_stack_scavenge(now);
 		bool busy = wt_sysmon_wake_idle_work();
 		if (busy)
 			wt_sysmon_preempt(now);

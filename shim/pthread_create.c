@@ -154,10 +154,12 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 {
 	struct wt_task *t = wt_task_from_pthread(th);
 	wt_real_init();
-	if (!t || t->main)
+	if (!t || (t->main && t->slot < 0))
 		return real.pthread_getattr_np(th, a);
 	real.pthread_attr_init(a);
-	pthread_attr_setstack(a, t->stack_lo, (size_t)(t->stack_hi - t->stack_lo));
+	/* The native size: what the task is sure to have (it may grow). */
+	size_t sz = t->user_stack ? (size_t)(t->stack_hi - t->stack_lo) : t->stack_size;
+	pthread_attr_setstack(a, t->stack_hi - sz, sz);
 	pthread_attr_setguardsize(a, t->user_stack ? 0 : 4096);
 	int d = atomic_load(&t->detached);
 	pthread_attr_setdetachstate(a, d == DETACHED ? PTHREAD_CREATE_DETACHED

@@ -24,4 +24,34 @@ wt_task_trampoline:
 	.cfi_endproc
 	.size	wt_task_trampoline, .-wt_task_trampoline
 
+/*
+ * wt_call_on_stack(sp, fn, arg): calls fn(arg) with the stack pointer at sp
+ * (16-byte aligned), then returns on the caller's stack.  main() runs on a
+ * growable slot stack this way (shim/libc_start_main.c).  The CFA is kept in
+ * %rbp, so debuggers and unwinders walk from fn's frames back to the
+ * caller's, on the old stack.
+ */
+	.globl	wt_call_on_stack
+	.hidden	wt_call_on_stack
+	.type	wt_call_on_stack, @function
+	.p2align 4
+wt_call_on_stack:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register rbp
+	movq	%rdi, %rsp
+	movq	%rdx, %rdi
+	call	*%rsi
+	movq	%rbp, %rsp
+	.cfi_def_cfa_register rsp
+	popq	%rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbp
+	ret
+	.cfi_endproc
+	.size	wt_call_on_stack, .-wt_call_on_stack
+
 	.section .note.GNU-stack,"",@progbits

@@ -23,6 +23,28 @@ for g in 1 2; do
   check "python-threads-GOMAXPROCS=$g" env GOMAXPROCS=$g python3 "$here/python_threads.py"
 done
 check sort-parallel sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n --parallel=8 -S 1M | md5sum'
+# Stacks (sched/stack.c): the seeds' grow program, a million calls deep.
+# Natively it dies by SIGSEGV; under weft it finishes, in a thread and in
+# main.  A runaway recursion gets weft's report and dies by SIGSEGV.
+grow=$(mktemp -d)/grow
+cc -O2 -g -pthread -o "$grow" "$here/../../bench/grow.c" || { echo "FAIL: cannot build grow"; exit 1; }
+for mode in thread main; do
+  n=$(sh -c "\"$grow\" $mode" 2>/dev/null); nrc=$?
+  w=$(timeout 120 env LD_PRELOAD="$lib" "$grow" $mode 2>/tmp/weft-grow.err); wrc=$?
+  if [ $nrc = 139 ] && [ "$w" = "deep: 1000000" ] && [ $wrc = 0 ]; then
+    pass=$((pass+1)); echo "PASS grow-$mode: native SIGSEGV, weft $w"
+  else
+    fail=$((fail+1)); echo "FAIL grow-$mode: native exit $nrc ($n), weft exit $wrc ($w)"; tail -3 /tmp/weft-grow.err
+  fi
+done
+timeout 120 env LD_PRELOAD="$lib" "$grow" runaway >/dev/null 2>/tmp/weft-grow.err; wrc=$?
+if [ $wrc = 139 ] && grep -q "^weft: task [0-9]* (forever) overflowed its stack: limit 1 GiB, depth 1024 MiB" /tmp/weft-grow.err &&
+   grep -q "^  # 0 0x" /tmp/weft-grow.err; then
+  pass=$((pass+1)); echo "PASS grow-runaway: report, backtrace, SIGSEGV"
+else
+  fail=$((fail+1)); echo "FAIL grow-runaway: exit $wrc"; head -5 /tmp/weft-grow.err
+fi
+rm -rf "$(dirname "$grow")"
 # Bad settings: one "weft: ..." line each, the default, and a normal run.
 settings() { # name, expected stderr text, env assignment...
   name=$1 want=$2; shift 2
@@ -72,5 +94,7 @@ gomax "max 100000" "$ncpu" "" GOMAXPROCS=
 gomax "nonsense" 4 "is not \"max PERIOD\"" WEFT_NCPU=4
 gomax "150000 100000" 3 "" WEFT_NCPU=4 GOMAXPROCS=3
 rm -rf "$cgroot"
+settings stack-max "WEFT_STACK_MAX=12q is not a size" WEFT_STACK_MAX=12q
+settings stack-max-small "WEFT_STACK_MAX=1k is not a size" WEFT_STACK_MAX=1k
 echo "real: $pass passed, $fail failed"
 [ $fail = 0 ]
