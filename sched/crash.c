@@ -14,7 +14,8 @@
  *      which sees static functions, else dladdr; file:line from libdw when
  *      present, symbolize.c), then die by the same signal with the default
  *      action, as the program would natively.  A watchdog timer kills the
- *      process by that signal if reporting hangs.
+ *      process by that signal if reporting hangs (30 s: symbolizing with
+ *      libdw on a loaded machine took more than 5).
  * Context: signal handler.  Uses only async-signal-safe calls until the
  * report, where the process is dying anyway.
  */
@@ -118,7 +119,7 @@ static void arm_watchdog(int sig)
 	int id;
 	if (wt_syscall6(SYS_timer_create, CLOCK_MONOTONIC, (long)&ev, (long)&id, 0, 0, 0) != 0)
 		return;
-	struct itimerspec its = { { 0, 0 }, { 5, 0 } };
+	struct itimerspec its = { { 0, 0 }, { 30, 0 } }; /* a loaded machine symbolizes slowly */
 	wt_syscall6(SYS_timer_settime, id, 0, (long)&its, 0, 0, 0);
 }
 
