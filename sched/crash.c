@@ -14,8 +14,8 @@
  *      which sees static functions, else dladdr; file:line from libdw when
  *      present, symbolize.c), then die by the same signal with the default
  *      action, as the program would natively.  A watchdog timer kills the
- *      process by that signal if reporting hangs (30 s: symbolizing with
- *      libdw on a loaded machine took more than 5).
+ *      process by that signal if reporting hangs (30 s: a report with
+ *      5 s was once cut short while the machine was loaded).
  * Context: signal handler.  Uses only async-signal-safe calls until the
  * report, where the process is dying anyway.
  */
