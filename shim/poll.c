@@ -291,13 +291,11 @@ static void clear_sets(struct selset *s)
 		FD_ZERO(s->e);
 }
 
-WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+/* select and pselect without a signal mask, for a task: the set watched
+ * the poller's way.  Returns the count, or -EPERM when the caller must make
+ * the blocking call (the program's sets are then as it passed them). */
+static long select_task(int n, fd_set *r, fd_set *w, fd_set *e, int64_t dl)
 {
-	REAL(select);
-	if (!wt_cur() || n < 0 || n > FD_SETSIZE || (tv && tv->tv_sec == 0 && tv->tv_usec == 0) ||
-	    (tv && (tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= 1000000)))
-		return real_select(n, r, w, e, tv);
-	wt_testcancel();
 	struct selset s = { .n = n, .r = r, .w = w, .e = e };
 	FD_ZERO(&s.in_r);
 	FD_ZERO(&s.in_w);
@@ -308,7 +306,6 @@ WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 		s.in_w = *w;
 	if (e)
 		s.in_e = *e;
-	int64_t dl = tv ? wt_nanotime() + tv->tv_sec * 1000000000ll + tv->tv_usec * 1000ll : -1;
 	long k = look_select(&s);
 	if (k == 0)
 		k = select_wait(&s, dl);
@@ -319,6 +316,22 @@ WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 			*w = s.in_w;
 		if (e)
 			*e = s.in_e;
+	} else if (k == 0) {
+		clear_sets(&s);
+	}
+	return k;
+}
+
+WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+	REAL(select);
+	if (!wt_cur() || n < 0 || n > FD_SETSIZE || (tv && tv->tv_sec == 0 && tv->tv_usec == 0) ||
+	    (tv && (tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= 1000000)))
+		return real_select(n, r, w, e, tv);
+	wt_testcancel();
+	int64_t dl = tv ? wt_nanotime() + tv->tv_sec * 1000000000ll + tv->tv_usec * 1000ll : -1;
+	long k = select_task(n, r, w, e, dl);
+	if (k == -EPERM) {
 		wt_entersyscall();
 		k = real_select(n, r, w, e, tv);
 		int err = errno;
@@ -326,8 +339,6 @@ WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 		errno = err;
 		return (int)k;
 	}
-	if (k == 0)
-		clear_sets(&s);
 	if (tv) { /* Linux reports the time left */
 		int64_t left = dl - wt_nanotime();
 		if (left < 0)
@@ -342,39 +353,16 @@ WT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct times
 		      const sigset_t *m)
 {
 	REAL(pselect);
-	if (!wt_cur() || m || n < 0 || n > FD_SETSIZE || (ts && !wt_ts_valid(ts)) ||
-	    (ts && ts->tv_sec == 0 && ts->tv_nsec == 0)) {
-		if (!wt_cur() || (ts && ts->tv_sec == 0 && ts->tv_nsec == 0))
-			return real_pselect(n, r, w, e, ts, m);
-		wt_entersyscall();
-		int k = real_pselect(n, r, w, e, ts, m);
-		int err = errno;
-		wt_exitsyscall();
-		errno = err;
-		return k;
+	bool zero = ts && ts->tv_sec == 0 && ts->tv_nsec == 0;
+	if (!wt_cur() || zero)
+		return real_pselect(n, r, w, e, ts, m);
+	long k = -EPERM;
+	if (!m && n >= 0 && n <= FD_SETSIZE && (!ts || wt_ts_valid(ts))) {
+		wt_testcancel();
+		k = select_task(n, r, w, e,
+				ts ? wt_nanotime() + ts->tv_sec * 1000000000ll + ts->tv_nsec : -1);
 	}
-	wt_testcancel();
-	struct selset s = { .n = n, .r = r, .w = w, .e = e };
-	FD_ZERO(&s.in_r);
-	FD_ZERO(&s.in_w);
-	FD_ZERO(&s.in_e);
-	if (r)
-		s.in_r = *r;
-	if (w)
-		s.in_w = *w;
-	if (e)
-		s.in_e = *e;
-	int64_t dl = ts ? wt_nanotime() + ts->tv_sec * 1000000000ll + ts->tv_nsec : -1;
-	long k = look_select(&s);
-	if (k == 0)
-		k = select_wait(&s, dl);
-	if (k == -EPERM) {
-		if (r)
-			*r = s.in_r;
-		if (w)
-			*w = s.in_w;
-		if (e)
-			*e = s.in_e;
+	if (k == -EPERM) { /* a signal mask, or arguments the kernel judges */
 		wt_entersyscall();
 		k = real_pselect(n, r, w, e, ts, m);
 		int err = errno;
@@ -382,8 +370,6 @@ WT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct times
 		errno = err;
 		return (int)k;
 	}
-	if (k == 0)
-		clear_sets(&s);
 	return (int)fail(k);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "test_util.h"
 #include "weft_check.h"
 
 #define N 50000
@@ -27,19 +28,6 @@ static void *waiter(void *a)
 	done++;
 	pthread_mutex_unlock(&m);
 	return a;
-}
-
-static int os_threads(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	int n = -1;
-	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, "Threads:", 8))
-			n = atoi(line + 8);
-	if (f)
-		fclose(f);
-	return n;
 }
 
 int main(void)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "test_util.h"
 #include "weft_check.h"
 
 #define N 1000
@@ -21,19 +22,6 @@ static void *reader(void *arg)
 	if (read(fds[i][0], &c, 1) != 1)
 		return (void *)-1L;
 	return (void *)(long)c;
-}
-
-static long os_threads(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long n = -1;
-	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, "Threads:", 8))
-			n = atol(line + 8);
-	if (f)
-		fclose(f);
-	return n;
 }
 
 static long procs(void)

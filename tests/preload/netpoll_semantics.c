@@ -161,6 +161,19 @@ static void waits(void)
 	pthread_join(t, NULL);
 	read(p[0], &c, 1);
 
+	FD_ZERO(&rs);
+	FD_SET(p[0], &rs);
+	struct timespec pts = { 0, 40000000 };
+	r = pselect(p[0] + 1, &rs, NULL, NULL, &pts, NULL);
+	printf("pselect timeout: %d set=%d\n", r, FD_ISSET(p[0], &rs));
+	pthread_create(&t, NULL, late_writer, "v");
+	FD_ZERO(&rs);
+	FD_SET(p[0], &rs);
+	r = pselect(p[0] + 1, &rs, NULL, NULL, NULL, NULL);
+	printf("pselect wake: %d set=%d\n", r, FD_ISSET(p[0], &rs));
+	pthread_join(t, NULL);
+	read(p[0], &c, 1);
+
 	int ep = epoll_create1(0);
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 42 };
 	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);

@@ -2,10 +2,14 @@
  * test_util.h — helpers the preload tests share.
  *   en(e)                     a pthread-style error number by name, "0" for 0
  *   deadline(clk, ts, ms)     *ts = now on clk + ms milliseconds
+ *   os_threads()              the kernel's count of this process's threads
  */
 #ifndef WEFT_TEST_UTIL_H
 #define WEFT_TEST_UTIL_H
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline const char *en(int e)
@@ -32,5 +36,17 @@ static inline void deadline(clockid_t clk, struct timespec *ts, long ms)
 		ts->tv_nsec -= 1000000000;
 		ts->tv_sec++;
 	}
+}
+static inline long os_threads(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long n = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "Threads:", 8))
+			n = atol(line + 8);
+	if (f)
+		fclose(f);
+	return n;
 }
 #endif
