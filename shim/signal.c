@@ -67,16 +67,68 @@ WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *o
 	return 0;
 }
 
-WT_EXPORT __sighandler_t signal(int sig, __sighandler_t h)
+static __sighandler_t install(int sig, __sighandler_t h, int flags)
 {
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = h;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = flags;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(sig, &sa, &old) < 0)
 		return SIG_ERR;
 	return old.sa_handler;
+}
+
+/* Every libc way of setting a handler goes through sigaction above, or a
+ * program's SIGSEGV/SIGBUS/SIGURG handler would replace weft's (zstd sets
+ * its handlers with __sysv_signal). */
+WT_EXPORT __sighandler_t signal(int sig, __sighandler_t h)
+{
+	return install(sig, h, SA_RESTART); /* BSD semantics, as glibc's */
+}
+
+WT_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t h)
+{
+	return install(sig, h, SA_RESTART);
+}
+
+WT_EXPORT __sighandler_t ssignal(int sig, __sighandler_t h)
+{
+	return install(sig, h, SA_RESTART);
+}
+
+/* System V semantics: one-shot, not blocked in its own handler. */
+WT_EXPORT __sighandler_t __sysv_signal(int sig, __sighandler_t h)
+{
+	return install(sig, h, SA_RESETHAND | SA_NODEFER);
+}
+
+WT_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t h)
+{
+	return install(sig, h, SA_RESETHAND | SA_NODEFER);
+}
+
+/* export: sigset */
+__sighandler_t sigset(int sig, __sighandler_t h) __attribute__((visibility("default")));
+__sighandler_t sigset(int sig, __sighandler_t h)
+{
+	sigset_t one, old;
+	sigemptyset(&one);
+	if (sigaddset(&one, sig) < 0)
+		return SIG_ERR;
+	if (sigprocmask(SIG_BLOCK, NULL, &old) < 0)
+		return SIG_ERR;
+	bool held = sigismember(&old, sig);
+	if (h == SIG_HOLD) {
+		struct sigaction cur;
+		if (sigaction(sig, NULL, &cur) < 0 || sigprocmask(SIG_BLOCK, &one, NULL) < 0)
+			return SIG_ERR;
+		return held ? SIG_HOLD : cur.sa_handler;
+	}
+	__sighandler_t prev = install(sig, h, 0);
+	if (prev == SIG_ERR || sigprocmask(SIG_UNBLOCK, &one, NULL) < 0)
+		return SIG_ERR;
+	return held ? SIG_HOLD : prev;
 }
 
 static struct wt_task *task(void)

@@ -23,6 +23,9 @@ for g in 1 2; do
   check "python-threads-GOMAXPROCS=$g" env GOMAXPROCS=$g python3 "$here/python_threads.py"
 done
 check sort-parallel sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n --parallel=8 -S 1M | md5sum'
+# Compressors with worker threads (zstd sets its handlers with __sysv_signal).
+check zstd-threads sh -c 'seq 1 3000000 | zstd -T4 -q -c | md5sum'
+check xz-threads sh -c 'seq 1 1000000 | xz -T4 -c | md5sum'
 # Stacks (sched/stack.c): the seeds' grow program, a million calls deep.
 # Natively it dies by SIGSEGV; under weft it finishes, in a thread and in
 # main.  A runaway recursion gets weft's report and dies by SIGSEGV.
