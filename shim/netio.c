@@ -383,11 +383,10 @@ WT_EXPORT int close(int fd)
 		errno = EBADF; /* weft's own: the program never opened it */
 		return -1;
 	}
-	int r = real_close(fd);
-	int e = errno;
+	/* Before the close: once it is closed, another task may get the
+	 * same number from socket() and park on it. */
 	wt_netpoll_close(fd);
-	errno = e;
-	return r;
+	return real_close(fd);
 }
 
 WT_EXPORT int dup2(int old, int new)
@@ -427,12 +426,9 @@ WT_EXPORT int fclose(FILE *fp)
 {
 	REAL(fclose);
 	int fd = fp ? fileno(fp) : -1;
-	int r = real_fclose(fp);
-	int e = errno;
 	if (fd >= 0 && fd != wt_netpoll_fd())
-		wt_netpoll_close(fd);
-	errno = e;
-	return r;
+		wt_netpoll_close(fd); /* before, as close() */
+	return real_fclose(fp);
 }
 
 /* close_range and closefrom must spare weft's own epoll descriptor. */
@@ -441,6 +437,8 @@ WT_EXPORT int close_range(unsigned lo, unsigned hi, int fl)
 	REAL(close_range);
 	int ep = wt_netpoll_fd();
 	int r;
+	if (!(fl & CLOSE_RANGE_CLOEXEC))
+		wt_netpoll_close_range(lo, hi); /* before, as close() */
 	if (ep >= 0 && (unsigned)ep >= lo && (unsigned)ep <= hi && !(fl & CLOSE_RANGE_CLOEXEC)) {
 		r = (unsigned)ep > lo ? real_close_range(lo, (unsigned)ep - 1, fl) : 0;
 		if (r == 0 && (unsigned)ep < hi)
@@ -448,10 +446,6 @@ WT_EXPORT int close_range(unsigned lo, unsigned hi, int fl)
 	} else {
 		r = real_close_range(lo, hi, fl);
 	}
-	int e = errno;
-	if (r == 0 && !(fl & CLOSE_RANGE_CLOEXEC))
-		wt_netpoll_close_range(lo, hi);
-	errno = e;
 	return r;
 }
 

@@ -84,11 +84,11 @@ WT_EXPORT int pclose(FILE *fp)
 	if (!f)
 		f = next("pclose");
 	int fd = fp ? fileno(fp) : -1;
+	wt_netpoll_close(fd); /* libc closes it: forget the number first */
 	wt_entersyscall();
 	int r = f(fp);
 	int e = errno;
 	wt_exitsyscall();
-	wt_netpoll_close(fd); /* libc closed it: the number may come back */
 	errno = e;
 	return r;
 }

@@ -22,6 +22,8 @@ check python-threads python3 "$here/python_threads.py"
 for g in 1 2; do
   check "python-threads-GOMAXPROCS=$g" env GOMAXPROCS=$g python3 "$here/python_threads.py"
 done
+# Socket numbers closed and reused while other threads wait on theirs.
+check python-http python3 "$here/http_threads.py"
 check sort-parallel sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n --parallel=8 -S 1M | md5sum'
 # Compressors with worker threads (zstd sets its handlers with __sysv_signal).
 check zstd-threads sh -c 'seq 1 3000000 | zstd -T4 -q -c | md5sum'
