@@ -25,6 +25,7 @@ done
 # Socket numbers closed and reused while other threads wait on theirs.
 check python-http python3 "$here/http_threads.py"
 check sort-parallel sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n --parallel=8 -S 1M | md5sum'
+check perl-threads perl "$here/perl_threads.pl"
 # Compressors with worker threads (zstd sets its handlers with __sysv_signal).
 check zstd-threads sh -c 'seq 1 3000000 | zstd -T4 -q -c | md5sum'
 check xz-threads sh -c 'seq 1 1000000 | xz -T4 -c | md5sum'
