@@ -5,7 +5,7 @@ WFLAGS  := -Wall -Wextra -Wno-unused-parameter -std=gnu11
 # The runtime never uses the stack protector: g0 may run on another TCB.
 LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread
 B       := build
-DEBS    := libunwind-dev libelf-dev libcriterion-dev
+DEBS    := libunwind-dev libelf-dev libcriterion-dev python3 gdb zstd xz-utils
 
 LIB_SRC := $(wildcard sched/*.c) $(wildcard shim/*.c) $(wildcard arch/x86_64/*.c)
 LIB_ASM := $(wildcard arch/x86_64/*.S)
