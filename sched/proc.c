@@ -435,12 +435,18 @@ top:;
 	}
 	if (wt_timer_next() != INT64_MAX)
 		wt_timer_run(wt_nanotime(), m);
-	/* At WEFT_MAXTHREADS, tasks back from a system call (queued globally
-	 * by exitsyscall) go before new ones: a new one may block the worker
-	 * too, and the one back may hold what the blocked ones wait for. */
-	if ((p->schedtick % 61 == 0 || atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)) &&
+	/* Tasks back from a system call (at the global queue's head, put
+	 * there by exitsyscall) go before the local queue: a new task may
+	 * block the worker too, and the one back may hold what the blocked
+	 * ones wait for (at WEFT_MAXTHREADS that was a deadlock).  nsysret is
+	 * a hint: another worker may have taken them meanwhile. */
+	bool sysret = atomic_load_explicit(&wt_sched.nsysret, memory_order_relaxed) > 0;
+	if ((p->schedtick % 61 == 0 || sysret ||
+	     atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)) &&
 	    atomic_load(&wt_sched.runq_size)) {
 		wt_lock(&wt_sched.lock);
+		if (sysret && atomic_load_explicit(&wt_sched.nsysret, memory_order_relaxed) > 0)
+			atomic_fetch_sub_explicit(&wt_sched.nsysret, 1, memory_order_relaxed);
 		t = wt_globrunq_get(p, 1);
 		wt_unlock(&wt_sched.lock);
 		if (t)

@@ -346,6 +346,7 @@ struct wt_sched {
 	int nm;                         /* [lock] workers created */
 	bool capwait;                   /* [lock] a proc waits: no thread for it (startm) */
 	_Atomic bool capped;            /* [atomic, relaxed] WEFT_MAXTHREADS was reached once */
+	_Atomic int nsysret;            /* [hint] tasks back from system calls at the global queue's head */
 	struct wt_m *allm;              /* [lock] */
 	/* GOMAXPROCS: procs 0..nprocs-1 run tasks.  Written under lock by
 	 * wt_procs_resize (procresize.c); read lock-free, relaxed: a reader
@@ -370,7 +371,8 @@ WT_NORETURN void wt_schedule(struct wt_m *m);
 void wt_runq_put(struct wt_p *p, struct wt_task *t, bool next);
 struct wt_task *wt_runq_get(struct wt_p *p);
 struct wt_task *wt_runq_steal(struct wt_p *p, struct wt_p *victim, bool stealnext);
-void wt_globrunq_put(struct wt_task *t);   /* [sched.lock held] */
+void wt_globrunq_put(struct wt_task *t);       /* [sched.lock held] */
+void wt_globrunq_puthead(struct wt_task *t);   /* [sched.lock held] */
 struct wt_task *wt_globrunq_get(struct wt_p *p, int max); /* [sched.lock held] */
 uint32_t wt_runq_len(struct wt_p *p);
 void wt_wakep(void);

@@ -42,6 +42,17 @@ void wt_globrunq_put(struct wt_task *t)
 	atomic_fetch_add_explicit(&wt_sched.runq_size, 1, memory_order_relaxed);
 }
 
+/* At the head: a task back from a system call that lost its proc goes
+ * before everything queued (syscall.c).  [wt_sched.lock] */
+void wt_globrunq_puthead(struct wt_task *t)
+{
+	t->schedlink = wt_sched.runq_head;
+	wt_sched.runq_head = t;
+	if (!wt_sched.runq_tail)
+		wt_sched.runq_tail = t;
+	atomic_fetch_add_explicit(&wt_sched.runq_size, 1, memory_order_relaxed);
+}
+
 static void globrunq_putbatch(struct wt_task *head, struct wt_task *tail, int n)
 {
 	tail->schedlink = NULL;

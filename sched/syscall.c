@@ -56,8 +56,12 @@ static void after_lost_proc(struct wt_m *m, struct wt_task *t, void *arg)
 {
 	(void)arg;
 	atomic_store(&t->state, WT_RUNNABLE);
+	/* First in line: it may hold what tasks blocked in the kernel wait
+	 * for (a lock taken inside the call), and at WEFT_MAXTHREADS a new
+	 * task run before it could take the last thread and block too. */
 	wt_lock(&wt_sched.lock);
-	wt_globrunq_put(t);
+	wt_globrunq_puthead(t);
+	atomic_fetch_add_explicit(&wt_sched.nsysret, 1, memory_order_relaxed);
 	wt_unlock(&wt_sched.lock);
 	wt_wakep();
 	wt_stopm(m); /* until a proc is handed to this worker */
