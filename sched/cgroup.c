@@ -35,27 +35,6 @@ static size_t cg_rootlen;      /* [const after init] length of the mount point i
 static bool cg_ok;             /* [const after init] */
 static bool warned;            /* [sysmon; init] a bad cpu.max was reported */
 
-/* Reads up to n-1 bytes of path into buf, NUL-terminated.  Returns the
- * length or -errno. */
-static long read_file(const char *path, char *buf, size_t n)
-{
-	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
-	if (fd < 0)
-		return fd;
-	size_t got = 0;
-	while (got < n - 1) {
-		long r = wt_syscall6(SYS_read, fd, (long)(buf + got), n - 1 - got, 0, 0, 0);
-		if (r == -4)
-			continue;
-		if (r <= 0)
-			break;
-		got += r;
-	}
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-	buf[got] = 0;
-	return (long)got;
-}
-
 /* Copies a mountinfo path field (octal escapes such as \040 decoded) from
  * s up to the next space into out.  Returns the end of the field. */
 static const char *field(const char *s, char *out, size_t n)
@@ -130,7 +109,7 @@ static bool find_mount(char *mnt, char *mroot)
 static bool find_path(char *path)
 {
 	char buf[8192];
-	if (read_file("/proc/self/cgroup", buf, sizeof buf) <= 0)
+	if (wt_read_file("/proc/self/cgroup", buf, sizeof buf) <= 0)
 		return false;
 	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
@@ -220,7 +199,7 @@ long wt_cgroup_limit(void)
 	long best = 0;
 	for (;;) {
 		strcpy(dir + len, "/cpu.max");
-		if (read_file(dir, buf, sizeof buf) > 0) {
+		if (wt_read_file(dir, buf, sizeof buf) > 0) {
 			long v = wt_cgroup_parse_max(buf);
 			if (v < 0) {
 				if (!warned) {

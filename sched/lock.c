@@ -11,6 +11,8 @@
  * System calls go through wt_syscall6, an inline `syscall` that does not
  * touch errno: a runtime path must not clobber the program's errno.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
@@ -88,4 +90,25 @@ void wt_spin_lock_slow(wt_spin_t *l)
 		    !atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
 			return;
 	}
+}
+
+/* Reads up to n-1 bytes of path into buf, NUL-terminated.  Returns the
+ * length or -errno. */
+long wt_read_file(const char *path, char *buf, size_t n)
+{
+	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return fd;
+	size_t got = 0;
+	while (got < n - 1) {
+		long r = wt_syscall6(SYS_read, fd, (long)(buf + got), n - 1 - got, 0, 0, 0);
+		if (r == -EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	buf[got] = 0;
+	return (long)got;
 }

@@ -494,14 +494,8 @@ static bool blocked_restartable(struct wt_m *m)
 {
 	char path[64], buf[256];
 	wt_snprintf(path, sizeof path, "/proc/self/task/%d/syscall", m->ostid);
-	long fd = wt_syscall6(SYS_open, (long)path, 0 /* O_RDONLY */, 0, 0, 0, 0);
-	if (fd < 0)
+	if (wt_read_file(path, buf, sizeof buf) <= 0)
 		return true;
-	long n = wt_syscall6(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-	if (n <= 0)
-		return true;
-	buf[n] = 0;
 	if (buf[0] < '0' || buf[0] > '9')
 		return false; /* "running" (descheduled, not blocked), or "-1 sp pc" */
 	const char *s = buf;

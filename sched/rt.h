@@ -79,6 +79,9 @@ static inline void wt_spin_unlock(wt_spin_t *l)
 }
 long wt_futex_wait(_Atomic int *addr, int val, const struct timespec *abs_mono, bool shared);
 long wt_futex_wake(_Atomic int *addr, int n, bool shared);
+/* Reads up to n-1 bytes of path into buf, NUL-terminated (no malloc, errno
+ * untouched): the length or -errno.  lock.c */
+long wt_read_file(const char *path, char *buf, size_t n);
 long wt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
 
 /* ---- throw.c / print.c ---- */

@@ -189,14 +189,8 @@ bool wt_tls_fault(uintptr_t addr)
 static bool traced(void)
 {
 	char buf[1024];
-	long fd = wt_syscall6(SYS_open, (long)"/proc/self/status", 0 /* O_RDONLY */, 0, 0, 0, 0);
-	if (fd < 0)
+	if (wt_read_file("/proc/self/status", buf, sizeof buf) <= 0)
 		return false;
-	long n = wt_syscall6(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
 	char *p = strstr(buf, "TracerPid:");
 	if (!p)
 		return false;
