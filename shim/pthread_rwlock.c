@@ -187,6 +187,30 @@ static void after_last_reader(pthread_rwlock_t *l)
 	}
 }
 
+/* The contended step of rdlock and wrlock: spin a little while another
+ * proc may release soon, else set our waiting bit and park on key.
+ * Returns -1 to look at *s again (reloaded, or updated by a failed CAS),
+ * else wt_park's result with *s reloaded. */
+static int contend(pthread_rwlock_t *l, unsigned *s, int *spins, unsigned bit, const void *key,
+		   bool (*must_wait)(const void *, uintptr_t), int64_t deadline, const char *why)
+{
+	_Atomic unsigned *w = WORD(l);
+	if (*spins > 0) {
+		(*spins)--;
+		__builtin_ia32_pause();
+		*s = atomic_load_explicit(w, memory_order_relaxed);
+		return -1;
+	}
+	if (!(*s & bit) &&
+	    !atomic_compare_exchange_weak_explicit(w, s, *s | bit, memory_order_relaxed,
+						   memory_order_relaxed))
+		return -1;
+	wt_wait_reason(why);
+	int r = wt_park(key, must_wait, (uintptr_t)l, deadline, false);
+	*s = atomic_load_explicit(w, memory_order_relaxed);
+	return r;
+}
+
 static int rdlock(pthread_rwlock_t *l, int64_t deadline, bool try)
 {
 	_Atomic unsigned *w = WORD(l);
@@ -208,25 +232,16 @@ static int rdlock(pthread_rwlock_t *l, int64_t deadline, bool try)
 		}
 		if (try)
 			return EBUSY;
-		if (spins > 0) {
-			spins--;
-			__builtin_ia32_pause();
-			s = atomic_load_explicit(w, memory_order_relaxed);
+		int r = contend(l, &s, &spins, RWAIT, RKEY(l), reader_must_wait, deadline,
+				"pthread_rwlock_rdlock");
+		if (r < 0)
 			continue;
-		}
-		if (!(s & RWAIT) &&
-		    !atomic_compare_exchange_weak_explicit(w, &s, s | RWAIT, memory_order_relaxed,
-							   memory_order_relaxed))
-			continue;
-		wt_wait_reason("pthread_rwlock_rdlock");
-		int r = wt_park(RKEY(l), reader_must_wait, (uintptr_t)l, deadline, false);
 		if (r == WT_PARK_TIMEDOUT) {
 			if (woken)
 				kick(l);
 			return ETIMEDOUT;
 		}
 		woken |= r == WT_PARK_WOKEN;
-		s = atomic_load_explicit(w, memory_order_relaxed);
 	}
 }
 
@@ -249,18 +264,10 @@ static int wrlock(pthread_rwlock_t *l, int64_t deadline, bool try)
 		}
 		if (try)
 			return EBUSY;
-		if (spins > 0) {
-			spins--;
-			__builtin_ia32_pause();
-			s = atomic_load_explicit(w, memory_order_relaxed);
+		int r = contend(l, &s, &spins, WWAIT, WKEY(l), writer_must_wait, deadline,
+				"pthread_rwlock_wrlock");
+		if (r < 0)
 			continue;
-		}
-		if (!(s & WWAIT) &&
-		    !atomic_compare_exchange_weak_explicit(w, &s, s | WWAIT, memory_order_relaxed,
-							   memory_order_relaxed))
-			continue;
-		wt_wait_reason("pthread_rwlock_wrlock");
-		int r = wt_park(WKEY(l), writer_must_wait, (uintptr_t)l, deadline, false);
 		if (r == WT_PARK_TIMEDOUT) {
 			/* Even if never woken: our WWAIT may be all that keeps kind-2
 			 * readers out, and we are leaving. */
@@ -268,7 +275,6 @@ static int wrlock(pthread_rwlock_t *l, int64_t deadline, bool try)
 			return ETIMEDOUT;
 		}
 		woken |= r == WT_PARK_WOKEN;
-		s = atomic_load_explicit(w, memory_order_relaxed);
 	}
 }
 
