@@ -9,6 +9,16 @@ $(BB)/%: bench/%.c bench/bench.h
 	@mkdir -p $(BB)
 	$(CC) -O2 -g -Wall -pthread -o $@ $<
 
+# Go's side of the waiters experiment, where a Go toolchain is installed
+# (apt-get install golang-go); run.py adds its rows when the binary exists.
+GO := $(shell command -v go 2>/dev/null)
+ifneq ($(GO),)
+BENCH_BIN += $(BB)/go_waiters
+$(BB)/go_waiters: bench/go/waiters.go
+	@mkdir -p $(BB)
+	GOCACHE=$(abspath $(B))/gocache $(GO) build -o $@ $<
+endif
+
 bench-progs: $(BENCH_BIN)
 
 bench: $(B)/libweft.so $(BENCH_BIN)

@@ -208,6 +208,12 @@ def exp_waiters(count, timeout):
     row("memory used (RSS+page tables)", n["mem"], w["mem"], "MB", ratio=not capped, nnote=note)
     row("kernel stacks", n["kstack"], w["kstack"], "MB", ratio=False, nnote=note)
     row("memory per thread (incl. kernel stack)", n["per"], w["per"], "KB")
+    if os.access(os.path.join(BIN, "go_waiters"), os.X_OK):
+        g, _ = median_runs("go_waiters", [count], False, 1, timeout, WAIT_M)
+        section("  the same with goroutines (Go in the native column; bench/go/waiters.go)")
+        row("OS threads", g["os"], w["os"], "")
+        row("start time per goroutine / thread", pt(g), pt(w), "us")
+        row("memory per goroutine / thread", g["per"], w["per"], "KB")
 
 
 BLOCK_KINDS = [("sleep", "usleep"), ("cond", "pthread_cond_wait"),

@@ -19,6 +19,9 @@
  *   WEFT_STACK_MAX    most a task's stack may grow to (suffix k/m/g), never
  *                     less than its native size.  Default: 1 GiB, as Go.
  *   WEFT_TLS          auto | wrfsbase | trap | syscall (sched/tls.c).
+ *   WEFT_STATIC_TLS   compact | full (sched/tls_static.c): static TLS kept
+ *                     under each task.  Default compact: the TLS in use plus
+ *                     512 bytes for later dlopens, one page per parked task.
  *   WEFT_SIGQUIT      dump-exit | dump-continue | off (sched/dump.c): what
  *                     SIGQUIT does while the program has no handler for it.
  *                     Default dump-exit, as Go; off in secure-execution mode
@@ -200,6 +203,12 @@ void wt_config_read(void)
 		else
 			wt_print("weft: WEFT_TLS=%s is not auto, wrfsbase, trap or syscall; using auto\n",
 				 s);
+	}
+	if ((s = getenv("WEFT_STATIC_TLS")) && *s) {
+		if (!strcmp(s, "full"))
+			wt_cfg.static_tls_full = true;
+		else if (strcmp(s, "compact"))
+			wt_print("weft: WEFT_STATIC_TLS=%s is not compact or full; using compact\n", s);
 	}
 	if ((s = getenv("WEFT_SIGQUIT")) && *s) {
 		if (!strcmp(s, "dump-exit"))

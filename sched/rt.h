@@ -273,7 +273,14 @@ extern const char *wt_guard_method;
 /* ---- tls.c ---- */
 int wt_tls_init(void);
 uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
-		     char **tls_low); /* returns tp, 0 when out of memory */
+		     bool compact, char **tls_low); /* returns tp, 0 when out of memory */
+bool wt_tls_alloc_dtv(uintptr_t tp);
+/* ---- tls_static.c ---- */
+void wt_tls_static_init(void);
+char *wt_tls_stack_hi(uintptr_t tp, bool compact); /* a task's stack start */
+void wt_tls_static_sync(void);             /* after a dlopen */
+void wt_tls_static_check(struct wt_task *t); /* a new task, once linked */
+extern const char *wt_tls_layout;          /* "compact" or "full ..." */
 void wt_tls_free(uintptr_t tp);
 void wt_tls_start(struct wt_task *t);      /* on the task: __ctype_init */
 extern size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
@@ -448,6 +455,7 @@ struct wt_config {
 	size_t stack_size;              /* WEFT_STACK_SIZE, 0 = RLIMIT_STACK */
 	size_t stack_max;               /* WEFT_STACK_MAX, 0 = 1 GiB */
 	int tls_mode;                   /* -1 auto */
+	bool static_tls_full;           /* WEFT_STATIC_TLS=full */
 	bool asyncpreemptoff;           /* WEFTDEBUG=asyncpreemptoff=1 */
 	int sigquit;                    /* WEFT_SIGQUIT: WT_SIGQUIT_* */
 	bool sigquit_set;               /* WEFT_SIGQUIT was given */

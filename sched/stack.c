@@ -449,7 +449,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 		return 0;
 	}
 	char *tls_low;
-	t->tp = wt_tls_new(top, t->tid, top - tlsroom - size, size, t, &tls_low);
+	t->tp = wt_tls_new(top, t->tid, top - tlsroom - size, size, t, true, &tls_low);
 	if (!t->tp) {
 		/* Not p: ld.so may have blocked in a call nobody intercepted, and
 		 * the proc gone to another worker meanwhile. */

@@ -99,7 +99,7 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 			/* Program-supplied stack: TLS at its top, as glibc does. */
 			char *tls_low;
 			t->user_stack = true;
-			t->tp = wt_tls_new((char *)uaddr + usize, t->tid, uaddr, usize, t, &tls_low);
+			t->tp = wt_tls_new((char *)uaddr + usize, t->tid, uaddr, usize, t, false, &tls_low);
 			if (!t->tp || tls_low < (char *)uaddr + 16384) {
 				*err = t->tp ? EINVAL : EAGAIN;
 				goto fail;
@@ -130,6 +130,7 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 		t->sigmask = cm;
 	}
 	wt_task_link(t);
+	wt_tls_static_check(t);
 	atomic_fetch_add(&wt_ntasks, 1);
 	wt_ready(t);
 	*err = 0;

@@ -10,7 +10,8 @@
  *
  * Building a block (wt_tls_new): the TCB (glibc's struct pthread, whose
  * size libc publishes as _thread_db_sizeof_pthread) sits at the top of the
- * task's stack slot, static TLS just below it.  ld.so's _dl_allocate_tls
+ * task's stack slot, static TLS just below it, then the stack (how much
+ * static TLS a task keeps: tls_static.c).  ld.so's _dl_allocate_tls
  * (GLIBC_PRIVATE, found with dlsym(RTLD_DEFAULT)) installs the DTV and copies
  * the TLS init images; weft fills the header: self pointers, the canary and
  * pointer guard copied from the creator, multiple_threads, a unique fake tid
@@ -258,13 +259,14 @@ int wt_tls_init(void)
 	wt_tls_trap = want == 2;
 	wt_tls_mode = want == 1 ? 1 : 0;
 	wt_cfg.tls_mode = want;
+	wt_tls_static_init();
 	return 0;
 }
 
 /* Builds a TCB + static TLS block whose TCB ends at or below `top`.
  * Context: any; calls ld.so, which allocates the DTV with malloc. */
 uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
-		     char **tls_low)
+		     bool compact, char **tls_low)
 {
 	uintptr_t tp = WT_ALIGN_DOWN((uintptr_t)top - wt_tcb_size, wt_tls_static_align);
 	uintptr_t cur = wt_arch_get_tp();
@@ -291,8 +293,14 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 		*(int32_t *)(tp + wt_rseq_off + 4) = -1; /* rseq cpu_id: not registered */
 	*(struct wt_task **)(tp + wt_cur_tpoff) = t;
 	if (tls_low)
-		*tls_low = (char *)WT_ALIGN_DOWN(tp + wt_tcb_size - wt_tls_static_size, 64);
+		*tls_low = wt_tls_stack_hi(tp, compact);
 	return tp;
+}
+
+/* A DTV for the block at tp, its static TLS initialised (tls_static.c). */
+bool wt_tls_alloc_dtv(uintptr_t tp)
+{
+	return dl_allocate_tls((void *)tp) != NULL;
 }
 
 /* Frees what ld.so allocated for the block (DTV, dynamic TLS).  Context:

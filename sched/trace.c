@@ -127,6 +127,7 @@ void wt_sched_trace(int64_t since)
 		wt_wprint(&o, " %lu", (unsigned long)wt_sched.procs[i].schedtick);
 	wt_wprint(&o, " ]\n");
 	if (wt_cfg.scheddetail) {
+		wt_wprint(&o, "  stacks: guards=%s static-tls=%s\n", wt_guard_method, wt_tls_layout);
 		trace_procs(&o);
 		trace_workers(&o);
 		trace_tasks(&o);

@@ -11,6 +11,15 @@ $(TB)/preload/%: tests/preload/%.c tests/preload/weft_check.h tests/preload/test
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $< -lm
 
+# dlopen_tls loads libraries with initial-exec TLS from its own directory.
+$(TB)/preload/libtls_ie.so: tests/preload/lib/tls_ie.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -fPIC -shared -o $@ $<
+$(TB)/preload/libtls_ie_big.so: tests/preload/lib/tls_ie.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -fPIC -shared -DNWORDS=120 -o $@ $<
+$(TB)/preload/dlopen_tls: $(TB)/preload/libtls_ie.so $(TB)/preload/libtls_ie_big.so
+
 # OpenMP programs (libgomp's raw futex barriers): named openmp_*.
 $(TB)/preload/openmp_%: tests/preload/openmp_%.c tests/preload/weft_check.h
 	@mkdir -p $(dir $@)
@@ -27,7 +36,7 @@ test-preload: $(B)/libweft.so $(PRELOAD_BIN)
 	GOMAXPROCS=1 sh tests/run-preload.sh $(abspath $(B)/libweft.so) $(TB)/preload $(PRELOAD_BIN)
 
 # Real programs from Debian, native and under weft, outputs compared.
-test-real: $(B)/libweft.so
+test-real: $(B)/libweft.so $(TB)/preload/dlopen_tls
 	sh tests/real/run.sh $(abspath $(B)/libweft.so)
 
 # What schedtrace, SIGQUIT's task dump and tools/weft-gdb.py show.

@@ -51,6 +51,19 @@ else
   fail=$((fail+1)); echo "FAIL grow-runaway: exit $wrc"; head -5 "$tmp/grow.err"
 fi
 rm -rf "$(dirname "$grow")"
+# More dlopen'ed initial-exec TLS than a task keeps free (tests/preload/
+# dlopen_tls.c): the compact layout stops with a "weft:" line; the full one
+# runs it as natively.
+dt=$(dirname "$lib")/tests/preload/dlopen_tls
+n=$("$dt" big 2>&1); nrc=$?
+w=$(WEFT_STATIC_TLS=full LD_PRELOAD="$lib" "$dt" big 2>&1); wrc=$?
+LD_PRELOAD="$lib" "$dt" big >/dev/null 2>"$tmp/tls.err"; crc=$?
+if [ $nrc = 0 ] && [ "$n" = "$w" ] && [ $wrc = 0 ] && [ $crc = 134 ] &&
+   grep -q "^weft: a library loaded now puts static TLS .* run with WEFT_STATIC_TLS=full" "$tmp/tls.err"; then
+  pass=$((pass+1)); echo "PASS dlopen-big-tls: compact stops with a message, full = native"
+else
+  fail=$((fail+1)); echo "FAIL dlopen-big-tls: native $nrc, full $wrc ($w), compact $crc"; cat "$tmp/tls.err"
+fi
 # Bad settings: one "weft: ..." line each, the default, and a normal run.
 settings() { # name, expected stderr text, env assignment...
   name=$1 want=$2; shift 2
@@ -69,6 +82,7 @@ settings weftdebug-unknown "WEFTDEBUG: unknown key 'nosuch'" WEFTDEBUG=nosuch=1
 settings asyncpreemptoff-bad "WEFTDEBUG: asyncpreemptoff=2 is not 0 or 1" WEFTDEBUG=asyncpreemptoff=2
 settings stack-size "WEFT_STACK_SIZE=12q is not a size" WEFT_STACK_SIZE=12q
 settings tls-mode "WEFT_TLS=fast is not" WEFT_TLS=fast
+settings static-tls "WEFT_STATIC_TLS=tiny is not compact or full" WEFT_STATIC_TLS=tiny
 settings maxthreads-abc "WEFT_MAXTHREADS=abc is not a number" WEFT_MAXTHREADS=abc
 settings maxthreads-1 "WEFT_MAXTHREADS=1 is not a number" WEFT_MAXTHREADS=1
 settings maxthreads-policy "WEFT_MAXTHREADS_POLICY=crash is not wait or fail" WEFT_MAXTHREADS_POLICY=crash
