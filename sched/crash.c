@@ -243,15 +243,29 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 	arm_watchdog(sig);
 	if (wt_tls_trap)
 		wt_arch_set_tp(wt_arch_get_tp());
+	/* The report's calls (open, read in libdw) go through weft as the
+	 * task's: counted as nested in a system call, they keep the worker its
+	 * proc, so the dying task is neither handed off, parked nor preempted. */
+	if (t && t->m)
+		t->m->insyscall++;
 	struct report r = { sig, addr, uc, t, overflow, { 0, 0, NULL } };
 	if (overflow)
 		r.ov = ov;
 	long stk = wt_syscall6(SYS_mmap, 0, 16 << 20, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (stk < 0 && stk > -4096)
+	if (stk < 0 && stk > -4096) {
 		report(&r);
-	else
-		wt_call_on_stack((char *)stk + (16 << 20), report, &r);
+	} else {
+		/* The report reads the context from a copy on its own stack: a
+		 * signal handled meanwhile is set up at the top of the signal
+		 * stack, which this thread has left, over uc. */
+		struct report *rc = (struct report *)((char *)stk + (16 << 20)) - 1;
+		ucontext_t *ucc = (ucontext_t *)rc - 1;
+		*ucc = *uc;
+		*rc = r;
+		rc->uc = ucc;
+		wt_call_on_stack((char *)WT_ALIGN_DOWN((uintptr_t)ucc, 64), report, rc);
+	}
 	/* Die by the same signal: default action, then return to re-fault. */
 	set_default(sig);
 }

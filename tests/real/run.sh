@@ -45,8 +45,9 @@ for mode in thread main; do
 done
 timeout 120 env LD_PRELOAD="$lib" "$grow" runaway >/dev/null 2>"$tmp/grow.err"; wrc=$?
 if [ $wrc = 139 ] && grep -q "^weft: task [0-9]* (forever) overflowed its stack: limit 1 GiB, depth 1024 MiB" "$tmp/grow.err" &&
-   grep -Eq "^  # ?0 +0x" "$tmp/grow.err"; then
-  pass=$((pass+1)); echo "PASS grow-runaway: report, backtrace, SIGSEGV"
+   grep -Eq "^  # ?0 +0x[0-9a-f]+ runaway\+" "$tmp/grow.err" &&
+   [ "$(grep -Ec "^  #[0-9 ]+0x[0-9a-f]+ runaway\+" "$tmp/grow.err")" -ge 16 ]; then
+  pass=$((pass+1)); echo "PASS grow-runaway: report, backtrace through runaway(), SIGSEGV"
 else
   fail=$((fail+1)); echo "FAIL grow-runaway: exit $wrc"; head -5 "$tmp/grow.err"
 fi
