@@ -10,9 +10,9 @@
  *      overflow included);
  *   4. report: "weft: task N ..." with the reason (an overflow names the
  *      limit and the depth), a backtrace from the faulting context
- *      (libunwind for the walk; names from its ELF symbol-table lookup,
- *      which sees static functions, else dladdr; file:line from libdw when
- *      present, symbolize.c), then die by the same signal with the default
+ *      (libunwind for the walk; names from symbol.c, which reads the ELF
+ *      symbol tables and so sees static functions; file:line from libdw
+ *      when present, symbolize.c), then die by the same signal with the default
  *      action, as the program would natively.  A watchdog timer kills the
  *      process by that signal if reporting hangs (30 s: a report with
  *      5 s was once cut short while the machine was loaded).
@@ -38,29 +38,19 @@ void wt_call_on_stack(void *sp, void (*fn)(void *), void *arg);
 struct sigaction wt_user_sa[65]; /* [signal.c] program's handlers for owned signals */
 bool wt_user_sa_set[65];
 
-static void report_frame(int i, uintptr_t pc, const char *name, uintptr_t off)
+/* One frame: names from symbol.c (ELF symbol tables, static functions
+ * included), file:line from DWARF when libdw and debug info are there
+ * (symbolize.c).  pc is a return address in every frame but the first. */
+static void report_frame(int i, uintptr_t pc)
 {
-	Dl_info di;
-	bool dl = dladdr((void *)pc, &di) != 0;
-	char where[320] = "";
+	struct wt_sym s;
+	uintptr_t at = i == 0 ? pc : pc - 1;
+	wt_symbolize(pc, i > 0, &s, true);
 	int line = 0;
-	/* file:line from DWARF, when libdw and debug info are there. */
-	const char *src = wt_src_line(i == 0 ? pc : pc - 1, &line);
-	if (src)
-		wt_snprintf(where, sizeof where, " at %s:%d", src, line);
-	if (!name && dl && di.dli_sname) {
-		name = di.dli_sname;
-		off = pc - (uintptr_t)di.dli_saddr;
-	}
-	const char *file = dl && di.dli_fname ? di.dli_fname : "?";
-	if (name)
-		wt_print("  #%-2d 0x%lx %s+0x%lx (%s)%s\n", i, (unsigned long)pc, name,
-			 (unsigned long)off, file, where);
-	else if (dl && di.dli_fname)
-		wt_print("  #%-2d 0x%lx ?? (%s+0x%lx)%s\n", i, (unsigned long)pc, di.dli_fname,
-			 (unsigned long)(pc - (uintptr_t)di.dli_fbase), where);
-	else
-		wt_print("  #%-2d 0x%lx ??\n", i, (unsigned long)pc);
+	const char *src = wt_src_line(at, &line);
+	char buf[512];
+	wt_sym_line(buf, sizeof buf, i, pc, &s, src, line);
+	wt_print("%s", buf);
 }
 
 #define BT_MAX 32
@@ -80,14 +70,7 @@ void wt_backtrace_ctx(ucontext_t *uc)
 			wt_print("  ... (more frames not shown)\n");
 			break;
 		}
-		/* libunwind reads the ELF symbol table, which also names static
-		 * functions that dladdr cannot see. */
-		char name[128];
-		unw_word_t off;
-		if (unw_get_proc_name(&c, name, sizeof name, &off) == 0 && name[0])
-			report_frame(i, pc, name, off);
-		else
-			report_frame(i, pc, NULL, 0);
+		report_frame(i, pc);
 		int st = unw_step(&c);
 		if (st <= 0) {
 			if (st < 0)
@@ -157,12 +140,13 @@ static void report(void *arg)
 	bool overflow = r->overflow;
 	struct wt_overflow ov = r->ov;
 	if (t) {
-		Dl_info di;
+		struct wt_sym fs;
 		const char *fn = t->main ? "main" : "?";
-		if (!t->main && dladdr((void *)t->start, &di) && di.dli_sname)
-			fn = di.dli_sname;
-		else if (!t->main && wt_dw_name((uintptr_t)t->start))
-			fn = wt_dw_name((uintptr_t)t->start);
+		if (!t->main) {
+			wt_symbolize((uintptr_t)t->start, false, &fs, true);
+			if (fs.name)
+				fn = fs.name;
+		}
 		if (overflow) {
 			char lim[32], dep[32];
 			size_str(lim, sizeof lim, ov.limit);

@@ -185,7 +185,7 @@ static void print_frames(struct wt_wbuf *o, const uintptr_t *pcs, int n)
 		/* Every pc here is a return address (the first one too: the
 		 * switch returns there). */
 		wt_symbolize(pcs[i], true, &s, true);
-		wt_sym_line(line, sizeof line, i, pcs[i], &s);
+		wt_sym_line(line, sizeof line, i, pcs[i], &s, NULL, 0);
 		wt_wprint(o, "%s", line);
 	}
 	if (n == MAXFRAMES)

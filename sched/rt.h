@@ -476,7 +476,6 @@ struct wt_p *wt_pidleget(void);            /* an idle proc or NULL; takes sched.
 void wt_crash_init(void);
 char *wt_crash_altstack(void);
 const char *wt_src_line(uintptr_t pc, int *line); /* symbolize.c: file:line or NULL */
-const char *wt_dw_name(uintptr_t pc);             /* static symbols too, or NULL */
 
 /* ---- preempt.c: asynchronous preemption, system calls nobody intercepted ---- */
 void wt_preempt_init(void);                /* initial thread, at start */
@@ -532,7 +531,8 @@ struct wt_sym {
  * dladdr.  Context: any thread. */
 void wt_symbolize(uintptr_t pc, bool ret, struct wt_sym *s, bool may_load);
 /* "  #i  0xpc name+0xoff (file)\n" into buf; returns its length. */
-int wt_sym_line(char *buf, size_t n, int i, uintptr_t pc, const struct wt_sym *s);
+int wt_sym_line(char *buf, size_t n, int i, uintptr_t pc, const struct wt_sym *s,
+		const char *src, int line); /* src: file of " at src:line", or NULL */
 int wt_ncpu_affinity(void);
 /* cgroup.c: the GOMAXPROCS default and its updates; proc.c: resizing. */
 void wt_cgroup_init(const char *root);

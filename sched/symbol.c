@@ -13,8 +13,10 @@
  * object unloaded by dlclose leaves its table behind; one loaded later at
  * the same link map is told apart by its name and load address).  libelf
  * itself calls malloc while it reads a file, so tables are read only when
- * the caller says it may allocate (the dumper thread), never from a signal
- * handler; the handler uses the tables read before and dladdr.
+ * the caller says it may allocate: the dumper thread, and a dying
+ * process's crash report (crash.c, which has a watchdog against a malloc
+ * lock the crashed code held); the dump's signal handler uses the tables
+ * read before and dladdr.
  *
  * A cache of recent lookups (pc -> symbol) makes the 10,000th identical
  * backtrace cost a few hash probes per frame.
@@ -316,13 +318,17 @@ dl:;
 	wt_unlock(&sym_lock);
 }
 
-int wt_sym_line(char *buf, size_t n, int i, uintptr_t pc, const struct wt_sym *s)
+int wt_sym_line(char *buf, size_t n, int i, uintptr_t pc, const struct wt_sym *s,
+		const char *src, int line)
 {
+	char at[320] = "";
+	if (src)
+		wt_snprintf(at, sizeof at, " at %s:%d", src, line);
 	if (s->name)
-		return wt_snprintf(buf, n, "  #%-2d 0x%lx %s+0x%lx (%s)\n", i, (unsigned long)pc,
-				   s->name, (unsigned long)s->off, s->file ? s->file : "?");
+		return wt_snprintf(buf, n, "  #%-2d 0x%lx %s+0x%lx (%s)%s\n", i, (unsigned long)pc,
+				   s->name, (unsigned long)s->off, s->file ? s->file : "?", at);
 	if (s->file)
-		return wt_snprintf(buf, n, "  #%-2d 0x%lx ?? (%s+0x%lx)\n", i, (unsigned long)pc,
-				   s->file, (unsigned long)(pc - s->fbase));
-	return wt_snprintf(buf, n, "  #%-2d 0x%lx ??\n", i, (unsigned long)pc);
+		return wt_snprintf(buf, n, "  #%-2d 0x%lx ?? (%s+0x%lx)%s\n", i, (unsigned long)pc,
+				   s->file, (unsigned long)(pc - s->fbase), at);
+	return wt_snprintf(buf, n, "  #%-2d 0x%lx ??%s\n", i, (unsigned long)pc, at);
 }

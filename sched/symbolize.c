@@ -1,5 +1,6 @@
 /*
- * symbolize.c — file:line for crash reports, from DWARF line tables.
+ * symbolize.c — file:line for crash reports, from DWARF line tables
+ * (names come from symbol.c).
  *
  * elfutils' libdw (libdwfl) does the work.  It is loaded with dlopen the
  * first time a report asks, so that every program does not carry it (and
@@ -34,7 +35,6 @@ static struct {
 	Dwfl_Module *(*addrmodule)(Dwfl *, uintptr_t);
 	Dwfl_Line *(*getsrc)(Dwfl_Module *, uintptr_t);
 	const char *(*lineinfo)(Dwfl_Line *, uintptr_t *, int *, int *, uint64_t *, uint64_t *);
-	const char *(*addrname)(Dwfl_Module *, uintptr_t);
 } D;
 
 static bool load(void)
@@ -51,9 +51,8 @@ static bool load(void)
 	D.addrmodule = dlsym(h, "dwfl_addrmodule");
 	D.getsrc = dlsym(h, "dwfl_module_getsrc");
 	D.lineinfo = dlsym(h, "dwfl_lineinfo");
-	D.addrname = dlsym(h, "dwfl_module_addrname");
 	if (!begin || !proc_report || !report_end || !D.cb.find_elf || !D.cb.find_debuginfo ||
-	    !D.addrmodule || !D.getsrc || !D.lineinfo || !D.addrname)
+	    !D.addrmodule || !D.getsrc || !D.lineinfo)
 		return false;
 	D.dwfl = begin(&D.cb);
 	if (!D.dwfl)
@@ -70,16 +69,6 @@ static bool ready(void)
 		D.ok = load();
 	}
 	return D.ok;
-}
-
-/* The function containing pc from the ELF symbol tables (static functions
- * included, which dladdr does not see), or NULL.  Context: a report. */
-const char *wt_dw_name(uintptr_t pc)
-{
-	if (!ready())
-		return NULL;
-	Dwfl_Module *m = D.addrmodule(D.dwfl, pc);
-	return m ? D.addrname(m, pc) : NULL;
 }
 
 /* The source file and line of pc (a call's return address minus one, or a
