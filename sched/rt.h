@@ -280,6 +280,7 @@ void wt_tls_static_init(void);
 char *wt_tls_stack_hi(uintptr_t tp, bool compact); /* a task's stack start */
 void wt_tls_static_sync(void);             /* after a dlopen */
 void wt_tls_static_check(struct wt_task *t); /* a new task, once linked */
+void wt_tls_static_fork_reset(void);
 extern const char *wt_tls_layout;          /* "compact" or "full ..." */
 void wt_tls_free(uintptr_t tp);
 void wt_tls_start(struct wt_task *t);      /* on the task: __ctype_init */

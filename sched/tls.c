@@ -354,6 +354,7 @@ void wt_tls_unpin(struct wt_pin pin)
 /* Fork child (fork.c): workers other than the caller's are gone. */
 void wt_tls_fork_reset(void)
 {
+	wt_tls_static_fork_reset();
 	if (!guard_m)
 		return;
 	for (int i = 0; i < guard_max; i++)

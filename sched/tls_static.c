@@ -308,6 +308,12 @@ void wt_tls_static_init(void)
 	wt_tls_layout = compact ? "compact" : "full";
 }
 
+/* Fork child: a thread that held the lock is gone. */
+void wt_tls_static_fork_reset(void)
+{
+	atomic_store_explicit(&sync_lock.v, 0, memory_order_relaxed);
+}
+
 /* A task just linked into the list of all tasks: a dlopen that raced with
  * its creation may have outgrown its spare after sync_tasks looked. */
 void wt_tls_static_check(struct wt_task *t)
