@@ -29,6 +29,13 @@ check perl-threads perl "$here/perl_threads.pl"
 # Compressors with worker threads (zstd sets its handlers with __sysv_signal).
 check zstd-threads sh -c 'seq 1 3000000 | zstd -T4 -q -c | md5sum'
 check xz-threads sh -c 'seq 1 1000000 | xz -T4 -c | md5sum'
+# git: a threaded grep and a 4-thread repack (then fsck) in a private clone.
+if git -C "$here/../.." rev-parse --git-dir >/dev/null 2>&1 &&
+   git clone -q "$here/../.." "$tmp/repo" 2>/dev/null; then
+  check git-grep-threads sh -c "git -C '$tmp/repo' -c grep.threads=8 grep -c wt_ -- '*.c' | md5sum"
+  check git-repack-threads sh -c "cd '$tmp/repo' && git -c pack.threads=4 repack -adq &&
+    git count-objects -v | grep -E '^(count|in-pack)' | tr '\n' ' ' && git fsck --no-dangling 2>&1 | md5sum"
+fi
 # Stacks (sched/stack.c): the seeds' grow program, a million calls deep.
 # Natively it dies by SIGSEGV; under weft it finishes, in a thread and in
 # main.  A runaway recursion gets weft's report and dies by SIGSEGV.
