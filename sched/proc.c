@@ -283,9 +283,11 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	m->after = fn;
 	m->after_arg = arg;
 	m->prevg = t;
-	/* Through g0 instead when resizing disabled the proc, or at the thread
-	 * cap (findrunnable then prefers tasks back from system calls). */
-	if (fn == after_park && p && (p->schedtick + 1) % 61 != 0 &&
+	/* Through g0 instead every 61st tick, when resizing disabled the proc,
+	 * or at the thread cap (findrunnable then prefers tasks back from
+	 * system calls).  The tick findrunnable tests is this one: execute
+	 * counts the switch after it. */
+	if (fn == after_park && p && p->schedtick % 61 != 0 &&
 	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
 	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)))
 		next = wt_runq_get(p);
