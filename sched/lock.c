@@ -39,6 +39,14 @@ long wt_futex_wait(_Atomic int *addr, int val, const struct timespec *abs_mono, 
 			   FUTEX_BITSET_MATCH_ANY);
 }
 
+/* The same, for a wait that holds no weft lock: a program's signal handler
+ * may run during it (wt_syscall6_sigok). */
+long wt_futex_wait_sigok(_Atomic int *addr, int val, const struct timespec *abs_mono)
+{
+	return wt_syscall6_sigok(SYS_futex, (long)addr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, val,
+				 (long)abs_mono, 0, FUTEX_BITSET_MATCH_ANY);
+}
+
 long wt_futex_wake(_Atomic int *addr, int n, bool shared)
 {
 	int op = FUTEX_WAKE | (shared ? 0 : FUTEX_PRIVATE_FLAG);

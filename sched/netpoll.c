@@ -151,7 +151,10 @@ struct wt_task *wt_netpoll(int timeout_ms)
 		return NULL;
 	struct epoll_event ev[128];
 	struct wt_task *list = NULL;
-	long n = wt_syscall6(SYS_epoll_wait, epfd, (long)ev, 128, timeout_ms, 0, 0);
+	/* A wait (the last idle worker's) holds nothing: program handlers may
+	 * run in it (sighandler.c). */
+	long n = timeout_ms ? wt_syscall6_sigok(SYS_epoll_wait, epfd, (long)ev, 128, timeout_ms, 0, 0)
+			    : wt_syscall6(SYS_epoll_wait, epfd, (long)ev, 128, 0, 0, 0);
 	atomic_store_explicit(&last_poll, wt_nanotime(), memory_order_relaxed);
 	for (long i = 0; i < n; i++)
 		ready((int)ev[i].data.u64, ev[i].events, &list);

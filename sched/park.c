@@ -103,6 +103,13 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 	if (deadline >= 0 && deadline <= wt_nanotime())
 		return WT_PARK_TIMEDOUT;
 
+	/* For the dump (sched/dump.c): the coarse clock is a vDSO read of the
+	 * kernel's tick time, a few ns, so every park can afford it.  Read
+	 * before the lock: libc code under a weft lock would let a program's
+	 * signal handler run there (sched/sighandler.c). */
+	struct timespec now;
+	if (t)
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 	wt_spin_lock(&b->lock);
 	if (validate && !validate(addr, arg)) {
 		wt_spin_unlock(&b->lock);
@@ -129,10 +136,6 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 	b->tail = w;
 
 	if (t) {
-		/* For the dump (sched/dump.c): the coarse clock is a vDSO read of
-		 * the kernel's tick time, a few ns, so every park can afford it. */
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 		t->wait_since = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 		t->wait_on = addr;
 		if (deadline >= 0) {
@@ -158,7 +161,7 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 		/* Acquire: pairs with the release store by the waker. */
 		if (atomic_load_explicit(&w->state, memory_order_acquire))
 			return w->result;
-		long r = wt_futex_wait(&w->state, 0, tsp, false);
+		long r = wt_futex_wait_sigok(&w->state, 0, tsp); /* bucket unlocked */
 		if (r == -ETIMEDOUT) {
 			wt_spin_lock(&b->lock);
 			if (atomic_load_explicit(&w->state, memory_order_relaxed) == 0) {

@@ -145,6 +145,11 @@ static bool in(const struct range *r, int n, uintptr_t pc)
 	return false;
 }
 
+bool wt_pc_in_weft(uintptr_t pc)
+{
+	return in(weft, n_weft, pc);
+}
+
 static bool runtime_lib(const char *name)
 {
 	static const char *const libs[] = { "libc.so", "ld-linux", "linux-vdso", "libunwind",
@@ -307,7 +312,7 @@ static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
 	if (si && si->si_code == SI_QUEUE && si->si_value.sival_ptr == cookie)
 		on_request(uc);
-	else if (!si || !wt_sig_urg(si))
+	else if (!si || !wt_sig_urg(si, uc))
 		chain(sig, si, uc);
 }
 

@@ -79,6 +79,10 @@ static inline void wt_spin_unlock(wt_spin_t *l)
 }
 long wt_futex_wait(_Atomic int *addr, int val, const struct timespec *abs_mono, bool shared);
 long wt_futex_wake(_Atomic int *addr, int n, bool shared);
+long wt_futex_wait_sigok(_Atomic int *addr, int val, const struct timespec *abs_mono);
+/* arch/x86_64/syscall_sigok.S: a system call where program handlers may run. */
+long wt_syscall6_sigok(long nr, long a, long b, long c, long d, long e, long f);
+extern const char wt_syscall6_sigok_end[];
 /* Reads up to n-1 bytes of path into buf, NUL-terminated (no malloc, errno
  * untouched): the length or -errno.  lock.c */
 long wt_read_file(const char *path, char *buf, size_t n);
@@ -342,6 +346,11 @@ struct wt_m {
 	int64_t mon_cpu, mon_sent;      /* [sysmon] CPU time at its last look; last signal */
 	uint64_t sigmask;               /* [owner] this thread's blocked set as last set by
 					 * weft (wt_sig_eff form), WT_SIGMASK_UNKNOWN if not */
+	/* sighandler.c: program signals that interrupted weft on this thread,
+	 * to raise again here once it has left (siginfo kept). */
+	_Atomic uint64_t defer_claim, defer_ready;
+	_Atomic int defer_poke;         /* sysmon: poke this thread */
+	siginfo_t *defer_info;          /* [this thread] 64 slots, mapped on first use */
 };
 #define WT_SIGSTK (256 << 10)
 
@@ -475,12 +484,19 @@ extern _Atomic int wt_sysmon_slow;         /* sysmon sleeps longer than its shor
 void wt_handoffp(struct wt_p *p);          /* give an unowned proc work or idle it */
 struct wt_p *wt_pidleget(void);            /* an idle proc or NULL; takes sched.lock */
 void wt_crash_init(void);
+/* sighandler.c: program handlers run through weft's trampoline, which
+ * defers those that interrupt weft's own code. */
+void wt_sig_trampoline(int sig, siginfo_t *si, void *uc);
+void wt_sig_defer_poke(void);               /* sysmon: poke threads with deferred ones */
+void wt_sig_redeliver(void *uc);            /* a poke on this thread: raise them again */
+bool wt_pc_in_weft(uintptr_t pc);           /* preempt.c */
+void wt_sig_poke(struct wt_m *m);           /* sigtask.c */
 char *wt_crash_altstack(void);
 const char *wt_src_line(uintptr_t pc, int *line); /* symbolize.c: file:line or NULL */
 
 /* ---- preempt.c: asynchronous preemption, system calls nobody intercepted ---- */
 void wt_preempt_init(void);                /* initial thread, at start */
-bool wt_sig_urg(siginfo_t *si);            /* sigtask.c: pokes, from preempt.c's handler */
+bool wt_sig_urg(siginfo_t *si, void *uc);          /* sigtask.c: pokes, from preempt.c's handler */
 void wt_sysmon_preempt(int64_t now);       /* sysmon: signal long runners and blocked workers */
 bool wt_implicit_settle(struct wt_m *m);   /* task: try to end an implicit syscall, no switch */
 void wt_implicit_exit(struct wt_m *m);     /* task: end it; may switch (queue + stop worker) */

@@ -47,9 +47,10 @@
  *
  * Rejected: tgkill with the program's signal straight to the worker the
  * task runs on — delivery is asynchronous (an IPI), so the task may have
- * switched out by then and the handler runs on the wrong task; wrapping
- * every program handler (Go's way) — costs a trampoline per signal and
- * changes what handlers see in their ucontext.
+ * switched out by then and the handler runs on the wrong task.  Program
+ * handlers do run through a trampoline (sighandler.c), which passes the
+ * kernel's siginfo and ucontext on unchanged; it only decides when: not
+ * while the thread is inside weft holding a lock.
  */
 #include <linux/membarrier.h>
 #include <signal.h>
@@ -74,9 +75,21 @@ static long sigmask_set(int how, uint64_t set, uint64_t *old)
 	return wt_syscall6(SYS_rt_sigprocmask, how, (long)&set, (long)old, 8, 0, 0);
 }
 
+/* Where handlers of what it unblocks are meant to run: a task holding no
+ * weft lock (sighandler.c defers handlers that interrupt weft elsewhere). */
+static void sigmask_set_deliver(uint64_t set)
+{
+	wt_syscall6_sigok(SYS_rt_sigprocmask, SIG_SETMASK, (long)&set, 0, 8, 0, 0);
+}
+
 static int self_tid(void)
 {
 	return (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
+
+static void raise_self(int sig)
+{
+	wt_syscall6_sigok(SYS_tgkill, wt_pid, self_tid(), sig, 0, 0, 0);
 }
 
 void wt_sig_block_more(struct wt_m *m, uint64_t more)
@@ -105,7 +118,7 @@ static bool deliver(struct wt_task *t)
 			any = true;
 		/* Raised one by one: a handler that longjmps leaves the rest
 		 * queued for the next switch-in. */
-		wt_syscall6(SYS_tgkill, wt_pid, self_tid(), __builtin_ctzll(bit) + 1, 0, 0, 0);
+		raise_self(__builtin_ctzll(bit) + 1);
 	}
 }
 
@@ -119,7 +132,7 @@ void wt_sig_switchin_slow(struct wt_task *t)
 	struct wt_m *m = t->m;
 	uint64_t eff = wt_sig_eff(t->sigmask);
 	if (eff != m->sigmask) {
-		sigmask_set(SIG_SETMASK, eff, NULL);
+		sigmask_set_deliver(eff);
 		m->sigmask = eff;
 	}
 	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed))
@@ -135,7 +148,7 @@ void wt_sig_setmask(struct wt_task *t, uint64_t mask)
 	mask &= ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) | WT_SIGBIT(32) | WT_SIGBIT(33));
 	__atomic_store_n(&t->sigmask, mask, __ATOMIC_RELAXED);
 	uint64_t eff = wt_sig_eff(mask);
-	sigmask_set(SIG_SETMASK, eff, NULL);
+	sigmask_set_deliver(eff);
 	t->m->sigmask = eff;
 	if (unlikely(wt_sig_fence))
 		atomic_thread_fence(memory_order_seq_cst);
@@ -152,7 +165,7 @@ static void barrier(void)
 	atomic_thread_fence(memory_order_seq_cst);
 }
 
-static void poke(struct wt_m *m)
+void wt_sig_poke(struct wt_m *m)
 {
 	siginfo_t si;
 	memset(&si, 0, sizeof si);
@@ -173,7 +186,7 @@ int wt_sig_send(struct wt_task *t, int sig)
 		if (t->sigmask & bit)
 			atomic_fetch_or(&t->sigpend, bit);
 		else /* delivered as the system call returns, on this task */
-			wt_syscall6(SYS_tgkill, wt_pid, self_tid(), sig, 0, 0, 0);
+			raise_self(sig);
 		return 0;
 	}
 	atomic_fetch_or(&t->sigpend, bit);
@@ -187,7 +200,7 @@ int wt_sig_send(struct wt_task *t, int sig)
 	if (atomic_load_explicit(&t->state, memory_order_relaxed) == WT_RUNNING) {
 		struct wt_m *m = __atomic_load_n(&t->m, __ATOMIC_RELAXED);
 		if (m)
-			poke(m);
+			wt_sig_poke(m);
 	}
 	return 0;
 }
@@ -195,10 +208,11 @@ int wt_sig_send(struct wt_task *t, int sig)
 /* SIGURG that is not a preemption request (preempt.c's handler asks here
  * first): a poke, or one for a task that blocks SIGURG.  true: handled;
  * false: the program's own, to chain. */
-bool wt_sig_urg(siginfo_t *si)
+bool wt_sig_urg(siginfo_t *si, void *uc)
 {
 	struct wt_task *t = wt_cur();
 	if (si->si_code == SI_QUEUE && si->si_pid == wt_pid && si->si_value.sival_int == WT_POKE) {
+		wt_sig_redeliver(uc);
 		if (t && !deliver(t))
 			t->sigintr++; /* a call it interrupted did not run a handler */
 		return true;

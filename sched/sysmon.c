@@ -67,6 +67,7 @@ static void *sysmon(void *arg)
 		int acted = wt_sysmon_retake(now);
 		wt_netpoll_sysmon(now);
 		wt_stack_scavenge(now);
+		wt_sig_defer_poke();
 		bool busy = wt_sysmon_wake_idle_work();
 		if (busy)
 			wt_sysmon_preempt(now);

@@ -68,7 +68,7 @@ void wt_stopm(struct wt_m *m)
 		wt_wakep();
 	/* Acquire: pairs with the release store in startm. */
 	while (atomic_load_explicit(&m->park, memory_order_acquire) == 0)
-		wt_futex_wait(&m->park, 0, NULL, false);
+		wt_futex_wait_sigok(&m->park, 0, NULL); /* idle: holds nothing */
 	atomic_store_explicit(&m->park, 0, memory_order_relaxed);
 	m->p = m->nextp;
 	m->nextp = NULL;

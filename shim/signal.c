@@ -40,6 +40,53 @@ static void set_bits(sigset_t *set, uint64_t b)
 	memcpy(set, &b, sizeof b);
 }
 
+/* Program handlers run through sched/sighandler.c's trampoline. */
+static bool wrapped(int sig)
+{
+	return sig >= 1 && sig <= 64 && sig != SIGKILL && sig != SIGSTOP && sig != 32 &&
+	       sig != 33 && wt_runtime_on();
+}
+
+static bool is_handler(const struct sigaction *sa)
+{
+	return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	bool had = wt_user_sa_set[sig];
+	struct sigaction prev = wt_user_sa[sig], kold;
+	if (!sa) {
+		if (had) {
+			if (old)
+				*old = prev;
+			return 0;
+		}
+		return real.sigaction(sig, NULL, old);
+	}
+	if (is_handler(sa)) {
+		/* The record first: a signal may come as soon as the kernel has
+		 * the trampoline. */
+		struct sigaction k = *sa;
+		k.sa_sigaction = wt_sig_trampoline;
+		k.sa_flags = (sa->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+		wt_user_sa[sig] = *sa;
+		wt_user_sa_set[sig] = true;
+		if (real.sigaction(sig, &k, &kold) < 0) {
+			wt_user_sa[sig] = prev;
+			wt_user_sa_set[sig] = had;
+			return -1;
+		}
+	} else {
+		if (real.sigaction(sig, sa, &kold) < 0)
+			return -1;
+		wt_user_sa_set[sig] = false;
+	}
+	if (old)
+		*old = had ? prev : kold;
+	return 0;
+}
+
 WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	wt_real_init();
@@ -52,7 +99,7 @@ WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *o
 		return r;
 	}
 	if (!owned(sig))
-		return real.sigaction(sig, sa, old);
+		return wrapped(sig) ? set_wrapped(sig, sa, old) : real.sigaction(sig, sa, old);
 	struct sigaction prev = wt_user_sa[sig];
 	if (!wt_user_sa_set[sig]) {
 		memset(&prev, 0, sizeof prev);

@@ -33,7 +33,8 @@ WT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *r
 {
 	struct wt_task *t = wt_cur();
 	if (!t)
-		return (int)-wt_syscall6(SYS_clock_nanosleep, clk, flags, (long)req, (long)rem, 0, 0);
+		return (int)-wt_syscall6_sigok(SYS_clock_nanosleep, clk, flags, (long)req, (long)rem,
+					       0, 0);
 	if (!wt_ts_valid(req) || req->tv_sec < 0)
 		return EINVAL;
 	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC && clk != CLOCK_BOOTTIME &&

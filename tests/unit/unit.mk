@@ -4,13 +4,19 @@
 UNIT_DIR    := $(B)/tests/unit
 UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/slab.c
 UNIT_SRC    := $(wildcard tests/unit/*.c)
-UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC))
+UNIT_ASM    := arch/x86_64/syscall_sigok.S
+UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC)) \
+               $(patsubst %.S,$(UNIT_DIR)/obj/%.o,$(UNIT_ASM))
 UNIT_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
                -D_GNU_SOURCE -pthread -fno-stack-protector -I.
 
 $(UNIT_DIR)/obj/%.o: %.c sched/rt.h tests/unit/stubs.h | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -c $< -o $@
+
+$(UNIT_DIR)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
 
 $(UNIT_DIR)/unit: $(UNIT_OBJ)
 	$(CC) -pthread -o $@ $(UNIT_OBJ) -lcriterion
