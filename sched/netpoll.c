@@ -321,6 +321,8 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 	if (t)
 		t->wait_reason = mode == WT_IO_READ ? "IO wait (read)" : "IO wait (write)";
 	atomic_fetch_add_explicit(&wt_netpoll_waiters, 1, memory_order_relaxed);
+	if (t)
+		t->sig_norestart = false;
 	int pr = wt_park(&pd->seq[mode], seq_unchanged, s, *deadline, true);
 	atomic_fetch_sub_explicit(&wt_netpoll_waiters, 1, memory_order_relaxed);
 	if (t)
@@ -331,6 +333,11 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 		return -ETIMEDOUT;
 	if (pr == WT_PARK_CANCELED)
 		return -ECANCELED;
+	/* A signal's handler ran as the task resumed: poll and select end with
+	 * EINTR; a read or write does unless the handler has SA_RESTART
+	 * (t->sig_norestart), as natively. */
+	if (pr == WT_PARK_INTR)
+		return -EINTR;
 	return 0;
 }
 

@@ -280,6 +280,7 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	}
 	struct wt_p *p = m->p;
 	struct wt_task *next = NULL;
+	bool inherit = false;
 	m->after = fn;
 	m->after_arg = arg;
 	m->prevg = t;
@@ -290,9 +291,10 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	if (fn == after_park && p && p->schedtick % 61 != 0 &&
 	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
 	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)))
-		next = wt_runq_get(p);
+		next = wt_runq_get_inherit(p, &inherit);
 	if (next) {
-		p->schedtick++;
+		if (!inherit)
+			p->schedtick++;
 		m->curg = next;
 		next->m = m;
 		atomic_store_explicit(&next->state, WT_RUNNING, memory_order_relaxed);

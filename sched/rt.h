@@ -217,6 +217,7 @@ struct wt_task {
 	uint64_t sigwait;               /* [owner; its worker's handler] set a sigwait waits on */
 	uint64_t sigraised;             /* [owner; handler] raised for sigwait, blocked */
 	unsigned sigintr;               /* [owner; handler] pokes that interrupted a call */
+	bool sig_norestart;              /* [owner] a handler without SA_RESTART ran on it */
 };
 
 #define WT_CANCEL_REQ 1
@@ -390,6 +391,7 @@ void wt_yield(void);
 WT_NORETURN void wt_schedule(struct wt_m *m);
 void wt_runq_put(struct wt_p *p, struct wt_task *t, bool next);
 struct wt_task *wt_runq_get(struct wt_p *p);
+struct wt_task *wt_runq_get_inherit(struct wt_p *p, bool *inherit); /* from runnext? */
 struct wt_task *wt_runq_steal(struct wt_p *p, struct wt_p *victim, bool stealnext);
 void wt_globrunq_put(struct wt_task *t);       /* [sched.lock held] */
 void wt_globrunq_puthead(struct wt_task *t);   /* [sched.lock held] */
@@ -489,6 +491,8 @@ void wt_crash_init(void);
 void wt_sig_trampoline(int sig, siginfo_t *si, void *uc);
 void wt_sig_defer_poke(void);               /* sysmon: poke threads with deferred ones */
 void wt_sig_redeliver(void *uc);            /* a poke on this thread: raise them again */
+bool wt_sig_main_info(int sig, siginfo_t *out); /* siginfo of a signal moved to main */
+bool wt_runtime_on(void);                   /* start.c: weft runs the program */
 bool wt_pc_in_weft(uintptr_t pc);           /* preempt.c */
 void wt_sig_poke(struct wt_m *m);           /* sigtask.c */
 char *wt_crash_altstack(void);

@@ -115,11 +115,24 @@ void wt_runq_put(struct wt_p *p, struct wt_task *t, bool next)
 /* Context: the owner of p. */
 struct wt_task *wt_runq_get(struct wt_p *p)
 {
+	bool inherit;
+	return wt_runq_get_inherit(p, &inherit);
+}
+
+/* The same; *inherit says the task came from runnext, and so shares the
+ * time slice of the task that readied it (Go's inheritTime): the caller
+ * does not count a new tick, so sysmon still preempts a pair that hands
+ * the proc back and forth after 10 ms, and the ring gets its turn. */
+struct wt_task *wt_runq_get_inherit(struct wt_p *p, bool *inherit)
+{
 	struct wt_task *next = atomic_load_explicit(&p->runnext, memory_order_relaxed);
+	*inherit = false;
 	if (next && atomic_compare_exchange_strong_explicit(&p->runnext, &next, NULL,
 							    memory_order_acq_rel,
-							    memory_order_relaxed))
+							    memory_order_relaxed)) {
+		*inherit = true;
 		return next;
+	}
 	for (;;) {
 		uint32_t h = atomic_load_explicit(&p->head, memory_order_acquire);
 		uint32_t tl = atomic_load_explicit(&p->tail, memory_order_relaxed);

@@ -26,7 +26,9 @@
  *    the poke handler returns, and the trampoline looks again.  Signals a
  *    task raised for itself (SI_TKILL from this process) go back to the
  *    task's queue instead, so they run on that task, not on the thread.
- * While deferred, signals of one kind coalesce, as a blocked one does.  A
+ * A process-directed signal the main task does not block is moved to it
+ * (to_main).  While deferred, signals of one kind coalesce, as a blocked
+ * one does.  A
  * thread with no worker (a thread weft did not create) runs the handler at
  * once, as before, and so do faults (SIGILL, SIGFPE, SIGTRAP, SIGSYS from
  * the kernel), which would only recur.  libc code weft calls holding a
@@ -107,6 +109,52 @@ static bool synchronous(int sig, const siginfo_t *si)
 	       (sig == SIGILL || sig == SIGFPE || sig == SIGTRAP || sig == SIGSYS);
 }
 
+/* A signal sent to the process, not to one thread: not raised by a thread
+ * for itself (SI_TKILL), not a fault, not one the kernel sends to the thread
+ * that caused it (SIGPIPE, SIGXFSZ). */
+static bool process_directed(int sig, const siginfo_t *si)
+{
+	return si->si_code != SI_TKILL && !synchronous(sig, si) && sig != SIGSEGV &&
+	       sig != SIGBUS && sig != SIGPIPE && sig != SIGXFSZ;
+}
+
+/* main's copy of the siginfo of signals moved to it, for deliver (sigtask.c). */
+static siginfo_t main_info[65];
+static _Atomic uint64_t main_info_claim, main_info_ready;
+
+bool wt_sig_main_info(int sig, siginfo_t *out)
+{
+	uint64_t bit = WT_SIGBIT(sig);
+	if (!(atomic_load_explicit(&main_info_ready, memory_order_acquire) & bit))
+		return false;
+	*out = main_info[sig];
+	atomic_fetch_and(&main_info_ready, ~bit);
+	atomic_fetch_and(&main_info_claim, ~bit);
+	return true;
+}
+
+/* The kernel gives a process-directed signal to the main thread when it
+ * does not block it, and interrupts the main thread's sleep or read: a
+ * program's main loop counts on that (a daemon sleeping in main, woken by
+ * SIGTERM's handler; Python, whose handlers run on its main thread once a
+ * call there returns EINTR).  Under weft the signal comes to whichever task
+ * a worker runs: move it to the main task, as pthread_kill would, keeping
+ * its siginfo.  Context: a handler at a point where weft may be called. */
+static bool to_main(int sig, const siginfo_t *si)
+{
+	struct wt_task *mt = wt_main_task, *cur = wt_cur();
+	uint64_t bit = WT_SIGBIT(sig);
+	if (!mt || mt == cur || !process_directed(sig, si) ||
+	    atomic_load_explicit(&mt->state, memory_order_relaxed) == WT_DEAD ||
+	    (__atomic_load_n(&mt->sigmask, __ATOMIC_RELAXED) & bit))
+		return false;
+	if (!(atomic_fetch_or(&main_info_claim, bit) & bit)) {
+		main_info[sig] = *si;
+		atomic_fetch_or_explicit(&main_info_ready, bit, memory_order_release);
+	}
+	return wt_sig_send(mt, sig) == 0;
+}
+
 void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 {
 	if (!synchronous(sig, si) && interrupted_weft(ucv)) {
@@ -114,6 +162,8 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 		if (m && defer(m, sig, si))
 			return;
 	}
+	if (wt_runtime_on() && to_main(sig, si))
+		return;
 	if (!wt_user_sa_set[sig])
 		return; /* the program reset it meanwhile */
 	struct sigaction u = wt_user_sa[sig];
@@ -124,6 +174,9 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 		wt_user_sa_set[sig] = false;
 		real.sigaction(sig, &d, NULL);
 	}
+	struct wt_task *t = wt_cur();
+	if (t && !(u.sa_flags & SA_RESTART))
+		t->sig_norestart = true; /* a read it interrupted ends with EINTR (netpoll.c) */
 	if (u.sa_flags & SA_SIGINFO)
 		u.sa_sigaction(sig, si, ucv);
 	else

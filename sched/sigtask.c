@@ -117,8 +117,16 @@ static bool deliver(struct wt_task *t)
 		else
 			any = true;
 		/* Raised one by one: a handler that longjmps leaves the rest
-		 * queued for the next switch-in. */
-		raise_self(__builtin_ctzll(bit) + 1);
+		 * queued for the next switch-in.  A signal moved to main
+		 * (sighandler.c) keeps its siginfo: the kernel takes any
+		 * si_code a thread queues for itself. */
+		int sig = __builtin_ctzll(bit) + 1;
+		siginfo_t info;
+		if (t == wt_main_task && wt_sig_main_info(sig, &info))
+			wt_syscall6_sigok(SYS_rt_tgsigqueueinfo, wt_pid, self_tid(), sig, (long)&info,
+					  0, 0);
+		else
+			raise_self(sig);
 	}
 }
 

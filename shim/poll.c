@@ -75,6 +75,8 @@ static long wait_on(int fd, look_fn look, void *arg, int64_t dl)
 			return look(arg);
 		case -ECANCELED:
 			return -ECANCELED;
+		case -EINTR:
+			return -EINTR; /* poll, select, epoll_wait: never restarted */
 		default:
 			return -EPERM;
 		}

@@ -70,6 +70,10 @@ static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *ol
 		struct sigaction k = *sa;
 		k.sa_sigaction = wt_sig_trampoline;
 		k.sa_flags = (sa->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+		/* SIGSEGV and SIGBUS stay open for weft: the trampoline reads
+		 * TLS, which in trap mode may fault to be repaired (tls.c). */
+		sigdelset(&k.sa_mask, SIGSEGV);
+		sigdelset(&k.sa_mask, SIGBUS);
 		wt_user_sa[sig] = *sa;
 		wt_user_sa_set[sig] = true;
 		if (real.sigaction(sig, &k, &kold) < 0) {

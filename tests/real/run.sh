@@ -24,6 +24,7 @@ for g in 1 2; do
 done
 # Socket numbers closed and reused while other threads wait on theirs.
 check python-http python3 "$here/http_threads.py"
+check python-signal python3 "$here/python_signal.py"
 check sort-parallel sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n --parallel=8 -S 1M | md5sum'
 check perl-threads perl "$here/perl_threads.pl"
 # Compressors with worker threads (zstd sets its handlers with __sysv_signal).
