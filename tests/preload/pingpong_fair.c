@@ -10,37 +10,15 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+#include "pingpong.h"
 #include "weft_check.h"
-
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int turn, stop;
-static long handoffs;
-
-static void *player(void *arg)
-{
-	int me = (int)(long)arg;
-	for (;;) {
-		pthread_mutex_lock(&mu);
-		while (turn != me && !stop)
-			pthread_cond_wait(&cv, &mu);
-		if (stop) {
-			pthread_mutex_unlock(&mu);
-			return NULL;
-		}
-		turn = !me;
-		handoffs++;
-		pthread_cond_broadcast(&cv);
-		pthread_mutex_unlock(&mu);
-	}
-}
 
 int main(void)
 {
 	weft_check_loaded();
 	pthread_t a, b;
-	pthread_create(&a, NULL, player, (void *)0L);
-	pthread_create(&b, NULL, player, (void *)1L);
+	pthread_create(&a, NULL, pingpong_player, (void *)0L);
+	pthread_create(&b, NULL, pingpong_player, (void *)1L);
 	int fd[2];
 	if (pipe(fd))
 		return perror("pipe"), 1;
@@ -53,12 +31,9 @@ int main(void)
 	if (read(fd[0], &c, 1) != 1)
 		return perror("read"), 1;
 	waitpid(pid, NULL, 0);
-	pthread_mutex_lock(&mu);
-	stop = 1;
-	pthread_cond_broadcast(&cv);
-	pthread_mutex_unlock(&mu);
+	pingpong_stop();
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
-	printf("main woke while the token moved: %s\n", handoffs > 0 ? "yes" : "no");
+	printf("main woke while the token moved: %s\n", pp_handoffs > 0 ? "yes" : "no");
 	return 0;
 }

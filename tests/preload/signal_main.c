@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "test_util.h"
 #include "weft_check.h"
 
 static pthread_t main_thread;
@@ -48,13 +49,6 @@ static void *sender(void *arg)
 	return NULL;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int main(void)
 {
 	weft_check_loaded();
@@ -70,9 +64,9 @@ int main(void)
 		pthread_create(&t[i], NULL, idle, NULL);
 	pthread_create(&t[4], NULL, sender, NULL);
 
-	double t0 = now();
+	double t0 = now_s();
 	unsigned left = sleep(5);
-	printf("sleep cut short: %s\n", left > 0 && now() - t0 < 3 ? "yes" : "no");
+	printf("sleep cut short: %s\n", left > 0 && now_s() - t0 < 3 ? "yes" : "no");
 	printf("SIGUSR1 handler on main: %s, siginfo from kill: %s\n", on_main == 1 ? "yes" : "no",
 	       code_ok ? "yes" : "no");
 
@@ -81,11 +75,11 @@ int main(void)
 		return perror("pipe"), 1;
 	alarm(1);
 	char c;
-	t0 = now();
+	t0 = now_s();
 	ssize_t r = read(fd[0], &c, 1);
 	int e = errno;
 	printf("read: %s after a SIGALRM, within 3 s: %s\n", r < 0 && e == EINTR ? "EINTR" : "other",
-	       now() - t0 < 3 ? "yes" : "no");
+	       now_s() - t0 < 3 ? "yes" : "no");
 	printf("handlers run: %d, on main: %d\n", (int)ran, (int)on_main);
 
 	pthread_mutex_lock(&mu);

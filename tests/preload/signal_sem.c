@@ -13,13 +13,11 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include "pingpong.h"
+#include "test_util.h"
 #include "weft_check.h"
 
 static sem_t sem;
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int turn, stop;
-static long handoffs;
 static atomic_long posts, waits;
 
 static void on_alarm(int sig)
@@ -29,38 +27,13 @@ static void on_alarm(int sig)
 	posts++;
 }
 
-static void *player(void *arg)
-{
-	int me = (int)(long)arg;
-	for (;;) {
-		pthread_mutex_lock(&mu);
-		while (turn != me && !stop)
-			pthread_cond_wait(&cv, &mu);
-		if (stop) {
-			pthread_mutex_unlock(&mu);
-			return NULL;
-		}
-		turn = !me;
-		handoffs++;
-		pthread_cond_broadcast(&cv);
-		pthread_mutex_unlock(&mu);
-	}
-}
-
 static void *waiter(void *arg)
 {
 	(void)arg;
-	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+	while (!__atomic_load_n(&pp_stop, __ATOMIC_RELAXED))
 		if (sem_wait(&sem) == 0)
 			waits++;
 	return NULL;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 int main(void)
@@ -72,24 +45,21 @@ int main(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGALRM, &sa, NULL);
 	pthread_t t[3];
-	pthread_create(&t[0], NULL, player, (void *)0L);
-	pthread_create(&t[1], NULL, player, (void *)1L);
+	pthread_create(&t[0], NULL, pingpong_player, (void *)0L);
+	pthread_create(&t[1], NULL, pingpong_player, (void *)1L);
 	pthread_create(&t[2], NULL, waiter, NULL);
 	struct itimerval it = { { 0, 50 }, { 0, 50 } };
 	setitimer(ITIMER_REAL, &it, NULL);
-	double end = now() + 1.0;
-	while (now() < end)
+	double end = now_s() + 1.0;
+	while (now_s() < end)
 		usleep(10000); /* EINTR: look at the clock again */
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	setitimer(ITIMER_REAL, &off, NULL);
-	pthread_mutex_lock(&mu);
-	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-	pthread_cond_broadcast(&cv);
-	pthread_mutex_unlock(&mu);
+	pingpong_stop();
 	sem_post(&sem);
 	for (int i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
-	printf("token moved: %s, handler ran: %s, waiter woke: %s\n", handoffs ? "yes" : "no",
+	printf("token moved: %s, handler ran: %s, waiter woke: %s\n", pp_handoffs ? "yes" : "no",
 	       posts ? "yes" : "no", waits ? "yes" : "no");
 	return 0;
 }

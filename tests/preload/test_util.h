@@ -3,6 +3,7 @@
  *   en(e)                     a pthread-style error number by name, "0" for 0
  *   deadline(clk, ts, ms)     *ts = now on clk + ms milliseconds
  *   os_threads()              the kernel's count of this process's threads
+ *   now_s()                   CLOCK_MONOTONIC in seconds
  */
 #ifndef WEFT_TEST_UTIL_H
 #define WEFT_TEST_UTIL_H
@@ -37,6 +38,13 @@ static inline void deadline(clockid_t clk, struct timespec *ts, long ms)
 		ts->tv_sec++;
 	}
 }
+static inline double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static inline long os_threads(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
