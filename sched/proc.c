@@ -290,8 +290,16 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	 * counts the switch after it. */
 	if (fn == after_park && p && p->schedtick % 61 != 0 &&
 	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
-	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)))
+	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed))) {
+		/* Tasks that ready each other and park share one time slice
+		 * (runnext, inherit); when sysmon finds it over, the ring goes
+		 * first, as a preempted Go pair's would. */
+		if (unlikely(wt_preempt_wanted(m))) {
+			atomic_store_explicit(&m->preempt, 0, memory_order_relaxed);
+			wt_runq_demote_next(p);
+		}
 		next = wt_runq_get_inherit(p, &inherit);
+	}
 	if (next) {
 		if (!inherit)
 			p->schedtick++;

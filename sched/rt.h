@@ -392,6 +392,7 @@ WT_NORETURN void wt_schedule(struct wt_m *m);
 void wt_runq_put(struct wt_p *p, struct wt_task *t, bool next);
 struct wt_task *wt_runq_get(struct wt_p *p);
 struct wt_task *wt_runq_get_inherit(struct wt_p *p, bool *inherit); /* from runnext? */
+void wt_runq_demote_next(struct wt_p *p);  /* runnext to the ring's tail */
 struct wt_task *wt_runq_steal(struct wt_p *p, struct wt_p *victim, bool stealnext);
 void wt_globrunq_put(struct wt_task *t);       /* [sched.lock held] */
 void wt_globrunq_puthead(struct wt_task *t);   /* [sched.lock held] */

@@ -119,6 +119,17 @@ struct wt_task *wt_runq_get(struct wt_p *p)
 	return wt_runq_get_inherit(p, &inherit);
 }
 
+/* The time slice a runnext chain shares is over (sysmon asked for a
+ * preemption): runnext goes to the back of the ring.  Context: p's owner. */
+void wt_runq_demote_next(struct wt_p *p)
+{
+	struct wt_task *next = atomic_load_explicit(&p->runnext, memory_order_relaxed);
+	if (next && atomic_compare_exchange_strong_explicit(&p->runnext, &next, NULL,
+							    memory_order_acq_rel,
+							    memory_order_relaxed))
+		wt_runq_put(p, next, false);
+}
+
 /* The same; *inherit says the task came from runnext, and so shares the
  * time slice of the task that readied it (Go's inheritTime): the caller
  * does not count a new tick, so sysmon still preempts a pair that hands
