@@ -169,6 +169,14 @@ static void report(void *arg)
 			 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
 		wt_backtrace_ctx(uc);
 	}
+	/* Die here, by the same signal, rather than back in the fault handler:
+	 * a signal taken while reporting was set up at the top of the signal
+	 * stack, over that handler's frame. */
+	set_default(sig);
+	uint64_t bit = 1ull << (sig - 1);
+	wt_syscall6(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&bit, 0, 8, 0, 0);
+	wt_syscall6(SYS_tgkill, wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+		    wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), sig, 0, 0, 0);
 }
 
 static void on_fault(int sig, siginfo_t *si, void *ucv)
