@@ -496,6 +496,7 @@ bool wt_sig_main_info(int sig, siginfo_t *out); /* siginfo of a signal moved to 
 bool wt_runtime_on(void);                   /* start.c: weft runs the program */
 bool wt_pc_in_weft(uintptr_t pc);           /* preempt.c */
 void wt_sig_poke(struct wt_m *m);           /* sigtask.c */
+struct wt_m *wt_m_of_tid(int tid);          /* worker.c: by OS thread id, lock-free */
 char *wt_crash_altstack(void);
 const char *wt_src_line(uintptr_t pc, int *line); /* symbolize.c: file:line or NULL */
 

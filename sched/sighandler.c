@@ -55,11 +55,7 @@ static struct wt_m *self_m(void)
 	struct wt_task *t = wt_cur();
 	if (t && t->m)
 		return t->m; /* fs is t's only on the thread running it */
-	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
-	for (struct wt_m *m = __atomic_load_n(&wt_sched.allm, __ATOMIC_ACQUIRE); m; m = m->alllink)
-		if (m->ostid == tid)
-			return m;
-	return NULL;
+	return wt_m_of_tid((int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
 }
 
 static bool interrupted_weft(const ucontext_t *uc)

@@ -329,12 +329,7 @@ struct wt_pin wt_tls_pin(void)
 	if (!wt_tls_trap)
 		return pin;
 	uintptr_t tp = wt_arch_get_tp(); /* a reverted base traps and is repaired */
-	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
-	struct wt_m *m;
-	wt_lock(&wt_sched.lock);
-	for (m = wt_sched.allm; m && m->ostid != tid; m = m->alllink)
-		;
-	wt_unlock(&wt_sched.lock);
+	struct wt_m *m = wt_m_of_tid((int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
 	if (!m)
 		return pin; /* not a worker: its base is the kernel's already */
 	pin.guard = m->guard_tp;

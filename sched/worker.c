@@ -110,7 +110,7 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	wt_lock(&wt_sched.lock);
 	m->id = wt_sched.nm++;
 	m->alllink = wt_sched.allm;
-	wt_sched.allm = m;
+	__atomic_store_n(&wt_sched.allm, m, __ATOMIC_RELEASE); /* wt_m_of_tid reads it unlocked */
 	wt_unlock(&wt_sched.lock);
 	if (!wt_tls_worker_guard(m)) {
 		atomic_fetch_sub(&wt_nthreads, 1);
@@ -146,7 +146,7 @@ struct wt_m *wt_m0_alloc(void)
 		wt_throw("out of memory at start");
 	m->id = wt_sched.nm++;
 	m->alllink = wt_sched.allm;
-	wt_sched.allm = m;
+	__atomic_store_n(&wt_sched.allm, m, __ATOMIC_RELEASE); /* wt_m_of_tid reads it unlocked */
 	atomic_fetch_add(&wt_nthreads, 1);
 	return m;
 }
@@ -154,4 +154,16 @@ struct wt_m *wt_m0_alloc(void)
 void wt_worker_fork_reset(void)
 {
 	wt_slab_fork_reset(&mslab);
+}
+
+/* The worker whose OS thread is tid, or NULL (sysmon, a thread weft did not
+ * create).  Without a lock: workers are published with a release store,
+ * never freed, and alllink never changes.  Context: any, signal handlers
+ * included. */
+struct wt_m *wt_m_of_tid(int tid)
+{
+	for (struct wt_m *m = __atomic_load_n(&wt_sched.allm, __ATOMIC_ACQUIRE); m; m = m->alllink)
+		if (m->ostid == tid)
+			return m;
+	return NULL;
 }
