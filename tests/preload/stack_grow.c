@@ -3,7 +3,9 @@
  * default attributes and in main; then a thread that grows, exits and is
  * joined many times over, so its slot's deep pages and guards are reset
  * for reuse; and stacks the program asked for stay its own size at least.
- * Natively the recursion overflows the stack: SKIP-NATIVE. */
+ * Natively the recursion overflows the stack: SKIP-NATIVE.  Under weft the
+ * output is compared with stack_grow.expected, and a wrong count also makes
+ * the exit status non-zero. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +39,14 @@ int main(void)
 	}
 	pthread_t th;
 	void *r;
+	int bad = 0;
 	pthread_create(&th, NULL, deep, (void *)1000000L);
 	pthread_join(th, &r);
 	printf("thread deep: %ld\n", (long)r);
-	printf("main deep: %ld\n", recurse(1000000));
+	bad |= r != (void *)1000000L;
+	long m = recurse(1000000);
+	printf("main deep: %ld\n", m);
+	bad |= m != 1000000;
 	/* Grow, exit, join, again: the next thread gets the same slot back. */
 	long ok = 0;
 	for (int i = 0; i < 6; i++) {
@@ -49,6 +55,7 @@ int main(void)
 		ok += r == (void *)(i % 2 ? 1000000L : 1000L);
 	}
 	printf("grow and reuse: %ld of 6\n", ok);
+	bad |= ok != 6;
 	/* Several at once, each 100,000 deep (8 MB, the whole native stack). */
 	pthread_t many[8];
 	for (int i = 0; i < 8; i++)
@@ -59,6 +66,7 @@ int main(void)
 		ok += r == (void *)100000L;
 	}
 	printf("8 threads 100000 deep: %ld\n", ok);
+	bad |= ok != 8;
 	/* A 256 MiB stack asked for: four slots held from the start. */
 	pthread_attr_t a;
 	pthread_attr_init(&a);
@@ -66,5 +74,6 @@ int main(void)
 	pthread_create(&th, &a, deep, (void *)1500000L);
 	pthread_join(th, &r);
 	printf("256 MiB attr, 1500000 deep: %ld\n", (long)r);
-	return 0;
+	bad |= r != (void *)1500000L;
+	return bad;
 }
