@@ -1,6 +1,8 @@
 # A thread-per-request HTTP server (ThreadingHTTPServer) and 50 client
 # threads making 20 requests each over fresh connections: socket numbers are
 # closed and reused all the time while other threads wait on theirs.
+import weft_check
+weft_check.check_loaded()
 import http.server
 import threading
 import urllib.request

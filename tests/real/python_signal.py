@@ -1,6 +1,8 @@
 # A timer signal cuts main's sleep short while another thread waits, and
 # its handler's exception reaches main (Python runs handlers on its main
 # thread, once a call there returns EINTR).
+import weft_check
+weft_check.check_loaded()
 import signal, threading, time
 
 class Alarm(Exception):

@@ -1,6 +1,8 @@
 # 200 threading.Thread workers meeting on a Condition, then hammering one
 # Lock, a Semaphore-bounded section and a Queue: CPython's threads are
 # pthreads and its locks are pthread mutexes/condvars or semaphores.
+import weft_check
+weft_check.check_loaded()
 import queue
 import threading
 

@@ -1,40 +1,75 @@
 #!/bin/sh
 # run.sh LIB: real programs, natively and under weft; stdout and exit status
-# must match.  Each weft run first checks that weft is really loaded.
+# must match.
+#
+# Each weft run also proves that weft ran inside the very program under test,
+# not merely in some process of the pipeline (an earlier version grepped the
+# maps of a separate `sh`, which proved nothing about sort or git):
+#  - the weft run sets LD_DEBUG=files with LD_DEBUG_OUTPUT, so the dynamic
+#    loader of every process of the run writes its own log, $tmp/ld/ld.PID
+#    (one file per process; an exec appends to its process's file).  For the
+#    program check() names (python3, perl, sort, zstd, xz, git), every
+#    process image of that name must have had libweft.so's constructor
+#    called ("calling init: .../libweft.so") before ld.so handed control to
+#    the program ("transferring control: NAME"), and there must be at least
+#    one such image.  This is the loader of the tool's own process speaking:
+#    nothing racy (no reading /proc/PID of a running child), no ptrace, and
+#    a tool run without the preload (e.g. `env -u LD_PRELOAD sort`) fails.
+#  - the Python and Perl scripts check /proc/self/maps themselves under
+#    WEFT_EXPECT=1 (tests/real/weft_check.py; as tests/preload/weft_check.h)
+#    and exit 99 when libweft.so is not mapped.
+# The remaining checks below (grow, dlopen-big-tls, settings, cpu.max) look
+# for output only weft produces in the process under test.
 lib=$1
 pass=0 fail=0
 tmp=$(mktemp -d) # private: other test runs may share /tmp
 trap 'rm -rf "$tmp"' EXIT
-check() { # name, command...
-  name=$1; shift
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ beside the scripts
+# weft_ran NAME DIR: in the loader logs in DIR, every image of program NAME
+# ran with libweft.so initialised first, and there was one.  Prints the count.
+weft_ran() {
+  awk -v want="$1" '
+    FNR == 1 { init = 0 }
+    /calling init: .*\/libweft\.so$/ { init = 1 }
+    /\ttransferring control: / {
+      p = $NF; sub(".*/", "", p)
+      if (p == want) { n++; if (!init) bad++ }
+      init = 0
+    }
+    END { printf "%d of %d", n - bad, n; exit !(n > 0 && bad == 0) }' "$2"/ld.*
+}
+check() { # name, program that must run under weft, command...
+  name=$1 tool=$2; shift 2
   n=$(timeout 300 "$@" 2>/dev/null); nrc=$?
-  loaded=$(LD_PRELOAD="$lib" sh -c 'grep -c libweft.so /proc/$$/maps')
-  w=$(timeout 300 env LD_PRELOAD="$lib" "$@" 2>"$tmp/real.err"); wrc=$?
-  if [ "$loaded" -ge 1 ] && [ "$n" = "$w" ] && [ $nrc = $wrc ]; then
-    pass=$((pass+1)); echo "PASS $name: $w"
+  rm -rf "$tmp/ld"; mkdir "$tmp/ld"
+  w=$(WEFT_EXPECT=1 LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld/ld" timeout 300 \
+      env LD_PRELOAD="$lib" "$@" 2>"$tmp/real.err"); wrc=$?
+  loaded=$(weft_ran "$tool" "$tmp/ld"); lrc=$?
+  if [ $lrc = 0 ] && [ "$n" = "$w" ] && [ $nrc = $wrc ]; then
+    pass=$((pass+1)); echo "PASS $name: $w [$tool with weft: $loaded]"
   else
-    fail=$((fail+1)); echo "FAIL $name (weft loaded: $loaded, exit $nrc/$wrc)"
+    fail=$((fail+1)); echo "FAIL $name ($tool images with weft: $loaded, exit $nrc/$wrc)"
     echo " native: $n"; echo " weft:   $w"; tail -3 "$tmp/real.err"
   fi
 }
 here=$(dirname "$0")
-check python-threads python3 "$here/python_threads.py"
+check python-threads python3 python3 "$here/python_threads.py"
 for g in 1 2; do
-  check "python-threads-GOMAXPROCS=$g" env GOMAXPROCS=$g python3 "$here/python_threads.py"
+  check "python-threads-GOMAXPROCS=$g" python3 env GOMAXPROCS=$g python3 "$here/python_threads.py"
 done
 # Socket numbers closed and reused while other threads wait on theirs.
-check python-http python3 "$here/http_threads.py"
-check python-signal python3 "$here/python_signal.py"
-check sort-parallel sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n --parallel=8 -S 1M | md5sum'
-check perl-threads perl "$here/perl_threads.pl"
+check python-http python3 python3 "$here/http_threads.py"
+check python-signal python3 python3 "$here/python_signal.py"
+check sort-parallel sort sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n --parallel=8 -S 1M | md5sum'
+check perl-threads perl perl "$here/perl_threads.pl"
 # Compressors with worker threads (zstd sets its handlers with __sysv_signal).
-check zstd-threads sh -c 'seq 1 3000000 | zstd -T4 -q -c | md5sum'
-check xz-threads sh -c 'seq 1 1000000 | xz -T4 -c | md5sum'
+check zstd-threads zstd sh -c 'seq 1 3000000 | zstd -T4 -q -c | md5sum'
+check xz-threads xz sh -c 'seq 1 1000000 | xz -T4 -c | md5sum'
 # git: a threaded grep and a 4-thread repack (then fsck) in a private clone.
 if git -C "$here/../.." rev-parse --git-dir >/dev/null 2>&1 &&
    git clone -q "$here/../.." "$tmp/repo" 2>/dev/null; then
-  check git-grep-threads sh -c "git -C '$tmp/repo' -c grep.threads=8 grep -c wt_ -- '*.c' | md5sum"
-  check git-repack-threads sh -c "cd '$tmp/repo' && git -c pack.threads=4 repack -adq &&
+  check git-grep-threads git sh -c "git -C '$tmp/repo' -c grep.threads=8 grep -c wt_ -- '*.c' | md5sum"
+  check git-repack-threads git sh -c "cd '$tmp/repo' && git -c pack.threads=4 repack -adq &&
     git count-objects -v | grep -E '^(count|in-pack)' | tr '\n' ' ' && git fsck --no-dangling 2>&1 | md5sum"
 fi
 # Stacks (sched/stack.c): the seeds' grow program, a million calls deep.
