@@ -1,6 +1,6 @@
 /*
- * stubs.c — what runq.c, park.c, timer.c, lock.c, print.c and slab.c need
- * from the rest of the runtime, as test doubles:
+ * stubs.c — what runq.c, park.c, timer.c, lock.c, print.c, slab.c, stack.c
+ * and netpoll.c need from the rest of the runtime, as test doubles:
  *
  *   wt_sched        a real struct wt_sched whose procs the tests set up;
  *   wt_cur_tls      initial-exec TLS, NULL by default: the caller is an OS
@@ -13,7 +13,14 @@
  *                   RUNNABLE.  No context switch happens;
  *   wt_ready(_m)    records (task, m) in a list the tests inspect, checks
  *                   the WAITING/IDLE -> RUNNABLE transition as proc.c does;
- *   wt_wakep, wt_sysmon_kick  count calls.
+ *   wt_wakep, wt_sysmon_kick  count calls;
+ *   wt_inject       readies each task of the list as wt_ready_m(t, NULL)
+ *                   does (recorded in the same list), remembers p;
+ *   wt_pidleget     returns stub_pidle once;
+ *   wt_curp         returns stub_curp (NULL: stack.c uses its global lists);
+ *   wt_tls_new      no TLS: returns a thread pointer below the slot's top
+ *                   and the block's low end, or 0 when stub_tls_fail;
+ *   wt_cfg, wt_tls_static_size, wt_tcb_size  plain variables.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -28,6 +35,14 @@ intptr_t wt_cur_tpoff;
 
 struct wt_p stub_procs[STUB_MAXPROCS];
 _Atomic int stub_kicks, stub_wakeps, stub_commits;
+__thread struct wt_p *stub_curp;
+struct wt_p *stub_pidle;
+bool stub_tls_fail;
+_Atomic int stub_injects;
+struct wt_p *stub_inject_p;
+
+struct wt_config wt_cfg;
+size_t wt_tls_static_size = 4096, wt_tcb_size = 2304;
 
 static pthread_mutex_t ready_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct stub_ready ready_list[STUB_MAXREADY];
@@ -48,6 +63,9 @@ void stub_reset(int nprocs)
 	atomic_store(&stub_kicks, 0);
 	atomic_store(&stub_wakeps, 0);
 	atomic_store(&stub_commits, 0);
+	atomic_store(&stub_injects, 0);
+	stub_curp = stub_pidle = stub_inject_p = NULL;
+	stub_tls_fail = false;
 	pthread_mutex_lock(&ready_mu);
 	ready_n = 0;
 	pthread_mutex_unlock(&ready_mu);
@@ -139,4 +157,40 @@ void wt_wakep(void)
 void wt_sysmon_kick(void)
 {
 	atomic_fetch_add(&stub_kicks, 1);
+}
+
+void wt_inject(struct wt_task *list, struct wt_p *p)
+{
+	if (!list)
+		return;
+	stub_inject_p = p;
+	atomic_fetch_add(&stub_injects, 1);
+	while (list) {
+		struct wt_task *t = list;
+		list = t->schedlink;
+		t->schedlink = NULL;
+		wt_ready_m(t, NULL);
+	}
+}
+
+struct wt_p *wt_pidleget(void)
+{
+	struct wt_p *p = stub_pidle;
+	stub_pidle = NULL;
+	return p;
+}
+
+struct wt_p *wt_curp(void)
+{
+	return stub_curp;
+}
+
+uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
+		     bool compact, char **tls_low)
+{
+	if (stub_tls_fail)
+		return 0;
+	uintptr_t tp = WT_ALIGN_DOWN((uintptr_t)top - wt_tcb_size, 64);
+	*tls_low = (char *)(tp - wt_tls_static_size);
+	return tp;
 }

@@ -1,6 +1,6 @@
 /*
  * stubs.h — the test doubles the unit tests link in place of the rest of the
- * runtime (proc.c, worker.c, sysmon.c, task.c).  See stubs.c.
+ * runtime (proc.c, worker.c, sysmon.c, task.c, tls.c, config.c).  See stubs.c.
  */
 #ifndef WEFT_UNIT_STUBS_H
 #define WEFT_UNIT_STUBS_H
@@ -14,6 +14,11 @@ extern struct wt_p stub_procs[STUB_MAXPROCS];
 extern _Atomic int stub_kicks;        /* wt_sysmon_kick calls */
 extern _Atomic int stub_wakeps;       /* wt_wakep calls */
 extern _Atomic int stub_commits;      /* wt_park_commit calls (simulated task parks) */
+extern __thread struct wt_p *stub_curp; /* what wt_curp returns on this thread (stack.c) */
+extern struct wt_p *stub_pidle;       /* what wt_pidleget returns, once (netpoll.c) */
+extern bool stub_tls_fail;            /* wt_tls_new fails (out of memory) */
+extern _Atomic int stub_injects;      /* wt_inject calls with a non-empty list */
+extern struct wt_p *stub_inject_p;    /* the proc of the last one */
 
 struct stub_ready {
 	struct wt_task *t;
@@ -24,7 +29,8 @@ struct stub_ready {
  * clears every counter and the ready list. */
 void stub_reset(int nprocs);
 
-/* The tasks wt_ready / wt_ready_m were called with, in call order. */
+/* The tasks wt_ready / wt_ready_m / wt_inject were called with, in call
+ * order (wt_inject records m NULL). */
 int stub_ready_count(void);
 struct stub_ready stub_ready_get(int i);
 

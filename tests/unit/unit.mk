@@ -2,7 +2,8 @@
 # test doubles in tests/unit/stubs.c (not libweft.so, not under LD_PRELOAD).
 # `make test-unit` builds $(B)/tests/unit/unit and runs it.
 UNIT_DIR    := $(B)/tests/unit
-UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/slab.c
+UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/slab.c \
+               sched/stack.c sched/netpoll.c
 UNIT_SRC    := $(wildcard tests/unit/*.c)
 UNIT_ASM    := arch/x86_64/syscall_sigok.S
 UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC)) \
@@ -10,7 +11,7 @@ UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC)) \
 UNIT_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
                -D_GNU_SOURCE -pthread -fno-stack-protector -I.
 
-$(UNIT_DIR)/obj/%.o: %.c sched/rt.h tests/unit/stubs.h | deps
+$(UNIT_DIR)/obj/%.o: %.c $(HDRS) $(wildcard tests/unit/*.h) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -c $< -o $@
 

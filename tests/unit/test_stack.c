@@ -1,0 +1,509 @@
+/*
+ * test_stack.c — task stacks (sched/stack.c): where slots are placed, how
+ * they are reused, the guard that moves down as a stack grows, and slot
+ * claims racing between threads.
+ *
+ * The arena is real (criterion runs each test in a process of its own, so
+ * each test starts with a fresh one); TLS is stubbed (wt_tls_new, stubs.c).
+ * Whether a page is a guard is asked of the kernel, not by touching it: a
+ * write(2) from the page into a pipe fails with EFAULT on a guard marker
+ * (or an mprotect'ed page) and copies a byte from any other mapped page.
+ *
+ * stderr is captured: criterion's own mapping splits the address space,
+ * so the arena is smaller than 64 TiB here and stack.c says so on every
+ * test's first allocation (arena_shrinks_to_the_address_space reads it).
+ */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "stubs.h"
+
+#define PAGE 4096ul
+#define REGION (2ul << 20)
+#define SLOT (64ul << 20)
+#define MIB (1ul << 20)
+
+static int probe[2];
+
+static void setup(void)
+{
+	stub_reset(2);
+	/* Fixed sizes: the native stack size would otherwise follow the
+	 * runner's RLIMIT_STACK. */
+	wt_cfg.stack_size = 8 * MIB;
+	wt_cfg.stack_max = 0; /* 1 GiB */
+	cr_assert_eq(pipe(probe), 0);
+	cr_redirect_stderr();
+}
+
+TestSuite(stack, .init = setup);
+
+/* Is p a mapped page the kernel can read, i.e. not a guard? */
+static bool readable(const void *p)
+{
+	long r = wt_syscall6(SYS_write, probe[1], (long)p, 1, 0, 0, 0);
+	if (r == 1) {
+		char c;
+		cr_assert_eq(read(probe[0], &c, 1), 1);
+		return true;
+	}
+	cr_assert_eq(r, -EFAULT, "write from %p: %ld", p, r);
+	return false;
+}
+
+static long nslots(void)
+{
+	long live, warm, n;
+	wt_stack_stats(&live, &warm, &n);
+	return n;
+}
+
+static long nlive(void)
+{
+	long live, warm, n;
+	wt_stack_stats(&live, &warm, &n);
+	return live;
+}
+
+static long nwarm(void)
+{
+	long live, warm, n;
+	wt_stack_stats(&live, &warm, &n);
+	return warm;
+}
+
+/* The test's own bit reversal of the low n bits of v. */
+static uint32_t rev(uint32_t v, int n)
+{
+	uint32_t r = 0;
+	for (int i = 0; i < n; i++)
+		if (v & (1u << i))
+			r |= 1u << (n - 1 - i);
+	return r;
+}
+
+static int log2i(long n)
+{
+	int b = 0;
+	while ((1l << b) < n)
+		b++;
+	return b;
+}
+
+#define NT 2048
+static struct wt_task tasks[NT];
+
+static struct wt_task *alloc(int i, size_t size)
+{
+	struct wt_task *t = &tasks[i];
+	memset(t, 0, sizeof *t);
+	t->id = (uint64_t)i + 2;
+	int r = wt_stack_alloc(t, size, 0);
+	cr_assert_eq(r, 0, "wt_stack_alloc #%d: %d", i, r);
+	return t;
+}
+
+/* The arena's base, from a task in a slot: top = base + (slot + 1) * SLOT. */
+static char *base_of(struct wt_task *t)
+{
+	return t->stack_top - (size_t)(t->slot + 1) * SLOT;
+}
+
+static char *slot_base(struct wt_task *ref, int s)
+{
+	return base_of(ref) + (size_t)s * SLOT;
+}
+
+static int grow(struct wt_task *t, struct wt_overflow *info)
+{
+	return wt_stack_grow(t, (uintptr_t)t->guard + 8, info);
+}
+
+Test(stack, first_slots_spread_in_bit_reversed_order)
+{
+	struct wt_task *t0 = alloc(0, 0);
+	long n = nslots();
+	int bits = log2i(n);
+	cr_assert_eq(1l << bits, n, "nslots %ld is not a power of two", n);
+	int ab = bits - 4 < 10 ? bits - 4 : 10;
+	cr_assert_eq(t0->slot, n - 1, "the first task gets the top slot");
+	/* The first 2^ab tasks: the top slot of regions 1/2, 1/4, 3/4, ... of
+	 * the arena apart. */
+	for (int k = 1; k < (1 << ab); k++) {
+		struct wt_task *t = alloc(k, 0);
+		long want = n - 1 - (long)rev((uint32_t)k, ab) * (n >> ab);
+		cr_assert_eq(t->slot, want, "task %d: slot %d, want %ld", k, t->slot, want);
+	}
+	cr_assert_eq(tasks[1].slot, n / 2 - 1);
+	cr_assert_eq(tasks[2].slot, 3 * n / 4 - 1);
+	cr_assert_eq(tasks[3].slot, n / 4 - 1);
+	/* Then the regions already opened fill up, halving their gaps: the
+	 * next task lands in the first task's region, 8 slots below it. */
+	struct wt_task *t = alloc(1 << ab, 0);
+	cr_assert_eq(t->slot, n - 1 - 8);
+	t = alloc((1 << ab) + 1, 0);
+	cr_assert_eq(t->slot, n / 2 - 1 - 8);
+	cr_assert_eq(nlive(), (1 << ab) + 2);
+}
+
+Test(stack, layout_of_a_fresh_stack)
+{
+	struct wt_task *t = alloc(0, 0);
+	char *top = t->stack_top;
+	cr_assert_eq(t->lowslot, t->slot);
+	cr_assert_eq((uintptr_t)top % SLOT, (uintptr_t)base_of(t) % SLOT);
+	cr_assert_eq(t->guard, top - REGION, "first guard at G0, 2 MiB below the top");
+	cr_assert_eq(t->stack_size, 8 * MIB);
+	cr_assert_eq(t->stack_max, 1ul << 30);
+	cr_assert(t->stack_hi < top && t->stack_hi > top - PAGE * 4, "TLS block at the top");
+	cr_assert(t->stack_lo < t->guard, "the stack may grow past the guard");
+	cr_assert_eq(t->stack_top - t->stack_lo, (ptrdiff_t)WT_ALIGN_UP(t->stack_top - t->stack_lo, PAGE));
+	cr_assert_not(readable(t->guard));
+	cr_assert(readable(t->guard + PAGE));
+	cr_assert(readable(top - 1));
+	cr_assert_eq(wt_stack_owner((uintptr_t)top - 1), t);
+	cr_assert_eq(wt_stack_owner((uintptr_t)top - SLOT), t);
+	cr_assert_null(wt_stack_owner((uintptr_t)top - SLOT - 1), "the slot below is free");
+	cr_assert_null(wt_stack_owner((uintptr_t)base_of(t) - 1), "below the arena");
+	cr_assert_null(wt_stack_owner((uintptr_t)&tasks[0]));
+}
+
+Test(stack, guard_moves_down_and_claims_the_slot_below)
+{
+	struct wt_task *t = alloc(0, 0);
+	int s = t->slot;
+	char *top = t->stack_top, *g0 = t->guard;
+	struct wt_overflow info;
+	/* Not the guard: below it, above it, someone else's task. */
+	cr_assert_eq(wt_stack_grow(t, (uintptr_t)g0 + PAGE, &info), WT_NOT_GUARD);
+	cr_assert_eq(wt_stack_grow(t, (uintptr_t)g0 - 1, &info), WT_NOT_GUARD);
+	cr_assert_eq(wt_stack_grow(NULL, (uintptr_t)g0, &info), WT_NOT_GUARD);
+	/* G0 hit: the guard goes to the lowest page of the home slot. */
+	cr_assert_eq(grow(t, &info), WT_GROWN);
+	cr_assert_eq(t->guard, top - SLOT);
+	cr_assert_eq(t->lowslot, s);
+	cr_assert(readable(g0), "the old guard page is stack now");
+	cr_assert_not(readable(t->guard));
+	cr_assert_null(wt_stack_owner((uintptr_t)top - SLOT - 1));
+	/* Hit there: the slot below is claimed, the guard at its bottom. */
+	cr_assert_eq(grow(t, &info), WT_GROWN);
+	cr_assert_eq(t->lowslot, s - 1);
+	cr_assert_eq(t->guard, top - 2 * SLOT);
+	cr_assert_eq(wt_stack_owner((uintptr_t)top - SLOT - 1), t);
+	cr_assert(readable(top - SLOT));
+	cr_assert(readable(top - SLOT - REGION), "the claimed slot's own G0 guard is gone");
+	cr_assert_not(readable(t->guard));
+	cr_assert_eq(nlive(), 1, "one task, however many slots");
+	/* Freed: the extra slot goes back cold, the home slot warm, with its
+	 * G0 guard again; the next task gets the home slot as it was left. */
+	wt_stack_free(t, NULL);
+	cr_assert_eq(nlive(), 0);
+	cr_assert_eq(nwarm(), 1);
+	cr_assert_null(wt_stack_owner((uintptr_t)top - 1));
+	cr_assert_null(wt_stack_owner((uintptr_t)top - SLOT - 1));
+	cr_assert_not(readable(g0));
+	cr_assert(readable(top - SLOT), "the deep guard is removed");
+	cr_assert(readable(top - 2 * SLOT));
+	struct wt_task *u = alloc(1, 0);
+	cr_assert_eq(u->slot, s);
+	cr_assert_eq(u->lowslot, s);
+	cr_assert_eq(u->guard, g0);
+	cr_assert_eq(nwarm(), 0);
+}
+
+Test(stack, growth_stops_at_stack_max)
+{
+	wt_cfg.stack_max = 100 * MIB;
+	struct wt_task *t = alloc(0, 0);
+	char *top = t->stack_top;
+	cr_assert_eq(t->stack_max, 100 * MIB);
+	struct wt_overflow info;
+	cr_assert_eq(grow(t, &info), WT_GROWN);
+	cr_assert_eq(t->guard, top - SLOT);
+	cr_assert_eq(grow(t, &info), WT_GROWN, "into the slot below, up to the limit");
+	cr_assert_eq(t->lowslot, t->slot - 1);
+	cr_assert(t->guard > top - 2 * SLOT && t->guard <= top - 100 * MIB - PAGE,
+		  "guard at the limit: %td below the top", top - t->guard);
+	cr_assert_eq(t->guard + PAGE, t->stack_lo);
+	uintptr_t at = (uintptr_t)t->guard + 100;
+	cr_assert_eq(wt_stack_grow(t, at, &info), WT_OVERFLOW);
+	cr_assert_eq(info.limit, 100 * MIB);
+	cr_assert_eq(info.depth, (size_t)((uintptr_t)top - at));
+	cr_assert_null(info.blocker);
+	cr_assert_not(readable(t->guard), "the guard stays");
+}
+
+Test(stack, reuse_lowest_k_first_and_blocked_growth)
+{
+	/* t grows into the slot below its own, then is freed: the extra slot
+	 * goes cold at once, the home slot warm; a second later (the
+	 * scavenger) cold too.  Cold slots are handed out lowest k first, so
+	 * the next two tasks get the home slot (k 0) and the slot below it. */
+	struct wt_task *t = alloc(0, 0);
+	int s = t->slot;
+	struct wt_overflow info;
+	cr_assert_eq(grow(t, &info), WT_GROWN);
+	cr_assert_eq(grow(t, &info), WT_GROWN);
+	cr_assert_eq(t->lowslot, s - 1);
+	wt_stack_free(t, NULL);
+	wt_stack_scavenge(wt_nanotime()); /* too soon: stays warm */
+	cr_assert_eq(nwarm(), 1);
+	wt_stack_scavenge(wt_nanotime() + 2000000000ll);
+	cr_assert_eq(nwarm(), 0);
+	struct wt_task *u = alloc(1, 0), *w = alloc(2, 0);
+	cr_assert_eq(u->slot, s);
+	cr_assert_eq(w->slot, s - 1);
+	cr_assert_eq(w->guard, w->stack_top - REGION);
+	/* u hits its home slot's bottom: the slot below is w's, so u's stack
+	 * cannot grow, and the report names the task in the way. */
+	cr_assert_eq(grow(u, &info), WT_GROWN);
+	uintptr_t at = (uintptr_t)u->guard + 8;
+	cr_assert_eq(wt_stack_grow(u, at, &info), WT_OVERFLOW);
+	cr_assert_eq(info.blocker, w);
+	cr_assert_eq(info.depth, (size_t)((uintptr_t)u->stack_top - at));
+	cr_assert_eq(u->lowslot, s);
+	cr_assert_eq(wt_stack_owner((uintptr_t)w->stack_top - 1), w);
+	/* The next new task is k 1, the arena's middle. */
+	cr_assert_eq(alloc(3, 0)->slot, nslots() / 2 - 1);
+}
+
+Test(stack, proc_cache_is_lifo_and_spills_half_to_the_ring)
+{
+	struct wt_p *p = &stub_procs[0];
+	stub_curp = p;
+	for (int i = 0; i < 20; i++)
+		alloc(i, 0);
+	int s5 = tasks[5].slot, s7 = tasks[7].slot;
+	wt_stack_free(&tasks[5], p);
+	wt_stack_free(&tasks[7], p);
+	cr_assert_eq(p->slots.n, 2);
+	cr_assert_eq(nwarm(), 2);
+	cr_assert_eq(alloc(100, 0)->slot, s7, "last freed, first reused");
+	cr_assert_eq(alloc(101, 0)->slot, s5);
+	cr_assert_eq(p->slots.n, 0);
+	cr_assert_eq(nwarm(), 0);
+	/* 16 fit the cache; the 17th moves half of them to the global ring. */
+	static const int order[16] = { 0, 1, 2, 3, 4, 6, 8, 9, 10, 11, 12, 13, 14, 15, 18, 19 };
+	for (int i = 0; i < 16; i++)
+		wt_stack_free(&tasks[order[i]], p);
+	cr_assert_eq(p->slots.n, 16);
+	int s16 = tasks[16].slot;
+	wt_stack_free(&tasks[16], p);
+	cr_assert_eq(tasks[16].slot, -1);
+	cr_assert_eq(p->slots.n, 8);
+	cr_assert_eq(nwarm(), 17);
+	/* Another proc (none here) finds the spilled ones in the ring. */
+	stub_curp = NULL;
+	cr_assert_eq(alloc(102, 0)->slot, s16, "the ring is LIFO at its head");
+	cr_assert_eq(nwarm(), 16);
+	cr_assert_eq(nlive(), 4, "17, 100, 101 and 102");
+}
+
+Test(stack, big_stack_holds_several_slots_from_the_start)
+{
+	struct wt_task *t = alloc(0, 200 * MIB);
+	int s = t->slot;
+	char *top = t->stack_top;
+	cr_assert_eq(t->lowslot, s - 3, "200 MiB + TLS need 4 slots");
+	cr_assert_eq(t->stack_size, 200 * MIB);
+	cr_assert_eq(t->stack_max, 1ul << 30);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(wt_stack_owner((uintptr_t)top - (size_t)i * SLOT - 1), t, "slot %d", s - i);
+	cr_assert_null(wt_stack_owner((uintptr_t)top - 4 * SLOT - 1));
+	cr_assert(readable(top - SLOT - REGION), "no G0 guard in the lower slots");
+	cr_assert_eq(t->guard, top - REGION);
+	struct wt_overflow info;
+	cr_assert_eq(grow(t, &info), WT_GROWN);
+	cr_assert_eq(t->guard, top - 4 * SLOT, "the first fault moves the guard to the bottom");
+	wt_stack_free(t, NULL);
+	for (int i = 0; i < 4; i++)
+		cr_assert_null(wt_stack_owner((uintptr_t)top - (size_t)i * SLOT - 1));
+	cr_assert_not(readable(top - REGION));
+}
+
+Test(stack, stack_bigger_than_the_arena_gives_gets_a_mapping)
+{
+	alloc(0, 0); /* the arena, to learn its size */
+	size_t size = (size_t)(nslots() / 4) * SLOT;
+	struct wt_task *t = alloc(1, size);
+	cr_assert_eq(t->slot, -1);
+	cr_assert_eq(t->stack_size, size);
+	cr_assert_eq(t->stack_max, size, "a mapping of its own does not grow");
+	cr_assert_eq(t->guard + PAGE, t->stack_lo);
+	cr_assert_not(readable(t->guard));
+	cr_assert(readable(t->stack_lo));
+	cr_assert(readable(t->stack_top - 1));
+	cr_assert_null(wt_stack_owner((uintptr_t)t->stack_lo));
+	struct wt_overflow info;
+	cr_assert_eq(grow(t, &info), WT_OVERFLOW);
+	cr_assert_eq(info.limit, size);
+	cr_assert_eq(wt_stack_grow(t, (uintptr_t)t->stack_lo, &info), WT_NOT_GUARD);
+	char *lo = t->stack_lo;
+	wt_stack_free(t, NULL);
+	cr_assert_not(readable(lo), "unmapped");
+	cr_assert_eq(nlive(), 1);
+}
+
+Test(stack, tls_failure_gives_the_slot_back)
+{
+	struct wt_task *t = &tasks[0];
+	stub_tls_fail = true;
+	cr_assert_eq(wt_stack_alloc(t, 0, 0), -EAGAIN);
+	cr_assert_eq(nlive(), 0);
+	cr_assert_eq(nwarm(), 1);
+	cr_assert_null(t->stack_lo);
+	stub_tls_fail = false;
+	struct wt_task *u = alloc(1, 0);
+	cr_assert_eq(u->slot, nslots() - 1, "the same slot, warm");
+	cr_assert_eq(nwarm(), 0);
+}
+
+Test(stack, arena_shrinks_to_the_address_space)
+{
+	/* Room for ~3 TiB more than the process maps now. */
+	long vm = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof line, f))
+		sscanf(line, "VmSize: %ld kB", &vm);
+	if (f)
+		fclose(f);
+	cr_assert_gt(vm, 0);
+	struct rlimit rl = { (rlim_t)vm * 1024 + (3ul << 40), RLIM_INFINITY };
+	cr_assert_eq(setrlimit(RLIMIT_AS, &rl), 0);
+	alloc(0, 0);
+	alloc(1, 0);
+	long n = nslots();
+	cr_assert_leq(n, 1l << 15, "%ld slots of 64 MiB in a 3 TiB address space", n);
+	cr_assert_eq(tasks[0].slot, n - 1);
+	cr_assert_eq(tasks[1].slot, n / 2 - 1);
+	fflush(stderr);
+	char want[256], got[4096];
+	snprintf(want, sizeof want,
+		 "weft: the address space allows a stack arena of %ld GiB only (RLIMIT_AS "
+		 "or vm.overcommit_memory=2): at most %ld tasks, and stacks grow less\n",
+		 n * 64 / 1024, n);
+	FILE *err = cr_get_redirected_stderr();
+	size_t len = fread(got, 1, sizeof got - 1, err);
+	got[len] = 0;
+	cr_assert_str_eq(got, want, "said once, with the figures");
+}
+
+/* ---- concurrent: spawners, growers and the scavenger claim by CAS ----
+ * Each thread allocates a stack, takes every slot it got in a table of its
+ * own (a CAS that finds the entry taken means two live tasks were given the
+ * same slot), maybe grows it by a slot or two, checks wt_stack_owner, and
+ * frees it.  Freed slots go through per-thread proc caches, the warm ring
+ * and (the scavenger thread) the cold list, so spawns and growths keep
+ * claiming the same slots. */
+
+#define CTHREADS 4
+#define CITER 3000
+static _Atomic(struct wt_task *) *holder;
+static _Atomic int conflicts, wrong_owner, grown_into, blocked, cdone;
+static struct wt_p cprocs[CTHREADS];
+
+static void take(struct wt_task *t, int s)
+{
+	struct wt_task *none = NULL;
+	if (!atomic_compare_exchange_strong(&holder[s], &none, t))
+		atomic_fetch_add(&conflicts, 1);
+}
+
+static void check_owner(struct wt_task *t)
+{
+	for (int s = t->lowslot; s <= t->slot; s++)
+		if (wt_stack_owner((uintptr_t)slot_base(t, s) + 64) != t)
+			atomic_fetch_add(&wrong_owner, 1);
+}
+
+static void *spawner(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	struct wt_task *mine = calloc(8, sizeof *mine);
+	unsigned r = 777u * (unsigned)(me + 1);
+	stub_curp = me % 2 ? &cprocs[me] : NULL;
+	for (int it = 0; it < CITER; it++) {
+		r = r * 1103515245 + 12345;
+		struct wt_task *t = &mine[(r >> 16) % 8];
+		if (t->stack_lo) { /* live: release it */
+			for (int s = t->lowslot; s <= t->slot; s++)
+				atomic_store(&holder[s], NULL);
+			wt_stack_free(t, stub_curp);
+			continue;
+		}
+		memset(t, 0, sizeof *t);
+		if (wt_stack_alloc(t, 0, 0) != 0) {
+			atomic_fetch_add(&conflicts, 1000);
+			break;
+		}
+		for (int s = t->lowslot; s <= t->slot; s++)
+			take(t, s);
+		check_owner(t);
+		int g = (int)((r >> 20) % 3);
+		struct wt_overflow info;
+		for (int i = 0; i < 2 * g; i++) {
+			int low = t->lowslot;
+			int res = grow(t, &info);
+			if (res == WT_GROWN && t->lowslot != low) {
+				take(t, t->lowslot);
+				atomic_fetch_add(&grown_into, 1);
+			} else if (res == WT_OVERFLOW) {
+				atomic_fetch_add(&blocked, 1);
+				if (info.blocker == t)
+					atomic_fetch_add(&wrong_owner, 1);
+				break;
+			}
+		}
+		check_owner(t);
+	}
+	for (int i = 0; i < 8; i++)
+		if (mine[i].stack_lo) {
+			for (int s = mine[i].lowslot; s <= mine[i].slot; s++)
+				atomic_store(&holder[s], NULL);
+			wt_stack_free(&mine[i], stub_curp);
+		}
+	free(mine);
+	atomic_fetch_add(&cdone, 1);
+	return NULL;
+}
+
+static void *scavenger(void *arg)
+{
+	while (atomic_load(&cdone) < CTHREADS)
+		wt_stack_scavenge(wt_nanotime() + 10ll * 1000000000);
+	return NULL;
+}
+
+Test(stack, concurrent_claims_never_share_a_slot, .timeout = 60)
+{
+	struct wt_task *first = alloc(0, 0); /* the arena, to size the table */
+	long n = nslots();
+	holder = calloc((size_t)n, sizeof *holder);
+	cr_assert(holder);
+	take(first, first->slot);
+	pthread_t th[CTHREADS], sc;
+	for (int i = 0; i < CTHREADS; i++)
+		cr_assert_eq(pthread_create(&th[i], NULL, spawner, (void *)(intptr_t)i), 0);
+	cr_assert_eq(pthread_create(&sc, NULL, scavenger, NULL), 0);
+	for (int i = 0; i < CTHREADS; i++)
+		pthread_join(th[i], NULL);
+	pthread_join(sc, NULL);
+	cr_assert_eq(atomic_load(&conflicts), 0, "a slot was handed to two live tasks");
+	cr_assert_eq(atomic_load(&wrong_owner), 0, "wt_stack_owner disagreed with a claim");
+	cr_assert_gt(atomic_load(&grown_into), 0, "no stack grew into a slot below");
+	cr_assert_eq(nlive(), 1, "only the first task is live");
+	long held = 0;
+	for (long s = 0; s < n; s++)
+		held += atomic_load(&holder[s]) != NULL;
+	cr_assert_eq(held, 1);
+	free(holder);
+}
