@@ -36,7 +36,16 @@
 #include <pthread.h>
 #include <sys/syscall.h>
 
-#include "rt.h"
+#include "runtime.h"
+#include "fork.h"
+#include "netpoll.h"
+#include "preempt.h"
+#include "sigtask.h"
+#include "stack.h"
+#include "sysmon.h"
+#include "task.h"
+#include "tls.h"
+#include "worker.h"
 
 extern char __libc_single_threaded;
 static bool child_trap; /* the parent used trap mode */

@@ -49,8 +49,10 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "runtime.h"
+#include "netpoll.h"
+#include "print.h"
+#include "proc.h"
 
 struct pd {
 	_Atomic uint32_t seq[2];   /* bumped by the poller per edge */

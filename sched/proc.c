@@ -47,7 +47,16 @@
  */
 #include <errno.h>
 
-#include "rt.h"
+#include "runtime.h"
+#include "netpoll.h"
+#include "preempt.h"
+#include "proc.h"
+#include "runq.h"
+#include "sigtask.h"
+#include "syscall.h"
+#include "task.h"
+#include "throw.h"
+#include "worker.h"
 
 struct wt_sched wt_sched;
 

@@ -67,7 +67,13 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
-#include "rt.h"
+#include "runtime.h"
+#include "config.h"
+#include "print.h"
+#include "slab.h"
+#include "stack.h"
+#include "syscall.h"
+#include "tls.h"
 
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102

@@ -35,7 +35,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "arch.h"
+#include "lock.h"
+#include "print.h"
+#include "slab.h"
+#include "symbol.h"
 
 struct fsym {
 	uintptr_t addr;         /* run-time address */

@@ -18,7 +18,10 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "rt.h"
+#include "runtime.h"
+#include "slab.h"
+#include "sysmon.h"
+#include "throw.h"
 
 static struct {
 	wt_lock_t lock;

@@ -46,7 +46,13 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "rt.h"
+#include "runtime.h"
+#include "config.h"
+#include "print.h"
+#include "slab.h"
+#include "throw.h"
+#include "tls.h"
+#include "tls_static.h"
 
 #define SPARE 512       /* static TLS kept free under every task */
 #define FRAMES_MIN 512  /* compact only if the stack keeps this much of the page */
