@@ -1,16 +1,21 @@
 # weft — build, test, benchmark.  `make` builds build/libweft.so and build/weft.
 CC      ?= gcc
+# The instruction set: arch/$(ARCH)/ holds all code that knows it.
+ARCH    ?= x86_64
 CFLAGS  ?= -O2 -g
+# make DEBUG=1: the lock-order check (sched/lockrank.c) is compiled in.
+ifeq ($(DEBUG),1)
+CFLAGS  += -DWT_DEBUG_LOCKS
+endif
 WFLAGS  := -Wall -Wextra -Wno-unused-parameter -std=gnu11
 # The runtime never uses the stack protector: g0 may run on another TCB.
-LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread
+LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread -Iarch/$(ARCH)
 B       := build
 DEBS    := libunwind-dev libelf-dev libcriterion-dev python3 gdb zstd xz-utils
 
-LIB_SRC := $(wildcard sched/*.c) $(wildcard shim/*.c) $(wildcard arch/x86_64/*.c)
-LIB_ASM := $(wildcard arch/x86_64/*.S)
+LIB_SRC := $(wildcard sched/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.c)
+LIB_ASM := $(wildcard arch/$(ARCH)/*.S)
 LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(patsubst %.S,$(B)/obj/%.o,$(LIB_ASM))
-HDRS    := $(wildcard sched/*.h) $(wildcard shim/*.h)
 
 all: deps $(B)/libweft.so $(B)/weft
 
@@ -34,13 +39,16 @@ $(B)/.deps:
 shim/exports.map: $(wildcard shim/*.c) tools/gen-exports.sh
 	sh tools/gen-exports.sh shim/*.c > $@
 
-$(B)/obj/%.o: %.c $(HDRS) | deps
+# Each object depends on the headers it includes (-MMD -MP: build/obj/*.d).
+$(B)/obj/%.o: %.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WFLAGS) $(LIBFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(WFLAGS) $(LIBFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/obj/%.o: %.S | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CFLAGS) -fPIC -Iarch/$(ARCH) -MMD -MP -c $< -o $@
+
+-include $(LIB_OBJ:.o=.d)
 
 $(B)/libweft.so: $(LIB_OBJ) shim/exports.map
 	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--version-script=shim/exports.map -Wl,-z,nodelete \

@@ -26,7 +26,12 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "rt.h"
+#include "runtime.h"
+#include "cgroup.h"
+#include "config.h"
+#include "print.h"
+#include "proc.h"
+#include "readfile.h"
 
 #define PATHMAX 4096
 

@@ -37,7 +37,9 @@
 #include <string.h>
 #include <sys/auxv.h>
 
-#include "rt.h"
+#include "cgroup.h"
+#include "config.h"
+#include "print.h"
 
 struct wt_config wt_cfg = { .tls_mode = -1, .maxthreads = 10000, .sigquit = WT_SIGQUIT_EXIT };
 

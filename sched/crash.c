@@ -30,13 +30,18 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "runtime.h"
+#include "crash.h"
+#include "dump.h"
+#include "print.h"
+#include "real.h"
+#include "sighandler.h"
+#include "slab.h"
+#include "stack.h"
+#include "symbol.h"
+#include "task.h"
+#include "tls.h"
 
-void wt_call_on_stack(void *sp, void (*fn)(void *), void *arg);
-
-struct sigaction wt_user_sa[65]; /* [signal.c] program's handlers for owned signals */
-bool wt_user_sa_set[65];
 
 /* One frame: names from symbol.c (ELF symbol tables, static functions
  * included), file:line from DWARF when libdw and debug info are there

@@ -67,8 +67,16 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "runtime.h"
+#include "config.h"
+#include "dump.h"
+#include "print.h"
+#include "real.h"
+#include "slab.h"
+#include "symbol.h"
+#include "sysmon.h"
+#include "tls.h"
+#include "worker.h"
 
 #define MAXFRAMES 64
 

@@ -36,7 +36,16 @@
 #include <pthread.h>
 #include <sys/syscall.h>
 
-#include "rt.h"
+#include "runtime.h"
+#include "fork.h"
+#include "netpoll.h"
+#include "preempt.h"
+#include "sigtask.h"
+#include "stack.h"
+#include "sysmon.h"
+#include "task.h"
+#include "tls.h"
+#include "worker.h"
 
 extern char __libc_single_threaded;
 static bool child_trap; /* the parent used trap mode */
@@ -99,6 +108,7 @@ static void reset(bool reclaimed)
 			fix_glibc_lists(t, m, tid);
 	}
 
+	wt_lockrank_fork_reset();
 	atomic_store_explicit(&wt_sched.lock.v, 0, memory_order_relaxed);
 	wt_timer_fork_reset();
 	wt_park_fork_reset();

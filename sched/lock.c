@@ -8,28 +8,15 @@
  * not create.  A holder is never preempted by weft (the preemption handler
  * refuses to switch inside libweft).
  *
- * System calls go through wt_syscall6, an inline `syscall` that does not
- * touch errno: a runtime path must not clobber the program's errno.
+ * System calls go through wt_syscall6 (arch.h), which does not touch errno:
+ * a runtime path must not clobber the program's errno.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
-#include "rt.h"
-
-long wt_syscall6(long nr, long a, long b, long c, long d, long e, long f)
-{
-	long ret;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
+#include "arch.h"
+#include "lock.h"
 
 /* abs_mono: absolute CLOCK_MONOTONIC deadline, or NULL.  Returns 0 or -errno. */
 long wt_futex_wait(_Atomic int *addr, int val, const struct timespec *abs_mono, bool shared)
@@ -57,12 +44,16 @@ bool wt_trylock(wt_lock_t *l)
 {
 	int z = 0;
 	/* Acquire: pairs with the release in wt_unlock. */
-	return atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
-						       memory_order_relaxed);
+	if (!atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
+						     memory_order_relaxed))
+		return false;
+	wt_lockrank_acquire(l, l->rank, true);
+	return true;
 }
 
 void wt_lock(wt_lock_t *l)
 {
+	wt_lockrank_acquire(l, l->rank, false);
 	int z = 0;
 	if (likely(atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
 							   memory_order_relaxed)))
@@ -82,6 +73,7 @@ void wt_lock(wt_lock_t *l)
 
 void wt_unlock(wt_lock_t *l)
 {
+	wt_lockrank_release(l);
 	/* Release: pairs with the acquiring CAS/exchange in wt_lock. */
 	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2)
 		wt_futex_wake(&l->v, 1, false);
@@ -98,25 +90,4 @@ void wt_spin_lock_slow(wt_spin_t *l)
 		    !atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
 			return;
 	}
-}
-
-/* Reads up to n-1 bytes of path into buf, NUL-terminated.  Returns the
- * length or -errno. */
-long wt_read_file(const char *path, char *buf, size_t n)
-{
-	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
-	if (fd < 0)
-		return fd;
-	size_t got = 0;
-	while (got < n - 1) {
-		long r = wt_syscall6(SYS_read, fd, (long)(buf + got), n - 1 - got, 0, 0, 0);
-		if (r == -EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += r;
-	}
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-	buf[got] = 0;
-	return (long)got;
 }

@@ -25,7 +25,9 @@
 #include <errno.h>
 #include <time.h>
 
-#include "rt.h"
+#include "runtime.h"
+#include "proc.h"
+#include "task.h"
 
 #define NBUCKETS 4096
 
@@ -67,10 +69,10 @@ static void park_timeout(struct wt_timer *tm, struct wt_m *m)
 	bool fire = false;
 
 	wt_spin_lock(&b->lock);
-	if (atomic_load_explicit(&w->state, memory_order_relaxed) == 0) {
+	if (atomic_load_explicit(&w->state, memory_order_relaxed) == WT_WAITER_WAITING) {
 		unlink_waiter(b, w);
 		w->result = WT_PARK_TIMEDOUT;
-		atomic_store_explicit(&w->state, 1, memory_order_relaxed);
+		atomic_store_explicit(&w->state, WT_WAITER_WOKEN, memory_order_relaxed);
 		fire = true;
 	}
 	wt_spin_unlock(&b->lock);
@@ -78,11 +80,6 @@ static void park_timeout(struct wt_timer *tm, struct wt_m *m)
 		wt_ready_m(t, m);
 }
 
-static bool cancel_pending(struct wt_task *t)
-{
-	int c = atomic_load(&t->cancel);
-	return (c & (WT_CANCEL_REQ | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) == WT_CANCEL_REQ;
-}
 
 static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
 		int64_t deadline, bool cancelable)
@@ -96,9 +93,9 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 	w->result = WT_PARK_WOKEN;
 	w->token = 0;
 	w->cancelable = cancelable;
-	atomic_store_explicit(&w->state, 0, memory_order_relaxed);
+	atomic_store_explicit(&w->state, WT_WAITER_WAITING, memory_order_relaxed);
 	w->addr = addr;
-	if (cancelable && t && cancel_pending(t))
+	if (cancelable && t && wt_cancel_pending(t))
 		return WT_PARK_CANCELED;
 	if (deadline >= 0 && deadline <= wt_nanotime())
 		return WT_PARK_TIMEDOUT;
@@ -118,7 +115,7 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 	/* Dekker pair with wt_park_cancel, which writes cancel, then reads
 	 * addr: we wrote addr, took the lock (an atomic RMW), now read cancel. */
 	wt_mb_after_rmw();
-	if (cancelable && t && cancel_pending(t)) {
+	if (cancelable && t && wt_cancel_pending(t)) {
 		wt_spin_unlock(&b->lock);
 		return WT_PARK_CANCELED;
 	}
@@ -161,13 +158,13 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 		/* Acquire: pairs with the release store by the waker. */
 		if (atomic_load_explicit(&w->state, memory_order_acquire))
 			return w->result;
-		long r = wt_futex_wait_sigok(&w->state, 0, tsp); /* bucket unlocked */
+		long r = wt_futex_wait_sigok(&w->state, WT_WAITER_WAITING, tsp); /* bucket unlocked */
 		if (r == -ETIMEDOUT) {
 			wt_spin_lock(&b->lock);
-			if (atomic_load_explicit(&w->state, memory_order_relaxed) == 0) {
+			if (atomic_load_explicit(&w->state, memory_order_relaxed) == WT_WAITER_WAITING) {
 				unlink_waiter(b, w);
 				w->result = WT_PARK_TIMEDOUT;
-				atomic_store_explicit(&w->state, 1, memory_order_relaxed);
+				atomic_store_explicit(&w->state, WT_WAITER_WOKEN, memory_order_relaxed);
 			}
 			wt_spin_unlock(&b->lock);
 		}
@@ -198,7 +195,7 @@ static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m
 		w->token = token;
 		count++;
 		if (w->task) {
-			atomic_store_explicit(&w->state, 1, memory_order_relaxed);
+			atomic_store_explicit(&w->state, WT_WAITER_WOKEN, memory_order_relaxed);
 			w->task->schedlink = NULL;
 			*tail = w->task;
 			tail = &w->task->schedlink;
@@ -206,7 +203,7 @@ static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m
 			/* Release: pairs with the waiter's acquire load.  The waiter
 			 * may return at once; a wake of its dead stack word is a
 			 * harmless spurious wake-up for whoever reuses it. */
-			atomic_store_explicit(&w->state, 1, memory_order_release);
+			atomic_store_explicit(&w->state, WT_WAITER_WOKEN, memory_order_release);
 			wt_futex_wake(&w->state, 1, false);
 		}
 	}
@@ -275,13 +272,13 @@ static void interrupt(struct wt_task *t, int result, bool only_cancelable)
 	struct bucket *b = bucket_of(addr);
 	bool fire = false;
 	wt_spin_lock(&b->lock);
-	if (w->addr == addr && atomic_load_explicit(&w->state, memory_order_relaxed) == 0 &&
+	if (w->addr == addr && atomic_load_explicit(&w->state, memory_order_relaxed) == WT_WAITER_WAITING &&
 	    w->task == t && (w->cancelable || !only_cancelable)) {
 		for (struct wt_waiter *q = b->head; q; q = q->next)
 			if (q == w) {
 				unlink_waiter(b, w);
 				w->result = result;
-				atomic_store_explicit(&w->state, 1, memory_order_relaxed);
+				atomic_store_explicit(&w->state, WT_WAITER_WOKEN, memory_order_relaxed);
 				fire = true;
 				break;
 			}

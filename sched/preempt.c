@@ -106,16 +106,24 @@
 #include <sys/syscall.h>
 #include <ucontext.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "runtime.h"
+#include "config.h"
+#include "preempt.h"
+#include "print.h"
+#include "proc.h"
+#include "readfile.h"
+#include "real.h"
+#include "runq.h"
+#include "sighandler.h"
+#include "sigtask.h"
+#include "slab.h"
+#include "syscall.h"
+#include "task.h"
 
 #define PREEMPT_NS 10000000 /* a task's slice before sysmon asks, as Go's forcePreemptNS */
 #define PROBE_NS 2000000    /* least interval between probes of one suspect proc */
 #define SKIP_NS 10000000    /* after /proc said "leave it alone" */
 
-extern struct sigaction wt_user_sa[65];
-extern bool wt_user_sa_set[65];
-void wt_async_preempt(void);
 
 _Atomic int wt_nimplicit;
 
@@ -574,7 +582,7 @@ void wt_sysmon_preempt(int64_t now)
 	if (atomic_load(&wt_nimplicit) == 0 || wt_cfg.asyncpreemptoff)
 		return;
 	wt_lock(&wt_sched.lock);
-	struct wt_m *all = wt_sched.allm;
+	struct wt_m *all = atomic_load_explicit(&wt_sched.allm, memory_order_acquire);
 	wt_unlock(&wt_sched.lock);
 	for (struct wt_m *m = all; m; m = m->alllink) {
 		if (!atomic_load_explicit(&m->implicit, memory_order_relaxed)) {

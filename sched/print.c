@@ -2,7 +2,7 @@
  * print.c — formatted output that is safe anywhere: in signal handlers, on
  * g0, before the program's stdio exists.  Supports %d %u %ld %lu %lld %llu
  * %zu %zd %x %lx %p %s %c %%, with an optional field width.
- * wt_throw prints "weft: <msg>" and aborts.  struct wt_wbuf batches many
+ * struct wt_wbuf batches many
  * lines (schedtrace's detail, the task dump) into few write calls from a
  * buffer the caller owns: no allocation.
  */
@@ -11,7 +11,9 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "arch.h"
+#include "base.h"
+#include "print.h"
 
 static void put(char **o, char *end, char c)
 {
@@ -154,18 +156,4 @@ void wt_wprint(struct wt_wbuf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	b->n += (size_t)vfmt(b->buf + b->n, b->cap - b->n < 1024 ? b->cap - b->n : 1024, fmt, ap);
 	va_end(ap);
-}
-
-void wt_throw(const char *msg)
-{
-	wt_print("weft: fatal: %s\n", msg);
-	/* abort() may take locks; system calls cannot.  The signal goes to this
-	 * thread, unblocked, so that it acts on return from tgkill: sent to the
-	 * process, another thread could take it after the exit_group below. */
-	uint64_t abrt = 1ull << (SIGABRT - 1);
-	wt_syscall6(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&abrt, 0, 8, 0, 0);
-	wt_syscall6(SYS_tgkill, wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-		    wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGABRT, 0, 0, 0);
-	for (;;)
-		wt_syscall6(SYS_exit_group, 134, 0, 0, 0, 0, 0);
 }

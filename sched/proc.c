@@ -47,9 +47,21 @@
  */
 #include <errno.h>
 
-#include "rt.h"
+#include "runtime.h"
+#include "netpoll.h"
+#include "preempt.h"
+#include "proc.h"
+#include "runq.h"
+#include "sigtask.h"
+#include "syscall.h"
+#include "task.h"
+#include "throw.h"
+#include "worker.h"
 
-struct wt_sched wt_sched;
+struct wt_sched wt_sched = {
+	.lock = WT_LOCK_INIT(WT_RANK_SCHED),
+	.alllock = WT_LOCK_INIT(WT_RANK_ALLTASKS),
+};
 
 static uint32_t fastrand(struct wt_m *m)
 {

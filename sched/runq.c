@@ -11,7 +11,9 @@
  * (runq_putslow), so a proc that spawns thousands of tasks spills work that
  * idle procs find without stealing one at a time.
  */
-#include "rt.h"
+#include "runtime.h"
+#include "runq.h"
+#include "throw.h"
 
 static inline struct wt_task *ld(struct wt_p *p, uint32_t i)
 {

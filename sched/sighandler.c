@@ -42,12 +42,18 @@
 #include <sys/syscall.h>
 #include <ucontext.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "runtime.h"
+#include "preempt.h"
+#include "real.h"
+#include "sighandler.h"
+#include "sigtask.h"
+#include "start.h"
+#include "sysmon.h"
+#include "task.h"
+#include "worker.h"
 
-extern struct sigaction wt_user_sa[65];
-extern bool wt_user_sa_set[65];
-extern int wt_pid;
+struct sigaction wt_user_sa[65];
+bool wt_user_sa_set[65];
 
 /* This thread's worker, or NULL.  Context: a signal handler. */
 static struct wt_m *self_m(void)
@@ -182,7 +188,7 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 /* Context: sysmon. */
 void wt_sig_defer_poke(void)
 {
-	for (struct wt_m *m = __atomic_load_n(&wt_sched.allm, __ATOMIC_ACQUIRE); m; m = m->alllink)
+	for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m; m = m->alllink)
 		if (atomic_load_explicit(&m->defer_poke, memory_order_relaxed) &&
 		    atomic_exchange_explicit(&m->defer_poke, 0, memory_order_acquire))
 			wt_sig_poke(m);

@@ -58,8 +58,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "runtime.h"
+#include "sighandler.h"
+#include "sigtask.h"
+#include "task.h"
 
 #define WT_POKE 0x77656674 /* "weft" */
 
@@ -67,8 +69,6 @@ bool wt_sig_fence;
 int wt_pid;
 static int uid;
 
-extern struct sigaction wt_user_sa[65];
-extern bool wt_user_sa_set[65];
 
 static long sigmask_set(int how, uint64_t set, uint64_t *old)
 {

@@ -9,7 +9,10 @@
 #include <sys/syscall.h>
 #include <string.h>
 
-#include "rt.h"
+#include "base.h"
+#include "arch.h"
+#include "lock.h"
+#include "slab.h"
 
 #define CHUNK (1u << 20)
 

@@ -67,7 +67,13 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
-#include "rt.h"
+#include "runtime.h"
+#include "config.h"
+#include "print.h"
+#include "slab.h"
+#include "stack.h"
+#include "syscall.h"
+#include "tls.h"
 
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
@@ -104,7 +110,7 @@ static struct {
 	long nwarm;                   /* [atomic] slots in state WARM (all lists) */
 	_Atomic long nlive;           /* [atomic] home slots in use */
 	bool full_said;
-} A;
+} A = { .lock = WT_LOCK_INIT(WT_RANK_STACK) };
 
 static char *slot_base(int s) { return A.base + ((size_t)s << SLOT_SHIFT); }
 static char *slot_top(int s) { return A.base + ((size_t)(s + 1) << SLOT_SHIFT); }
@@ -225,7 +231,7 @@ static int stack_init(void)
 	return 0;
 }
 
-static wt_lock_t init_lock;
+static wt_lock_t init_lock = WT_LOCK_INIT(WT_RANK_STACK_INIT);
 static _Atomic int inited;
 
 static int ensure_init(void)

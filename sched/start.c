@@ -24,11 +24,25 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "runtime.h"
+#include "config.h"
+#include "crash.h"
+#include "dump.h"
+#include "fork.h"
+#include "preempt.h"
+#include "print.h"
+#include "proc.h"
+#include "real.h"
+#include "sigtask.h"
+#include "slab.h"
+#include "sysmon.h"
+#include "task.h"
+#include "throw.h"
+#include "tls.h"
+#include "worker.h"
 
 struct wt_task *wt_main_task;
-static wt_lock_t start_lock;
+static wt_lock_t start_lock = WT_LOCK_INIT(WT_RANK_START);
 static _Atomic int start_state; /* 0 not started, 1 starting, 2 running, 3 refused */
 
 extern char __libc_single_threaded;
@@ -138,7 +152,6 @@ int wt_runtime_start(void)
 	__libc_single_threaded = 0;
 	wt_sysmon_start();
 	wt_dump_init();
-	wt_sched.started = true;
 	atomic_store_explicit(&start_state, 2, memory_order_release);
 	wt_unlock(&start_lock);
 	return 0;

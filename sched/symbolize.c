@@ -15,7 +15,8 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 
-#include "rt.h"
+#include "arch.h"
+#include "symbol.h"
 
 typedef struct Dwfl Dwfl;
 typedef struct Dwfl_Module Dwfl_Module;

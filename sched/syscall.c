@@ -26,7 +26,14 @@
  * new owner cannot win the CAS by mistake.  The cost is one OS thread per task blocked in the
  * kernel, as in Go; pollable descriptors will park instead (issue 3).
  */
-#include "rt.h"
+#include "runtime.h"
+#include "preempt.h"
+#include "proc.h"
+#include "runq.h"
+#include "sigtask.h"
+#include "syscall.h"
+#include "sysmon.h"
+#include "worker.h"
 
 void wt_entersyscall(void)
 {

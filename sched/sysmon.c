@@ -27,8 +27,25 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "cgroup.h"
+#include "config.h"
+#include "crash.h"
+#include "dump.h"
+#include "lock.h"
+#include "netpoll.h"
+#include "preempt.h"
+#include "print.h"
+#include "proc.h"
+#include "real.h"
+#include "sighandler.h"
+#include "sigtask.h"
+#include "stack.h"
+#include "syscall.h"
+#include "sysmon.h"
+#include "timer.h"
+#include "tls.h"
+#include "trace.h"
+#include "worker.h"
 
 static _Atomic int kick;
 static _Atomic int sleeping;

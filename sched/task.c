@@ -5,12 +5,20 @@
  *   1. on the task: key destructors, thread_local destructors (glibc's
  *      __call_tls_dtors, which keeps them in the task's own TLS); then
  *      wt_mcall(after_exit), which frees the DTV on g0;
- *   2. on g0 (after_exit): t->detached goes to EXITED with an exchange.  Its
- *      old value decides who frees the slot and the struct: DETACHED ->
- *      g0 does it now; JOINING -> g0 wakes the joiner, who does it;
- *      JOINABLE -> a later pthread_join or pthread_detach does it.
- * This exchange competes with pthread_detach's and pthread_join's CAS; the
- * loser of the race is the one responsible for freeing (as in musl).
+ *   2. on g0 (after_exit): t->join goes to WT_EXITED with an exchange.  Its
+ *      old value decides who frees the slot and the struct: WT_DETACHED ->
+ *      g0 does it now; WT_JOINING -> g0 wakes the joiner, who does it;
+ *      WT_JOINABLE -> a later join or detach does it.
+ * This exchange competes with wt_task_detach's and wt_task_join's CAS from
+ * WT_JOINABLE; the loser of the race is the one responsible for freeing
+ * (as in musl).  A join that gives up (timeout, tryjoin, cancellation) CASes
+ * WT_JOINING back to WT_JOINABLE; if that fails the task exited meanwhile
+ * and the join completes.
+ *
+ * Cancellation (deferred only) is the WT_CANCEL_* bits of t->cancel:
+ * pthread_cancel sets WT_CANCEL_REQ (seq_cst) and takes t out of a
+ * cancelable park (park.c); a cancellation point acts when the request is
+ * pending (wt_cancel_pending) by unwinding as glibc's pthread_exit does.
  *
  * pthread_exit unwinds with glibc's own forced unwind: wt_task_entry
  * registers a cancel buffer (as glibc's start_thread does), so C cleanup
@@ -25,12 +33,21 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "runtime.h"
+#include "proc.h"
+#include "real.h"
+#include "sigtask.h"
+#include "slab.h"
+#include "stack.h"
+#include "syscall.h"
+#include "task.h"
+#include "throw.h"
+#include "tls.h"
+#include "tls_static.h"
 
 _Atomic long wt_ntasks;
 static _Atomic uint64_t next_id = 2; /* 1 is main */
-static struct wt_slab task_slab = { .size = sizeof(struct wt_task) };
+static struct wt_slab task_slab = WT_SLAB_INIT(sizeof(struct wt_task));
 
 extern void __pthread_register_cancel(__pthread_unwind_buf_t *);
 extern void __pthread_unregister_cancel(__pthread_unwind_buf_t *);
@@ -116,7 +133,7 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 			goto fail;
 		}
 	}
-	t->detached = detach == PTHREAD_CREATE_DETACHED ? 1 : 0;
+	t->join = detach == PTHREAD_CREATE_DETACHED ? WT_DETACHED : WT_JOINABLE;
 	wt_ctx_make(&t->ctx, t->stack_hi, (void (*)(void *))wt_task_entry, t, t->tp);
 	t->state = WT_IDLE;
 	struct wt_task *cur = wt_cur();
@@ -213,13 +230,90 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 	atomic_store(&t->state, WT_DEAD);
 	task_unlink(t);
 	long left = atomic_fetch_sub(&wt_ntasks, 1) - 1;
-	int old = atomic_exchange(&t->detached, 3);
-	if (old == 1)
+	int old = atomic_exchange(&t->join, WT_EXITED);
+	if (old == WT_DETACHED)
 		wt_task_release(t, m->p);
-	else if (old == 2)
-		wt_unpark_g0(&t->detached, 1, m);
+	else if (old == WT_JOINING)
+		wt_unpark_g0(&t->join, 1, m);
 	if (left == 0)
 		real.exit(0); /* the last thread left: as glibc, exit(0) */
+}
+
+static bool not_exited(const void *addr, uintptr_t arg)
+{
+	(void)arg;
+	return atomic_load((_Atomic int *)addr) != WT_EXITED;
+}
+
+/* Context: a task or a thread weft did not create; may park. */
+int wt_task_join(struct wt_task *t, void **ret, int64_t deadline)
+{
+	int s = WT_JOINABLE;
+	if (!atomic_compare_exchange_strong(&t->join, &s, WT_JOINING) && s != WT_EXITED)
+		return -EINVAL; /* detached, or someone else joins it */
+	if (s != WT_EXITED) {
+		if (deadline == WT_JOIN_TRY) {
+			s = WT_JOINING;
+			if (atomic_compare_exchange_strong(&t->join, &s, WT_JOINABLE))
+				return -EBUSY;
+		}
+		while (atomic_load(&t->join) != WT_EXITED) {
+			wt_wait_reason("pthread_join");
+			int r = wt_park(&t->join, not_exited, 0, deadline < 0 ? -1 : deadline, true);
+			if (r == WT_PARK_TIMEDOUT || r == WT_PARK_CANCELED) {
+				s = WT_JOINING;
+				if (atomic_compare_exchange_strong(&t->join, &s, WT_JOINABLE))
+					return r == WT_PARK_CANCELED ? -ECANCELED : -ETIMEDOUT;
+				/* It exited meanwhile: the join completes. */
+			}
+		}
+	}
+	if (ret)
+		*ret = t->retval;
+	wt_task_release(t, wt_curp());
+	return 0;
+}
+
+/* Context: any. */
+int wt_task_detach(struct wt_task *t)
+{
+	int s = WT_JOINABLE;
+	if (atomic_compare_exchange_strong(&t->join, &s, WT_DETACHED))
+		return 0;
+	if (s == WT_EXITED) {
+		wt_task_release(t, wt_curp());
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* A cancellation point found a pending cancel: unwind as glibc's
+ * pthread_exit(PTHREAD_CANCELED) does.  Context: the task. */
+WT_NORETURN void wt_cancel_act(void)
+{
+	struct wt_task *t = wt_cur();
+	atomic_fetch_or(&t->cancel, WT_CANCEL_EXITING | WT_CANCEL_DISABLED);
+	t->retval = PTHREAD_CANCELED;
+	wt_real_init();
+	real.pthread_exit(PTHREAD_CANCELED);
+	__builtin_unreachable();
+}
+
+void wt_testcancel(void)
+{
+	struct wt_task *t = wt_cur();
+	if (t && wt_cancel_pending(t))
+		wt_cancel_act();
+}
+
+/* pthread_cancel of t.  Context: any. */
+void wt_task_cancel(struct wt_task *t)
+{
+	if (atomic_load(&t->state) == WT_DEAD)
+		return;
+	atomic_fetch_or(&t->cancel, WT_CANCEL_REQ); /* seq_cst: see wt_park */
+	if (!(atomic_load(&t->cancel) & WT_CANCEL_DISABLED))
+		wt_park_cancel(t);
 }
 
 WT_NORETURN void wt_task_exit(void *retval)
@@ -271,8 +365,8 @@ void wt_task_fork_reset(struct wt_task *self)
 		if (t == self)
 			continue;
 		atomic_store_explicit(&t->state, WT_DEAD, memory_order_relaxed);
-		if (atomic_load_explicit(&t->detached, memory_order_relaxed) != 1)
-			atomic_store_explicit(&t->detached, 3, memory_order_relaxed);
+		if (atomic_load_explicit(&t->join, memory_order_relaxed) != WT_DETACHED)
+			atomic_store_explicit(&t->join, WT_EXITED, memory_order_relaxed);
 	}
 	atomic_store_explicit(&wt_sched.alllock.v, 0, memory_order_relaxed);
 	wt_sched.alltasks = NULL;

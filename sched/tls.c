@@ -49,8 +49,15 @@
 #include <unistd.h>
 #include <cpuid.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "runtime.h"
+#include "config.h"
+#include "print.h"
+#include "readfile.h"
+#include "real.h"
+#include "slab.h"
+#include "tls.h"
+#include "tls_static.h"
+#include "worker.h"
 
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;

@@ -33,7 +33,14 @@
  * procs are never freed; the task list is walked under alllock, so no task
  * struct is released while it is read.
  */
-#include "rt.h"
+#include "runtime.h"
+#include "config.h"
+#include "print.h"
+#include "runq.h"
+#include "stack.h"
+#include "tls_static.h"
+#include "trace.h"
+#include "worker.h"
 
 static const char *bool_str(bool b)
 {
@@ -60,7 +67,7 @@ static void trace_workers(struct wt_wbuf *o)
 	/* Idle workers: the ones asleep on their futex (Go's "blocked"). */
 	uint64_t idle[16] = { 0 };
 	wt_lock(&wt_sched.lock);
-	struct wt_m *all = wt_sched.allm;
+	struct wt_m *all = atomic_load_explicit(&wt_sched.allm, memory_order_acquire);
 	for (struct wt_m *m = wt_sched.midle; m; m = m->link)
 		if (m->id >= 0 && m->id < 1024)
 			idle[m->id / 64] |= 1ull << (m->id % 64);

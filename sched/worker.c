@@ -28,11 +28,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "rt.h"
-#include "../shim/real.h"
+#include "runtime.h"
+#include "config.h"
+#include "crash.h"
+#include "print.h"
+#include "proc.h"
+#include "real.h"
+#include "sigtask.h"
+#include "slab.h"
+#include "throw.h"
+#include "tls.h"
+#include "worker.h"
 
 _Atomic int wt_nthreads;
-static struct wt_slab mslab = { .size = sizeof(struct wt_m) };
+static struct wt_slab mslab = WT_SLAB_INIT(sizeof(struct wt_m));
 
 /* Counts one more OS thread unless that would pass WEFT_MAXTHREADS. */
 static bool reserve_thread(void)
@@ -110,7 +119,8 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	wt_lock(&wt_sched.lock);
 	m->id = wt_sched.nm++;
 	m->alllink = wt_sched.allm;
-	__atomic_store_n(&wt_sched.allm, m, __ATOMIC_RELEASE); /* wt_m_of_tid reads it unlocked */
+	/* Release: pairs with the acquire loads of readers without the lock. */
+	atomic_store_explicit(&wt_sched.allm, m, memory_order_release);
 	wt_unlock(&wt_sched.lock);
 	if (!wt_tls_worker_guard(m)) {
 		atomic_fetch_sub(&wt_nthreads, 1);
@@ -146,7 +156,8 @@ struct wt_m *wt_m0_alloc(void)
 		wt_throw("out of memory at start");
 	m->id = wt_sched.nm++;
 	m->alllink = wt_sched.allm;
-	__atomic_store_n(&wt_sched.allm, m, __ATOMIC_RELEASE); /* wt_m_of_tid reads it unlocked */
+	/* Release: pairs with the acquire loads of readers without the lock. */
+	atomic_store_explicit(&wt_sched.allm, m, memory_order_release);
 	atomic_fetch_add(&wt_nthreads, 1);
 	return m;
 }
@@ -162,7 +173,7 @@ void wt_worker_fork_reset(void)
  * included. */
 struct wt_m *wt_m_of_tid(int tid)
 {
-	for (struct wt_m *m = __atomic_load_n(&wt_sched.allm, __ATOMIC_ACQUIRE); m; m = m->alllink)
+	for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m; m = m->alllink)
 		if (m->ostid == tid)
 			return m;
 	return NULL;

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../sched/netpoll.h"
 
 /* `call` between the syscall marks, errno as the call left it. */
 #define BRACKETED(type, call)                                   \

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../sched/netpoll.h"
 
 #define REAL(name)                                               \
 	static __typeof__(name) *real_##name;                    \

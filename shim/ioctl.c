@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 
 #include "shim.h"
+#include "../sched/netpoll.h"
 
 WT_EXPORT int ioctl(int fd, unsigned long req, ...)
 {

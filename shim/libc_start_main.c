@@ -26,10 +26,11 @@
 #include <sys/resource.h>
 
 #include "shim.h"
+#include "../sched/stack.h"
+#include "../sched/task.h"
 
 extern void __pthread_register_cancel(__pthread_unwind_buf_t *);
 extern void __pthread_unregister_cancel(__pthread_unwind_buf_t *);
-void wt_call_on_stack(void *sp, void (*fn)(void *), void *arg);
 
 static int (*user_main)(int, char **, char **);
 

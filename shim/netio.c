@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../sched/netpoll.h"
+#include "../sched/task.h"
 
 #define REAL(name)                                               \
 	static __typeof__(name) *real_##name;                    \

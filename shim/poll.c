@@ -25,6 +25,8 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/netpoll.h"
+#include "../sched/task.h"
 
 #define REAL(name)                                               \
 	static __typeof__(name) *real_##name;                    \

@@ -12,6 +12,7 @@
  * it arrived in is current.
  */
 #include "shim.h"
+#include "../sched/task.h"
 
 struct bar {
 	_Atomic uint64_t state;

@@ -10,35 +10,14 @@
  * cancellation points (read, write, …) do not see weft's request.
  */
 #include "shim.h"
-
-void wt_cancel_act(void)
-{
-	struct wt_task *t = wt_cur();
-	atomic_fetch_or(&t->cancel, WT_CANCEL_EXITING | WT_CANCEL_DISABLED);
-	t->retval = PTHREAD_CANCELED;
-	wt_real_init();
-	real.pthread_exit(PTHREAD_CANCELED);
-	__builtin_unreachable();
-}
-
-void wt_testcancel(void)
-{
-	struct wt_task *t = wt_cur();
-	if (t && (atomic_load(&t->cancel) & (WT_CANCEL_REQ | WT_CANCEL_DISABLED |
-					     WT_CANCEL_EXITING)) == WT_CANCEL_REQ)
-		wt_cancel_act();
-}
+#include "../sched/task.h"
 
 WT_EXPORT int pthread_cancel(pthread_t th)
 {
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t)
 		return ESRCH;
-	if (atomic_load(&t->state) == WT_DEAD)
-		return 0;
-	atomic_fetch_or(&t->cancel, WT_CANCEL_REQ); /* seq_cst: see wt_park */
-	if (!(atomic_load(&t->cancel) & WT_CANCEL_DISABLED))
-		wt_park_cancel(t);
+	wt_task_cancel(t);
 	return 0;
 }
 

@@ -20,6 +20,8 @@
  * (glibc >= 2.25 does the same).
  */
 #include "shim.h"
+#include "../sched/proc.h"
+#include "../sched/task.h"
 
 #define SEQ(c) ((_Atomic unsigned *)&(c)->__data.__wseq)
 #define NWAIT(c) ((_Atomic unsigned *)&(c)->__data.__wseq + 1)

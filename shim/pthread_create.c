@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "shim.h"
-
-enum { JOINABLE = 0, DETACHED = 1, JOINING = 2, EXITED = 3 };
+#include "../sched/proc.h"
+#include "../sched/task.h"
 
 WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 			     void *arg)
@@ -28,13 +28,7 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	return 0;
 }
 
-static bool not_exited(const void *addr, uintptr_t arg)
-{
-	(void)arg;
-	return atomic_load((_Atomic int *)addr) != EXITED;
-}
-
-/* deadline: mono ns, -1 forever, -2 try only. */
+/* deadline: mono ns, -1 forever, WT_JOIN_TRY. */
 static int join(pthread_t th, void **ret, int64_t deadline)
 {
 	struct wt_task *t = wt_task_from_pthread(th);
@@ -44,37 +38,12 @@ static int join(pthread_t th, void **ret, int64_t deadline)
 			return real.pthread_join(th, ret);
 		return ESRCH;
 	}
-	struct wt_task *self = wt_cur();
-	if (t == self)
+	if (t == wt_cur())
 		return EDEADLK;
-	int s = JOINABLE;
-	if (!atomic_compare_exchange_strong(&t->detached, &s, JOINING) && s != EXITED)
-		return EINVAL; /* detached, or someone else joins it */
-	if (s != EXITED) {
-		if (deadline == -2) {
-			s = JOINING;
-			if (atomic_compare_exchange_strong(&t->detached, &s, JOINABLE))
-				return EBUSY;
-		}
-		while (atomic_load(&t->detached) != EXITED) {
-			wt_wait_reason("pthread_join");
-			int r = wt_park(&t->detached, not_exited, 0, deadline < 0 ? -1 : deadline,
-					true);
-			if (r == WT_PARK_TIMEDOUT || r == WT_PARK_CANCELED) {
-				s = JOINING;
-				if (atomic_compare_exchange_strong(&t->detached, &s, JOINABLE)) {
-					if (r == WT_PARK_CANCELED)
-						wt_cancel_act();
-					return ETIMEDOUT;
-				}
-				/* It exited meanwhile: the join completes. */
-			}
-		}
-	}
-	if (ret)
-		*ret = t->retval;
-	wt_task_release(t, wt_curp());
-	return 0;
+	int r = wt_task_join(t, ret, deadline);
+	if (r == -ECANCELED)
+		wt_cancel_act();
+	return -r;
 }
 
 WT_EXPORT int pthread_join(pthread_t th, void **ret)
@@ -85,7 +54,7 @@ WT_EXPORT int pthread_join(pthread_t th, void **ret)
 
 WT_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret)
 {
-	return join(th, ret, -2);
+	return join(th, ret, WT_JOIN_TRY);
 }
 
 static int timedjoin(pthread_t th, void **ret, clockid_t clk, const struct timespec *abs)
@@ -116,14 +85,7 @@ WT_EXPORT int pthread_detach(pthread_t th)
 		wt_real_init();
 		return real.pthread_detach(th);
 	}
-	int s = JOINABLE;
-	if (atomic_compare_exchange_strong(&t->detached, &s, DETACHED))
-		return 0;
-	if (s == EXITED) {
-		wt_task_release(t, wt_curp());
-		return 0;
-	}
-	return EINVAL;
+	return -wt_task_detach(t);
 }
 
 WT_EXPORT void pthread_exit(void *ret)
@@ -161,8 +123,8 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 	size_t sz = t->user_stack ? (size_t)(t->stack_hi - t->stack_lo) : t->stack_size;
 	pthread_attr_setstack(a, t->stack_hi - sz, sz);
 	pthread_attr_setguardsize(a, t->user_stack ? 0 : 4096);
-	int d = atomic_load(&t->detached);
-	pthread_attr_setdetachstate(a, d == DETACHED ? PTHREAD_CREATE_DETACHED
+	int d = atomic_load(&t->join);
+	pthread_attr_setdetachstate(a, d == WT_DETACHED ? PTHREAD_CREATE_DETACHED
 						     : PTHREAD_CREATE_JOINABLE);
 	return 0;
 }

@@ -15,6 +15,7 @@
  *            then blocks its worker, which issue 3's sysmon detects).
  */
 #include "shim.h"
+#include "../sched/task.h"
 
 #define KIND_MASK 3
 #define KIND_SPECIAL (16 | 32 | 64 | 128)

@@ -8,6 +8,7 @@
  * waiters retry, as POSIX asks.
  */
 #include "shim.h"
+#include "../sched/task.h"
 
 static bool running(const void *addr, uintptr_t arg)
 {

@@ -62,6 +62,8 @@
 #include <limits.h>
 
 #include "shim.h"
+#include "../sched/task.h"
+#include "../sched/throw.h"
 
 #define R_MASK ((1u << 29) - 1)
 #define R_MAX ((1u << 28) - 1)

@@ -8,6 +8,7 @@
  * destroy stay glibc's.
  */
 #include "shim.h"
+#include "../sched/proc.h"
 
 static inline bool take(_Atomic int *w)
 {

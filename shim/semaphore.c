@@ -29,6 +29,8 @@
 #include <semaphore.h>
 
 #include "shim.h"
+#include "../sched/task.h"
+#include "../sched/throw.h"
 
 struct wsem {
 	_Atomic uint64_t data;

@@ -15,8 +15,12 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../sched/rt.h"
-#include "real.h"
+#include "../sched/runtime.h"
+#include "../sched/real.h"
+#include "../sched/start.h"
+#include "../sched/syscall.h"
+#include "../sched/timer.h"
+#include "../sched/tls.h"
 
 #define WT_EXPORT __attribute__((visibility("default")))
 
@@ -42,8 +46,6 @@
 		return r_;                                                  \
 	}
 
-bool wt_runtime_on(void);
-
 /* The caller's owner id, as glibc writes it in __owner: the tid field of the
  * caller's TCB (a task's unique fake tid, or a real thread's tid). */
 static inline int wt_self_tid(void)
@@ -63,10 +65,6 @@ static inline int64_t wt_deadline(clockid_t clk, const struct timespec *abs)
 {
 	return wt_abs_to_mono(clk, abs);
 }
-
-/* A cancellation point found a pending cancel: exit as glibc would. */
-WT_NORETURN void wt_cancel_act(void);
-void wt_testcancel(void);
 
 /* Internal mutex entry points (cond waits re-lock without the export). */
 int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline);

@@ -18,9 +18,11 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/dump.h"
+#include "../sched/sighandler.h"
+#include "../sched/sigtask.h"
+#include "../sched/task.h"
 
-extern struct sigaction wt_user_sa[65];
-extern bool wt_user_sa_set[65];
 
 static bool owned(int sig)
 {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../sched/task.h"
 
 /* Parks until deadline (mono ns).  Returns 0, or EINTR when a signal's
  * handler ran (it ran as the task resumed, sched/sigtask.c). */

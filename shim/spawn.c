@@ -15,6 +15,9 @@
 #include <stdlib.h>
 
 #include "shim.h"
+#include "../sched/fork.h"
+#include "../sched/netpoll.h"
+#include "../sched/throw.h"
 
 #define PINNED(call)                            \
 	({                                      \

@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/task.h"
 
 static long (*real_syscall)(long, ...);
 

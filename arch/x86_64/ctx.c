@@ -5,7 +5,8 @@
 #include <asm/prctl.h>
 #include <sys/syscall.h>
 
-#include "../../sched/rt.h"
+#include "../../sched/base.h"
+#include "arch.h"
 
 void wt_task_trampoline(void);
 

@@ -5,7 +5,21 @@
 #ifndef WEFT_UNIT_STUBS_H
 #define WEFT_UNIT_STUBS_H
 
-#include "sched/rt.h"
+#include "sched/runtime.h"
+#include "sched/park.h"
+#include "sched/proc.h"
+#include "sched/runq.h"
+#include "sched/timer.h"
+#include "sched/print.h"
+#include "sched/throw.h"
+#include "sched/slab.h"
+#include "sched/sysmon.h"
+#include "sched/task.h"
+#include "sched/config.h"
+#include "sched/netpoll.h"
+#include "sched/stack.h"
+#include "sched/syscall.h"
+#include "sched/tls.h"
 
 #define STUB_MAXPROCS 8
 #define STUB_MAXREADY 4096

@@ -2,18 +2,21 @@
 # test doubles in tests/unit/stubs.c (not libweft.so, not under LD_PRELOAD).
 # `make test-unit` builds $(B)/tests/unit/unit and runs it.
 UNIT_DIR    := $(B)/tests/unit
-UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/slab.c \
+UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/throw.c \
+               sched/slab.c arch/$(ARCH)/syscall.c \
                sched/stack.c sched/netpoll.c
 UNIT_SRC    := $(wildcard tests/unit/*.c)
-UNIT_ASM    := arch/x86_64/syscall_sigok.S
+UNIT_ASM    := arch/$(ARCH)/syscall_sigok.S
 UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC)) \
                $(patsubst %.S,$(UNIT_DIR)/obj/%.o,$(UNIT_ASM))
 UNIT_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
-               -D_GNU_SOURCE -pthread -fno-stack-protector -I.
+               -D_GNU_SOURCE -pthread -fno-stack-protector -I. -Iarch/$(ARCH)
 
-$(UNIT_DIR)/obj/%.o: %.c $(HDRS) $(wildcard tests/unit/*.h) | deps
+$(UNIT_DIR)/obj/%.o: %.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) -c $< -o $@
+	$(CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(UNIT_OBJ:.o=.d)
 
 $(UNIT_DIR)/obj/%.o: %.S
 	@mkdir -p $(dir $@)

@@ -9,7 +9,8 @@
 #include <stdatomic.h>
 
 #include "real.h"
-#include "../sched/rt.h"
+#include "print.h"
+#include "throw.h"
 
 struct wt_real real;
 static _Atomic int done;

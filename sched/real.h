@@ -1,6 +1,6 @@
 /*
  * real.h — the libc originals of the names weft interposes, resolved once
- * with dlsym(RTLD_NEXT) (shim/real.c).  Runtime code calls real.* and never
+ * with dlsym(RTLD_NEXT) (real.c).  Runtime code calls real.* and never
  * an exported interposed name.
  */
 #ifndef WEFT_REAL_H

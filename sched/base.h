@@ -1,0 +1,39 @@
+/*
+ * base.h — what every runtime file shares: visibility, branch hints,
+ * alignment.  The runtime's conventions, stated once:
+ *
+ *   - Internal functions return 0 (or a count) on success and -errno on
+ *     failure, as the kernel does; shim/ converts at the POSIX edge.
+ *   - The runtime never changes the caller's errno (it makes its system
+ *     calls through wt_syscall6 and friends, which do not touch it).
+ *   - A broken invariant calls wt_throw("…"), which prints "weft: …" and
+ *     aborts (print.h).
+ *   - Shared fields say what protects them, in one spelling:
+ *       [const]          written once before the object is published;
+ *       [owner m]        only the worker running the task / holding the proc;
+ *       [sched.lock]     under wt_sched.lock;
+ *       [X.lock]         under the named lock X;
+ *       [atomic]         lock-free; each access names its ordering and the
+ *                        access it pairs with.
+ */
+#ifndef WEFT_BASE_H
+#define WEFT_BASE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WT_HIDDEN __attribute__((visibility("hidden")))
+#define WT_NORETURN __attribute__((noreturn))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define WT_ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uintptr_t)(a) - 1))
+#define WT_ALIGN_DOWN(x, a) ((x) & ~((uintptr_t)(a) - 1))
+
+struct wt_task;
+struct wt_m;
+struct wt_p;
+
+#endif

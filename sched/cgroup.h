@@ -1,0 +1,14 @@
+/*
+ * cgroup.h — the GOMAXPROCS default from the affinity mask and the cgroup
+ * v2 cpu.max limit, and its updates (cgroup.c).
+ */
+#ifndef WEFT_CGROUP_H
+#define WEFT_CGROUP_H
+
+void wt_cgroup_init(const char *root);
+long wt_cgroup_parse_max(const char *s);
+long wt_cgroup_limit(void);
+int wt_procs_default(int ncpu, long limit);
+void wt_procs_update(void);            /* sysmon, about once a second */
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * config.h — settings from the environment, read once at start (config.c).
+ */
+#ifndef WEFT_CONFIG_H
+#define WEFT_CONFIG_H
+
+#include <stddef.h>
+
+#include "base.h"
+
+enum { WT_SIGQUIT_OFF = 0, WT_SIGQUIT_EXIT = 1, WT_SIGQUIT_CONTINUE = 2 };
+
+struct wt_config {
+	int gomaxprocs;                 /* at start */
+	bool gomaxprocs_set;            /* GOMAXPROCS given: fixed, no cgroup updates */
+	int ncpu;                       /* affinity CPUs, or WEFT_NCPU */
+	int maxthreads;                 /* WEFT_MAXTHREADS */
+	bool maxthreads_fail;           /* WEFT_MAXTHREADS_POLICY=fail */
+	int schedtrace_ms;
+	bool scheddetail;
+	size_t stack_size;              /* WEFT_STACK_SIZE, 0 = RLIMIT_STACK */
+	size_t stack_max;               /* WEFT_STACK_MAX, 0 = 1 GiB */
+	int tls_mode;                   /* WEFT_TLS: -1 auto, 0 wrfsbase, 1 syscall, 2 trap */
+	bool static_tls_full;           /* WEFT_STATIC_TLS=full */
+	bool asyncpreemptoff;           /* WEFTDEBUG=asyncpreemptoff=1 */
+	int sigquit;                    /* WEFT_SIGQUIT: WT_SIGQUIT_* */
+	bool sigquit_set;               /* WEFT_SIGQUIT was given */
+	bool secure;                    /* secure-execution mode: nothing read */
+};
+extern struct wt_config wt_cfg;        /* [const after start] */
+void wt_config_read(void);
+int wt_ncpu_affinity(void);            /* CPUs in the affinity mask */
+
+#endif

@@ -1,0 +1,16 @@
+/*
+ * crash.h — faults in tasks: stack growth and overflow reports, trap-mode
+ * repairs, crash backtraces (crash.c).
+ */
+#ifndef WEFT_CRASH_H
+#define WEFT_CRASH_H
+
+#include <ucontext.h>
+
+#include "base.h"
+
+void wt_crash_init(void);
+char *wt_crash_altstack(void);
+void wt_backtrace_ctx(ucontext_t *uc);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * netpoll.h — the poller: tasks parked on descriptors until epoll says
+ * they are ready (netpoll.c).
+ */
+#ifndef WEFT_NETPOLL_H
+#define WEFT_NETPOLL_H
+
+#include "runtime.h"
+
+enum { WT_IO_READ = 0, WT_IO_WRITE = 1 };
+/* What weft knows of a descriptor number. */
+enum { WT_FD_UNKNOWN = 0, WT_FD_POLLABLE = 1, WT_FD_FILE = 2 };
+
+uint32_t wt_netpoll_seq(int fd, int mode);
+int wt_netpoll_wait(int fd, int mode, uint32_t seq, int64_t *deadline);
+int wt_netpoll_register(int fd);
+void wt_netpoll_close(int fd);
+void wt_netpoll_close_range(unsigned lo, unsigned hi);
+struct wt_task *wt_netpoll(int timeout_ms);  /* ready tasks, a schedlink list */
+bool wt_netpoll_block(struct wt_m *m);
+void wt_netpoll_sysmon(int64_t now);
+int wt_netpoll_fd(void);
+void wt_netpoll_after_fork(void);
+int wt_fd_kind(int fd);
+void wt_fd_set_kind(int fd, int kind);
+void wt_fd_flags_changed(int fd);
+extern _Atomic long wt_netpoll_waiters;
+
+#endif

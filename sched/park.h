@@ -1,0 +1,47 @@
+/*
+ * park.h — the parking lot (park.c): waiters keyed by address, for tasks
+ * (which park) and threads weft did not create (which block on a futex).
+ */
+#ifndef WEFT_PARK_H
+#define WEFT_PARK_H
+
+#include "base.h"
+
+/* How a wait ended: wt_park's result. */
+enum wt_park_result {
+	WT_PARK_WOKEN = 0,
+	WT_PARK_TIMEDOUT = 1,
+	WT_PARK_INVALID = 2,   /* validate() said no: never parked */
+	WT_PARK_CANCELED = 3,  /* pthread_cancel ended a cancelable wait */
+	WT_PARK_INTR = 4,      /* a signal for the task: its handler ran, as after EINTR */
+};
+
+enum { WT_WAITER_WAITING = 0, WT_WAITER_WOKEN = 1 };
+
+struct wt_waiter {
+	struct wt_waiter *next;     /* [bucket lock] */
+	const void *addr;           /* [bucket lock] key */
+	struct wt_task *task;       /* [const] NULL for an OS thread that is not a task */
+	_Atomic int state;          /* [atomic] WT_WAITER_*; the futex word for threads */
+	int result;                 /* [bucket lock] enum wt_park_result */
+	bool cancelable;            /* [const] pthread_cancel may end this wait */
+	uintptr_t token;            /* [bucket lock] value passed by the waker */
+};
+
+/* Parks the caller on addr if validate(addr, arg) still holds under the
+ * bucket lock.  deadline: mono ns or -1.  Returns enum wt_park_result.
+ * Context: a task (parks) or any thread (blocks on a futex). */
+int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
+	    int64_t deadline, bool cancelable);
+int wt_unpark(const void *addr, int n);        /* wakes up to n; returns count */
+int wt_unpark_token(const void *addr, int n, uintptr_t token);
+int wt_unpark_g0(const void *addr, int n, struct wt_m *m); /* on m's g0 */
+bool wt_park_has_waiters(const void *addr);
+/* Dequeues up to n task waiters into list (linked by schedlink), to be made
+ * runnable together (wt_inject); returns the count. */
+int wt_unpark_collect(const void *addr, int n, struct wt_task **list);
+void wt_park_cancel(struct wt_task *t);        /* pthread_cancel of a parked t */
+void wt_park_interrupt(struct wt_task *t);     /* a signal arrived for t */
+void wt_park_fork_reset(void);
+
+#endif

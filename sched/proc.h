@@ -1,0 +1,24 @@
+/*
+ * proc.h — the scheduler loop, readying tasks, switching, procs (proc.c).
+ */
+#ifndef WEFT_PROC_H
+#define WEFT_PROC_H
+
+#include "runtime.h"
+
+void wt_ready(struct wt_task *t);          /* on a task or a foreign thread */
+void wt_ready_m(struct wt_task *t, struct wt_m *m); /* on m's g0, or sysmon (m NULL) */
+void wt_inject(struct wt_task *list, struct wt_p *p); /* a schedlink list from wt_unpark_collect */
+/* On a task: switch to g0 and run fn(m, task, arg) there (Go's mcall). */
+void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg);
+void wt_park_commit(wt_spin_t *unlock);    /* task: switch out, g0 unlocks */
+void wt_finish_switch(struct wt_m *m);
+void wt_yield(void);
+WT_NORETURN void wt_schedule(struct wt_m *m);
+void wt_wakep(void);
+void wt_handoffp(struct wt_p *p);          /* give an unowned proc work or idle it */
+struct wt_p *wt_pidleget(void);            /* an idle proc or NULL; takes sched.lock */
+bool wt_sysmon_wake_idle_work(void);       /* sysmon: a runnext left waiting */
+void wt_procs_resize(int n);               /* GOMAXPROCS changed */
+
+#endif

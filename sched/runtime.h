@@ -1,0 +1,223 @@
+/*
+ * runtime.h — the nouns of the weft runtime, and who owns each field.
+ *
+ *   task   (Go's G)  a pthread of the program: stack, saved context, its
+ *                    own TCB + static TLS block, a state, a queue link.
+ *   proc   (Go's P)  a scheduling context; exactly GOMAXPROCS of them run
+ *                    tasks, each with a local run queue and a runnext slot.
+ *   worker (Go's M)  an OS thread; runs tasks while it holds a proc.  Its
+ *                    own stack and TCB ("g0") run the scheduler loop.
+ *   wt_sched         the global scheduler state: global run queue, idle
+ *                    procs and workers, the lists of all tasks and workers.
+ *
+ * Protection annotations are those of base.h.  The calls between the parts
+ * live in one header per subsystem, next to its .c.
+ */
+#ifndef WEFT_RUNTIME_H
+#define WEFT_RUNTIME_H
+
+#include <signal.h>
+
+#include "arch.h"
+#include "base.h"
+#include "lock.h"
+#include "park.h"
+#include "timer.h"
+
+/* ---- task ---- */
+
+/* Ownership of a task: who may run it and touch its stack. */
+enum wt_task_state {
+	WT_IDLE = 0,      /* created, not yet started */
+	WT_RUNNABLE,      /* on a run queue; the stack is not owned */
+	WT_RUNNING,       /* owned by task->m */
+	WT_WAITING,       /* parked; a waker makes it runnable */
+	WT_DEAD,          /* exited; stack released, struct kept until join/detach */
+};
+
+/* Who frees a dead task (task.c): the states of task->join.  The task's
+ * exit exchanges in WT_EXITED; pthread_join and pthread_detach CAS from
+ * WT_JOINABLE.  The loser of that race frees the task. */
+enum wt_join_state {
+	WT_JOINABLE = 0,  /* nobody has claimed it yet */
+	WT_DETACHED = 1,  /* its exit frees it */
+	WT_JOINING = 2,   /* a joiner waits on &task->join and frees it */
+	WT_EXITED = 3,    /* exited while joinable: a later join or detach frees it */
+};
+
+/* Bits of task->cancel (deferred cancellation only). */
+#define WT_CANCEL_REQ 1       /* pthread_cancel asked */
+#define WT_CANCEL_DISABLED 2  /* PTHREAD_CANCEL_DISABLE */
+#define WT_CANCEL_ASYNC 4     /* PTHREAD_CANCEL_ASYNCHRONOUS (acted on as deferred) */
+#define WT_CANCEL_EXITING 8   /* the task is exiting: no more cancellation */
+
+struct wt_dtor;
+struct wt_cleanup;
+
+struct wt_task {
+	struct wt_ctx ctx;              /* [owner m] saved while not running */
+	struct wt_task *schedlink;      /* [the queue holding it] run queue / wake list link */
+	struct wt_m *m;                 /* [owner m] worker running it */
+	_Atomic int state;              /* [atomic] enum wt_task_state */
+	uint64_t id;                    /* [const] 1 = main */
+	int tid;                        /* [const] the value in its TCB's tid */
+	uintptr_t tp;                   /* [const] thread pointer = pthread_t */
+	char *stack_lo, *stack_hi;      /* [const] lowest the stack may reach; its start */
+	char *stack_top;                /* [const] top of its slot or mapping */
+	size_t stack_size;              /* [const] native bytes (attr or RLIMIT_STACK) */
+	size_t stack_max;               /* [const] bytes it may grow to (WEFT_STACK_MAX) */
+	size_t guard_size;              /* [const] as the attr asked */
+	char *guard;                    /* [the task's fault handler; release] guard page now */
+	int slot;                       /* [const] home arena slot, -1 = own mapping */
+	int lowslot;                    /* [as guard] lowest slot its stack owns */
+	void *(*start)(void *);         /* [const] */
+	void *arg;                      /* [const] */
+	void *retval;                   /* [owner m] written before WT_EXITED (release) */
+	_Atomic int join;               /* [atomic] enum wt_join_state; joiners park on it */
+	bool main;                      /* [const] the program's main() */
+	bool user_stack;                /* [const] pthread_attr_setstack */
+	/* Wait state: one wait at a time, so these live here, not on the stack. */
+	struct wt_waiter waiter;        /* [owner m] */
+	struct wt_timer timer;          /* [owner m] deadline of the current wait */
+	_Atomic int cancel;             /* [atomic] WT_CANCEL_* bits */
+	char name[16];                  /* [owner m; pthread_setname_np] */
+	struct wt_dtor *dtors;          /* [owner m] __cxa_thread_atexit_impl list */
+	struct wt_cleanup *cleanup;     /* [owner m] __pthread_register_cancel chain */
+	struct wt_task *alllink;        /* [sched.alllock] list of all tasks */
+	struct wt_task *allprev;        /* [sched.alllock] */
+	/* What it waits on, for the task dump and schedtrace (read racily by
+	 * dump.c, which re-checks `resumes` around its reads). */
+	const void *wait_on;            /* [owner m] key of the current park */
+	const char *wait_reason;        /* [owner m] static string, NULL = unnamed */
+	int64_t wait_since;             /* [owner m] CLOCK_MONOTONIC_COARSE ns at park */
+	uint64_t creator;               /* [const] id of the creating task, 0 = none */
+	/* [owner m; dump reads] bumped when the task starts and each time it is
+	 * switched back in, before it writes to its stack: dump.c reads a
+	 * parked task's stack and discards the walk if this moved. */
+	_Atomic uint32_t resumes;
+	/* Signals (sigtask.c).  Bit sig-1 stands for signal sig. */
+	uint64_t sigmask;               /* [owner m] blocked, exactly as the program set it */
+	_Atomic uint64_t sigpend;       /* [atomic] sent to this task, not yet raised */
+	uint64_t sigwait;               /* [owner m; its worker's handler] set a sigwait waits on */
+	uint64_t sigraised;             /* [owner m; handler] raised for sigwait, blocked */
+	unsigned sigintr;               /* [owner m; handler] pokes that interrupted a call */
+	bool sig_norestart;             /* [owner m] a handler without SA_RESTART ran on it */
+};
+
+/* The current task, read through the program-visible thread pointer: this
+ * variable lives in every thread's static TLS, so a task reads its own copy
+ * (set at creation) and a thread weft did not create reads NULL. */
+extern __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
+static inline struct wt_task *wt_cur(void) { return wt_cur_tls; }
+extern intptr_t wt_cur_tpoff; /* &wt_cur_tls - thread pointer */
+
+/* ---- proc ---- */
+
+#define WT_RUNQ_SIZE 256
+/* A proc's status.  idle <-> running under sched.lock; running <-> syscall
+ * by its owner, syscall -> idle/running by whoever wins a CAS (syscall.c). */
+enum { WT_P_IDLE = 0, WT_P_RUNNING = 1, WT_P_SYSCALL = 2 };
+#define WT_P_SYSCALL_BY(m) (WT_P_SYSCALL | (((m)->id + 1) << 2))
+
+struct wt_p {
+	int id;                         /* [const] */
+	_Atomic int status;             /* [atomic] WT_P_*, transitions as above */
+	uint64_t syscalltick;           /* [owner m] bumped by every entersyscall */
+	uint64_t sysmon_tick;           /* [sysmon] syscalltick seen at its last look */
+	int64_t sysmon_when;            /* [sysmon] mono ns of its first look at this call */
+	struct wt_m *m;                 /* [owner m] */
+	struct wt_p *link;              /* [sched.lock] idle list */
+	bool disabled;                  /* [sched.lock] id >= nprocs, owned by nobody, not idle-listed */
+	/* The local ring (runq.c): single producer, many consumers. */
+	_Atomic uint32_t head;          /* [atomic] consumers (owner, thieves) CAS it */
+	_Atomic uint32_t tail;          /* [atomic] only the owner stores it */
+	/* The task the running task readied last (a hand-off runs it next).
+	 * [atomic] Only the owner puts a task here (exchange: the one it
+	 * replaces goes to the ring's tail); anyone takes it with a CAS to
+	 * NULL — the owner in runq_get, a thief in runq_steal (after giving a
+	 * running owner ~3 µs to take it itself), the owner's demotion to the
+	 * ring when its shared time slice is over.  Whoever wins the CAS owns
+	 * the task; a task taken from here inherits the current time slice. */
+	struct wt_task *_Atomic runnext;
+	struct wt_task *_Atomic q[WT_RUNQ_SIZE]; /* [atomic] slots between head and tail */
+	uint64_t schedtick;             /* [owner m] tasks started (not counting inherited slices) */
+	struct wt_slotcache {           /* [owner m] warm stack slots (stack.c) */
+		int n;
+		int slot[16];
+	} slots;
+};
+
+/* ---- worker ---- */
+
+#define WT_SIGSTK (256 << 10)   /* bytes of each worker's alternate signal stack */
+
+struct wt_m {
+	struct wt_ctx g0;               /* [owner m] scheduler context */
+	uintptr_t cur_tp;               /* [owner m] tp this thread should have */
+	uintptr_t g0_tp;                /* [const] the worker's own TCB */
+	uintptr_t guard_tp;             /* [const] trap mode: base the kernel knows */
+	struct wt_task *curg;           /* [owner m] running task */
+	struct wt_task *prevg;          /* [owner m] the task that switched out last */
+	struct wt_p *p;                 /* [owner m; sched.lock on hand-off] */
+	struct wt_p *nextp;             /* [sched.lock] proc handed over by startm */
+	struct wt_m *link;              /* [sched.lock] idle list */
+	struct wt_m *alllink;           /* [const after publish] see wt_sched.allm */
+	_Atomic int park;               /* [atomic] futex word: 0 asleep, 1 wake */
+	bool spinning;                  /* [owner m] */
+	int insyscall;                  /* [owner m] entersyscall depth (signal handlers nest) */
+	int id;                         /* [const] */
+	int ostid;                      /* [const after start] its OS thread id */
+	/* What to do on g0 after the task switched out (Go's mcall). */
+	void (*after)(struct wt_m *, struct wt_task *, void *); /* [owner m] */
+	void *after_arg;                /* [owner m] */
+	uint64_t fastrand;              /* [owner m] */
+	/* preempt.c: sysmon's requests to this worker and its answers. */
+	_Atomic uint64_t preempt;       /* [atomic] schedtick + 1 of the task to preempt, 0 none */
+	_Atomic int sigsent;            /* [atomic] sysmon set it and signalled; the handler clears */
+	_Atomic int implicit;           /* [atomic; owner m writes, sysmon reads] in a system call
+					 * nobody intercepted (entered by the signal handler) */
+	char *sigstk;                   /* [const] alternate signal stack (WT_SIGSTK bytes) */
+	int64_t mon_cpu, mon_sent;      /* [sysmon] CPU time at its last look; last signal */
+	uint64_t sigmask;               /* [owner m] this thread's blocked set as last set by
+					 * weft (wt_sig_eff form), WT_SIGMASK_UNKNOWN if not */
+	/* sighandler.c: program signals that interrupted weft on this thread,
+	 * to raise again here once it has left (siginfo kept). */
+	_Atomic uint64_t defer_claim, defer_ready; /* [atomic] */
+	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread */
+	siginfo_t *defer_info;          /* [this thread] 64 slots, mapped on first use */
+};
+
+/* ---- the scheduler ---- */
+
+struct wt_sched {
+	wt_lock_t lock;
+	struct wt_task *runq_head, *runq_tail;  /* [sched.lock] global run queue */
+	_Atomic int runq_size;          /* [sched.lock to change; read lock-free as a hint] */
+	struct wt_p *pidle;             /* [sched.lock] */
+	_Atomic int npidle;             /* [sched.lock to change; read lock-free as a hint] */
+	struct wt_m *midle;             /* [sched.lock] */
+	int nmidle;                     /* [sched.lock] */
+	_Atomic int nmspinning;         /* [atomic] */
+	int nm;                         /* [sched.lock] workers created */
+	bool capwait;                   /* [sched.lock] a proc waits: no thread for it (startm) */
+	_Atomic bool capped;            /* [atomic, relaxed] WEFT_MAXTHREADS was reached once */
+	_Atomic int nsysret;            /* [atomic, relaxed; a hint] tasks back from system calls
+					 * at the global queue's head */
+	/* Every worker ever created, newest first.  [sched.lock to push, with
+	 * a release store; read without the lock after an acquire load]: the
+	 * list only grows (a fork child rebuilds it alone) and a worker's
+	 * alllink is constant once published. */
+	struct wt_m *_Atomic allm;
+	/* GOMAXPROCS: procs 0..nprocs-1 run tasks.  [sched.lock to change, in
+	 * wt_procs_resize; read lock-free, relaxed]: a reader with a stale
+	 * value at worst steals from or checks a proc being disabled, whose
+	 * owner drains it at its next scheduling point. */
+	_Atomic int nprocs;
+	int maxprocs;                   /* [const] procs' size: affinity CPUs, or GOMAXPROCS if set */
+	struct wt_p *procs;             /* [const] */
+	wt_lock_t alllock;
+	struct wt_task *alltasks;       /* [sched.alllock] */
+};
+extern struct wt_sched wt_sched;
+
+#endif

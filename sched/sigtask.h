@@ -1,0 +1,51 @@
+/*
+ * sigtask.h — per-task signal masks and thread-directed signals (sigtask.c).
+ *
+ * A task's mask is applied to its worker thread after the switch, on the
+ * task (wt_sig_switchin); a switch first blocks what the next task blocks
+ * more (wt_sig_preswitch), so a task's code never runs unblocked for a
+ * signal it blocks.  SIGSEGV and SIGBUS (crash reports, trap-mode TLS) and
+ * SIGURG (pokes, preemption) stay unblocked at the thread level;
+ * SIGKILL/SIGSTOP cannot be blocked.
+ */
+#ifndef WEFT_SIGTASK_H
+#define WEFT_SIGTASK_H
+
+#include "runtime.h"
+
+#define WT_SIGBIT(s) (1ull << ((s) - 1))
+#define WT_SIG_KEEP (WT_SIGBIT(SIGSEGV) | WT_SIGBIT(SIGBUS) | WT_SIGBIT(SIGURG) | \
+		     WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP))
+#define WT_SIGMASK_UNKNOWN (~0ull)
+extern bool wt_sig_fence;                  /* no membarrier: fence on switch-in */
+extern int wt_pid;                         /* getpid(), refreshed in a fork child */
+void wt_sig_init(void);                    /* start: poke handler, membarrier */
+uint64_t wt_sig_thread_init(struct wt_m *m); /* a worker thread, first thing */
+void wt_sig_block_all(void);               /* sysmon */
+void wt_sig_block_more(struct wt_m *m, uint64_t more);
+void wt_sig_switchin_slow(struct wt_task *t);
+void wt_sig_deliver(struct wt_task *t);    /* on t: raise what t may take now */
+int wt_sig_send(struct wt_task *t, int sig);
+void wt_sig_setmask(struct wt_task *t, uint64_t mask);
+void wt_sig_poke(struct wt_m *m);          /* SIGURG to m's thread */
+bool wt_sig_urg(siginfo_t *si, void *uc);  /* SIGURG handler: a poke of ours? */
+
+static inline uint64_t wt_sig_eff(uint64_t mask) { return mask & ~WT_SIG_KEEP; }
+/* Context: the switching side (a task or g0), before switching to next. */
+static inline void wt_sig_preswitch(struct wt_m *m, struct wt_task *next)
+{
+	uint64_t more = wt_sig_eff(next->sigmask) & ~m->sigmask;
+	if (unlikely(more))
+		wt_sig_block_more(m, more);
+}
+/* Context: t, just switched in (after wt_finish_switch: no lock held). */
+static inline void wt_sig_switchin(struct wt_task *t)
+{
+	if (unlikely(wt_sig_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	if (unlikely((wt_sig_eff(t->sigmask) != t->m->sigmask) |
+		     (atomic_load_explicit(&t->sigpend, memory_order_relaxed) != 0)))
+		wt_sig_switchin_slow(t);
+}
+
+#endif

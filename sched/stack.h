@@ -1,0 +1,26 @@
+/*
+ * stack.h — task stacks carved from one reserved arena (stack.c).
+ */
+#ifndef WEFT_STACK_H
+#define WEFT_STACK_H
+
+#include "runtime.h"
+
+int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard); /* 0 or -errno */
+void wt_stack_free(struct wt_task *t, struct wt_p *p);
+struct wt_task *wt_stack_owner(uintptr_t addr); /* task whose slot holds addr */
+
+/* What a fault at a guard page was (wt_stack_grow). */
+enum { WT_NOT_GUARD = 0, WT_GROWN = 1, WT_OVERFLOW = 2 };
+struct wt_overflow {
+	size_t limit, depth;            /* bytes */
+	struct wt_task *blocker;        /* a task whose stack lies below, or NULL */
+};
+int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info);
+void wt_stack_scavenge(int64_t now);       /* sysmon: return cold slots' pages */
+void wt_stack_stats(long *live, long *warm, long *nslots);
+void wt_stack_fork_reset(void);
+extern size_t wt_default_stack, wt_stack_max;
+extern const char *wt_guard_method;
+
+#endif

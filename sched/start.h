@@ -1,0 +1,12 @@
+/* start.h — starting the runtime (start.c). */
+#ifndef WEFT_START_H
+#define WEFT_START_H
+
+#include "base.h"
+
+/* On the initial thread, before main, or from the first entry that needs
+ * the runtime: 0 when weft runs the program, else -errno. */
+int wt_runtime_start(void);
+bool wt_runtime_on(void);                  /* weft runs the program */
+
+#endif

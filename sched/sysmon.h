@@ -1,0 +1,12 @@
+/* sysmon.h — the monitor thread without a proc (sysmon.c). */
+#ifndef WEFT_SYSMON_H
+#define WEFT_SYSMON_H
+
+#include "base.h"
+
+void wt_sysmon_start(void);
+void wt_sysmon_kick(void);                 /* an earlier timer was added */
+void wt_sysmon_fork_reset(void);
+extern _Atomic int wt_sysmon_slow;         /* sysmon sleeps longer than its shortest delay */
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * task.h — a task's life (task.c): create, first frame, exit, join,
+ * detach, release.
+ */
+#ifndef WEFT_TASK_H
+#define WEFT_TASK_H
+
+#include "runtime.h"
+
+/* Creates and readies a task for pthread_create: *err is a positive errno
+ * on failure (NULL returned).  attr: a pthread_attr_t or NULL. */
+struct wt_task *wt_task_create(const void *attr, void *(*fn)(void *), void *arg, int *err);
+WT_NORETURN void wt_task_exit(void *retval);
+/* The live task whose pthread_t is pt, or NULL (not a task of weft's). */
+struct wt_task *wt_task_from_pthread(uintptr_t pt);
+/* Joins t: deadline mono ns, -1 forever, WT_JOIN_TRY for tryjoin.  0,
+ * -EINVAL (detached or joined by another), -EBUSY (tryjoin: running),
+ * -ETIMEDOUT, -ECANCELED (the caller was cancelled while waiting). */
+#define WT_JOIN_TRY (-2)
+int wt_task_join(struct wt_task *t, void **ret, int64_t deadline);
+int wt_task_detach(struct wt_task *t);     /* 0 or -EINVAL */
+/* Cancellation: see task.c. */
+void wt_task_cancel(struct wt_task *t);    /* pthread_cancel */
+WT_NORETURN void wt_cancel_act(void);      /* a cancellation point acts on a pending cancel */
+void wt_testcancel(void);                  /* a cancellation point */
+static inline bool wt_cancel_pending(struct wt_task *t)
+{
+	int c = atomic_load(&t->cancel);
+	return (c & (WT_CANCEL_REQ | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) == WT_CANCEL_REQ;
+}
+void wt_task_release(struct wt_task *t, struct wt_p *p); /* joined, or detached and dead */
+struct wt_task *wt_task_alloc(void);
+void wt_task_link(struct wt_task *t);
+void wt_task_entry(struct wt_task *t);     /* first frame of every task */
+void wt_task_fork_reset(struct wt_task *self);
+extern _Atomic long wt_ntasks;             /* live tasks, main included */
+extern struct wt_task *wt_main_task;       /* start.c */
+
+/* Names the wait the caller is about to park in (wt_park clears it). */
+static inline void wt_wait_reason(const char *why)
+{
+	struct wt_task *t = wt_cur();
+	if (t)
+		t->wait_reason = why;
+}
+
+/* A task switched in: see `resumes`.  The release fence orders the bump
+ * before the stack writes that follow (a compiler barrier on x86); it pairs
+ * with the acquire fence in dump.c after its stack reads. */
+static inline void wt_task_resumed(struct wt_task *t)
+{
+	atomic_store_explicit(&t->resumes,
+			      atomic_load_explicit(&t->resumes, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * tls.h — each task's own TCB and static TLS, and switching the thread
+ * pointer (tls.c).
+ */
+#ifndef WEFT_TLS_H
+#define WEFT_TLS_H
+
+#include "runtime.h"
+
+int wt_tls_init(void);
+/* Builds a TCB + static TLS under top; returns its thread pointer, 0 when
+ * out of memory. */
+uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
+		     bool compact, char **tls_low);
+bool wt_tls_alloc_dtv(uintptr_t tp);
+void wt_tls_free(uintptr_t tp);
+void wt_tls_start(struct wt_task *t);      /* on the task: __ctype_init */
+void wt_tls_fork_reset(void);
+extern int wt_tls_mode; /* 0 = wrfsbase, 1 = arch_prctl system call */
+extern size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
+/* Offsets in glibc's struct pthread, found at start. */
+extern size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific, wt_off_list;
+extern ptrdiff_t wt_rseq_off;
+
+/* Trap mode: each worker's kernel-known thread pointer is a guard. */
+extern bool wt_tls_trap;
+bool wt_tls_worker_guard(struct wt_m *m);  /* assign m's guard window */
+void wt_tls_worker_enter(struct wt_m *m);  /* on m's thread: install it */
+bool wt_tls_fault(uintptr_t addr);         /* SIGSEGV: repaired a reverted fs? */
+struct wt_pin { uintptr_t guard, tp; };
+/* Around libc calls that block every signal and then touch TLS. */
+struct wt_pin wt_tls_pin(void);
+void wt_tls_unpin(struct wt_pin pin);
+
+#endif
