@@ -25,5 +25,22 @@ $(UNIT_DIR)/obj/%.o: %.S
 $(UNIT_DIR)/unit: $(UNIT_OBJ)
 	$(CC) -pthread -o $@ $(UNIT_OBJ) -lcriterion
 
-test-unit: $(UNIT_DIR)/unit
+
+# The scheduler tests (tests/unit/proc): the real proc.c, worker.c and
+# context switch run test tasks on real worker threads, with the test
+# doubles of tests/unit/proc/stubs_proc.c.  A binary of their own: the
+# doubles above replace proc.c.
+PROC_SCHED := sched/proc.c sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c \
+              sched/throw.c sched/slab.c sched/worker.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c
+PROC_SRC   := $(wildcard tests/unit/proc/*.c)
+PROC_ASM   := arch/$(ARCH)/syscall_sigok.S arch/$(ARCH)/switch.S arch/$(ARCH)/entry.S
+PROC_OBJ   := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(PROC_SCHED) $(PROC_SRC)) \
+              $(patsubst %.S,$(UNIT_DIR)/obj/%.o,$(PROC_ASM))
+-include $(PROC_OBJ:.o=.d)
+
+$(UNIT_DIR)/proc: $(PROC_OBJ)
+	$(CC) -pthread -o $@ $(PROC_OBJ) -lcriterion
+
+test-unit: $(UNIT_DIR)/unit $(UNIT_DIR)/proc
 	$(UNIT_DIR)/unit
+	$(UNIT_DIR)/proc

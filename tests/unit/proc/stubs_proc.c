@@ -1,0 +1,137 @@
+/*
+ * stubs_proc.c — the rest of the runtime for the scheduler tests
+ * (test_proc.c).  Those link the real scheduler: proc.c, runq.c, park.c,
+ * timer.c, worker.c (real OS threads as workers, each running wt_schedule
+ * on its own stack as g0) and the real context switch (arch/x86_64:
+ * switch.S, entry.S, ctx.c).  What is stubbed, and why:
+ *
+ *   wt_cur_tls   a test task has no TCB of its own (its context keeps the
+ *                worker's thread pointer: tp 0), so the worker thread's
+ *                copy names the running task.  A task's entry function
+ *                sets it, and so does the switch-in hook below on every
+ *                resume;
+ *   wt_sig_switchin_slow  that hook.  Every test task blocks SIGUSR2 (in
+ *                its sigmask only) and workers' masks stay 0, so proc.c's
+ *                wt_sig_switchin calls it after each switch to a task,
+ *                exactly where the task becomes current.  No real mask is
+ *                ever changed: wt_sig_block_more and wt_sig_thread_init do
+ *                nothing;
+ *   wt_tls_mode  1 (tls.c's default; never used: no test task has a thread
+ *                pointer of its own to load);
+ *   real         libc's pthread calls (worker.c creates worker threads);
+ *   wt_cfg       WEFT_MAXTHREADS from the test (stub_proc_reset);
+ *   a new worker's TLS guard, pin and alternate signal stack: none;
+ *   wt_curp      as preempt.c's, without implicit system calls;
+ *   netpoll      wt_netpoll returns stub_netpoll_list once while the test
+ *                says tasks wait on descriptors; wt_netpoll_block never
+ *                sleeps in epoll;
+ *   wt_sysmon_kick  counts;
+ *   system-call and preemption paths the tests never take: wt_throw.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "stubs_proc.h"
+
+__thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
+intptr_t wt_cur_tpoff;
+struct wt_config wt_cfg;
+int wt_tls_mode = 1;
+bool wt_sig_fence;
+_Atomic int wt_nimplicit;
+_Atomic long wt_netpoll_waiters;
+struct wt_task *_Atomic stub_netpoll_list;
+_Atomic int stub_kicks;
+
+struct wt_real real = {
+	.pthread_create = pthread_create,
+	.pthread_join = pthread_join,
+	.pthread_detach = pthread_detach,
+	.pthread_attr_init = pthread_attr_init,
+	.pthread_attr_destroy = pthread_attr_destroy,
+	.pthread_attr_setdetachstate = pthread_attr_setdetachstate,
+	.pthread_attr_setstacksize = pthread_attr_setstacksize,
+};
+
+/* ---- signals: the switch-in hook ---- */
+
+void wt_sig_switchin_slow(struct wt_task *t)
+{
+	wt_cur_tls = t;
+}
+
+void wt_sig_block_more(struct wt_m *m, uint64_t more)
+{
+}
+
+uint64_t wt_sig_thread_init(struct wt_m *m)
+{
+	return 0;
+}
+
+/* ---- a new worker's TLS and crash set-up ---- */
+
+bool wt_tls_worker_guard(struct wt_m *m)
+{
+	return true;
+}
+
+void wt_tls_worker_enter(struct wt_m *m)
+{
+}
+
+struct wt_pin wt_tls_pin(void)
+{
+	return (struct wt_pin){ 0, 0 };
+}
+
+void wt_tls_unpin(struct wt_pin pin)
+{
+}
+
+char *wt_crash_altstack(void)
+{
+	return NULL;
+}
+
+/* ---- system calls and preemption ---- */
+
+struct wt_p *wt_curp(void)
+{
+	struct wt_task *t = wt_cur();
+	if (!t || !t->m)
+		return NULL;
+	return t->m->insyscall ? NULL : t->m->p;
+}
+
+bool wt_implicit_settle(struct wt_m *m)
+{
+	wt_throw("stub: wt_implicit_settle");
+}
+
+void wt_implicit_exit(struct wt_m *m)
+{
+	wt_throw("stub: wt_implicit_exit");
+}
+
+void wt_preempt_yield(void)
+{
+	wt_throw("stub: wt_preempt_yield");
+}
+
+/* ---- netpoll ---- */
+
+struct wt_task *wt_netpoll(int timeout_ms)
+{
+	return atomic_exchange(&stub_netpoll_list, NULL);
+}
+
+bool wt_netpoll_block(struct wt_m *m)
+{
+	return false;
+}
+
+void wt_sysmon_kick(void)
+{
+	atomic_fetch_add(&stub_kicks, 1);
+}

@@ -1,0 +1,29 @@
+/*
+ * stubs_proc.h — the test doubles of the scheduler tests (stubs_proc.c).
+ */
+#ifndef WEFT_UNIT_STUBS_PROC_H
+#define WEFT_UNIT_STUBS_PROC_H
+
+#include "sched/runtime.h"
+#include "sched/config.h"
+#include "sched/crash.h"
+#include "sched/netpoll.h"
+#include "sched/park.h"
+#include "sched/preempt.h"
+#include "sched/proc.h"
+#include "sched/real.h"
+#include "sched/runq.h"
+#include "sched/sigtask.h"
+#include "sched/syscall.h"
+#include "sched/sysmon.h"
+#include "sched/task.h"
+#include "sched/throw.h"
+#include "sched/timer.h"
+#include "sched/tls.h"
+#include "sched/worker.h"
+
+/* wt_netpoll's answer, taken once, while wt_netpoll_waiters > 0. */
+extern struct wt_task *_Atomic stub_netpoll_list;
+extern _Atomic int stub_kicks;         /* wt_sysmon_kick calls */
+
+#endif
