@@ -552,7 +552,11 @@ int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info)
  * second; at most 64 per call (each MADV_DONTNEED is a TLB shoot-down). */
 void wt_stack_scavenge(int64_t now)
 {
-	if (!atomic_load_explicit(&inited, memory_order_acquire) || A.head == A.tail)
+	/* No WARM slot, nothing to trim: a lock-free look first (the ring's
+	 * head and tail are the lock's; reading them here raced with the spawn
+	 * path).  A slot freed meanwhile is trimmed at a later tick. */
+	if (!atomic_load_explicit(&inited, memory_order_acquire) ||
+	    atomic_load_explicit((_Atomic long *)&A.nwarm, memory_order_relaxed) == 0)
 		return;
 	uint32_t cut = (uint32_t)(now / 1000000) - 1000;
 	int batch[64], n = 0;

@@ -1,6 +1,7 @@
 # Tests: `make test` runs the unit tests (criterion, linking sched/ objects
-# directly) and the preload tests (ordinary pthread programs, run natively
-# and under weft, outputs compared).
+# directly; built plain, with ThreadSanitizer and with AddressSanitizer) and
+# the preload tests (ordinary pthread programs, run natively and under weft,
+# outputs compared).
 TB := $(B)/tests
 PRELOAD_C   := $(wildcard tests/preload/*.c)
 PRELOAD_CXX := $(wildcard tests/preload/*.cc)
@@ -57,6 +58,6 @@ test-lockrank: $(PRELOAD_BIN)
 
 -include tests/unit/unit.mk
 
-test: all check-exports test-unit test-preload test-lockrank test-real test-observe
+test: all check-exports test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe
 
-.PHONY: test test-preload test-lockrank test-unit test-real test-observe
+.PHONY: test test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe

@@ -23,7 +23,10 @@ TestSuite(park, .init = setup);
 
 static _Atomic int arrivals;      /* validate calls that let a waiter queue */
 static _Atomic int nwoken;
-static int wake_order[64];        /* arrival index of each returning waiter */
+/* Arrival index + 1 of each returning waiter, in return order; 0 until
+ * written.  A slot is claimed (nwoken) before it is written, so a reader
+ * waits for both (c_woken). */
+static _Atomic int wake_order[64];
 
 struct waiter {
 	const void *addr;
@@ -54,7 +57,7 @@ static void *waiter_main(void *arg)
 	w->result = wt_park(w->addr, v_arrive, (uintptr_t)w, w->deadline, w->cancelable);
 	if (w->task)
 		w->token = w->task->waiter.token;
-	wake_order[atomic_fetch_add(&nwoken, 1)] = w->arrival;
+	atomic_store(&wake_order[atomic_fetch_add(&nwoken, 1)], w->arrival + 1);
 	return NULL;
 }
 
@@ -68,7 +71,22 @@ static void start(struct waiter *w, const void *addr, int64_t deadline)
 }
 
 static bool c_arrivals(void *n) { return atomic_load(&arrivals) >= *(int *)n; }
-static bool c_woken(void *n) { return atomic_load(&nwoken) >= *(int *)n; }
+static bool c_woken(void *n)
+{
+	int k = *(int *)n;
+	if (atomic_load(&nwoken) < k)
+		return false;
+	for (int i = 0; i < k; i++)
+		if (!atomic_load(&wake_order[i]))
+			return false;
+	return true;
+}
+
+/* The arrival index of the i-th waiter to return. */
+static int woke(int i)
+{
+	return atomic_load(&wake_order[i]) - 1;
+}
 static bool c_commits(void *n) { return atomic_load(&stub_commits) >= *(int *)n; }
 
 static void wait_arrivals(int n)
@@ -140,7 +158,7 @@ Test(park, unpark_one_wakes_fifo, .timeout = 15)
 	for (int i = 0; i < K; i++) {
 		cr_assert_eq(wt_unpark(&word, 1), 1, "unpark #%d", i);
 		wait_woken(i + 1);
-		cr_assert_eq(wake_order[i], i, "wake #%d went to arrival %d", i, wake_order[i]);
+		cr_assert_eq(woke(i), i, "wake #%d went to arrival %d", i, woke(i));
 		cr_assert_eq(wt_park_has_waiters(&word), i < K - 1);
 	}
 	cr_assert_eq(atomic_load(&nwoken), K);
@@ -164,7 +182,7 @@ Test(park, unpark_n_wakes_n_in_order, .timeout = 15)
 	cr_assert_eq(wt_unpark(&word, 2), 2);
 	wait_woken(2);
 	/* The first two arrivals, in either return order. */
-	cr_assert_eq(wake_order[0] + wake_order[1], 0 + 1);
+	cr_assert_eq(woke(0) + woke(1), 0 + 1);
 	cr_assert(wt_park_has_waiters(&word));
 	cr_assert_eq(wt_unpark(&word, INT_MAX), K - 2);
 	wait_woken(K);
@@ -211,7 +229,7 @@ Test(park, shared_bucket_addresses_are_distinct, .timeout = 15)
 	cr_assert_eq(wt_unpark(b, INT_MAX), 1);
 	pthread_join(wb.th, NULL);
 	cr_assert_eq(wb.result, WT_PARK_WOKEN);
-	cr_assert_eq(wake_order[0], 1);
+	cr_assert_eq(woke(0), 1);
 	cr_assert(wt_park_has_waiters(a));
 	cr_assert_not(wt_park_has_waiters(b));
 	cr_assert_eq(wt_unpark(b, INT_MAX), 0);

@@ -14,7 +14,6 @@
  * test's first allocation (arena_shrinks_to_the_address_space reads it).
  */
 #include <criterion/criterion.h>
-#include <criterion/redirect.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "redirect.h"
 #include "stubs.h"
 
 #define PAGE 4096ul
@@ -41,7 +41,7 @@ static void setup(void)
 	wt_cfg.stack_size = 8 * MIB;
 	wt_cfg.stack_max = 0; /* 1 GiB */
 	cr_assert_eq(pipe(probe), 0);
-	cr_redirect_stderr();
+	redirect_stderr();
 }
 
 TestSuite(stack, .init = setup);

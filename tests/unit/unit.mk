@@ -32,7 +32,7 @@ $(UNIT_DIR)/unit: $(UNIT_OBJ)
 # doubles above replace proc.c.
 PROC_SCHED := sched/proc.c sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c \
               sched/throw.c sched/slab.c sched/worker.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c
-PROC_SRC   := $(wildcard tests/unit/proc/*.c)
+PROC_SRC   := $(wildcard tests/unit/proc/*.c) tests/unit/criterion_tsan.c
 PROC_ASM   := arch/$(ARCH)/syscall_sigok.S arch/$(ARCH)/switch.S arch/$(ARCH)/entry.S
 PROC_OBJ   := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(PROC_SCHED) $(PROC_SRC)) \
               $(patsubst %.S,$(UNIT_DIR)/obj/%.o,$(PROC_ASM))
@@ -44,3 +44,41 @@ $(UNIT_DIR)/proc: $(PROC_OBJ)
 test-unit: $(UNIT_DIR)/unit $(UNIT_DIR)/proc
 	$(UNIT_DIR)/unit
 	$(UNIT_DIR)/proc
+
+# The same two binaries built with ThreadSanitizer and AddressSanitizer
+# (gcc's libtsan2 / libasan8): test-unit-tsan, test-unit-asan, part of
+# `make test`.  Tests a sanitizer cannot run are skipped in that build
+# (WT_SANITIZER is defined; each exclusion says why at the test).
+# A report fails its test (halt_on_error: the test's process dies, which
+# criterion counts as a failure).  LeakSanitizer ignores criterion's own.
+SAN := tsan asan
+SAN_FLAGS_tsan := -fsanitize=thread -Wno-tsan
+SAN_FLAGS_asan := -fsanitize=address -fno-omit-frame-pointer
+SAN_ENV_tsan := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+SAN_ENV_asan := ASAN_OPTIONS="halt_on_error=1 detect_leaks=1" \
+                LSAN_OPTIONS="suppressions=$(abspath tests/unit/lsan.supp) print_suppressions=0"
+
+define san_rules
+$(B)/tests/unit-$(1)/obj/%.o: %.c | deps
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(UNIT_CFLAGS) $$(SAN_FLAGS_$(1)) -DWT_SANITIZER=\"$(1)\" -MMD -MP -c $$< -o $$@
+
+$(B)/tests/unit-$(1)/obj/%.o: %.S
+	@mkdir -p $$(dir $$@)
+	$$(CC) -c $$< -o $$@
+
+-include $$(patsubst $$(UNIT_DIR)/%.o,$(B)/tests/unit-$(1)/%.d,$$(UNIT_OBJ) $$(PROC_OBJ))
+
+$(B)/tests/unit-$(1)/unit: $$(patsubst $$(UNIT_DIR)/%,$(B)/tests/unit-$(1)/%,$$(UNIT_OBJ))
+	$$(CC) $$(SAN_FLAGS_$(1)) -pthread -o $$@ $$^ -lcriterion
+
+$(B)/tests/unit-$(1)/proc: $$(patsubst $$(UNIT_DIR)/%,$(B)/tests/unit-$(1)/%,$$(PROC_OBJ))
+	$$(CC) $$(SAN_FLAGS_$(1)) -pthread -o $$@ $$^ -lcriterion
+
+test-unit-$(1): $(B)/tests/unit-$(1)/unit $(B)/tests/unit-$(1)/proc
+	$$(SAN_ENV_$(1)) $(B)/tests/unit-$(1)/unit
+	$$(SAN_ENV_$(1)) $(B)/tests/unit-$(1)/proc
+endef
+$(foreach s,$(SAN),$(eval $(call san_rules,$(s))))
+
+.PHONY: $(patsubst %,test-unit-%,$(SAN))

@@ -19,13 +19,13 @@
  * TCB) and signal masks.
  */
 #include <criterion/criterion.h>
-#include <criterion/redirect.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../redirect.h"
 #include "stubs_proc.h"
 
 #define STK (128 << 10)
@@ -624,7 +624,7 @@ static void y_wakes_a(struct tt *x)
 	wake(A);
 }
 
-Test(proc, at_the_thread_cap_work_waits_for_the_running_worker, .init = cr_redirect_stderr)
+Test(proc, at_the_thread_cap_work_waits_for_the_running_worker, .init = redirect_stderr)
 {
 	sched_setup(2, 1); /* WEFT_MAXTHREADS=1 */
 	A = mk(0, 'A', two_and_park);
