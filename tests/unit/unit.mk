@@ -54,6 +54,7 @@ test-unit: $(UNIT_DIR)/unit $(UNIT_DIR)/proc
 SAN := tsan asan
 SAN_FLAGS_tsan := -fsanitize=thread -Wno-tsan
 SAN_FLAGS_asan := -fsanitize=address -fno-omit-frame-pointer
+PROC_LDFLAGS_tsan := -Wl,--wrap=wt_ctx_switch # TSan fibers: tests/unit/proc/stubs_proc.c
 SAN_ENV_tsan := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 SAN_ENV_asan := ASAN_OPTIONS="halt_on_error=1 detect_leaks=1" \
                 LSAN_OPTIONS="suppressions=$(abspath tests/unit/lsan.supp) print_suppressions=0"
@@ -73,7 +74,7 @@ $(B)/tests/unit-$(1)/unit: $$(patsubst $$(UNIT_DIR)/%,$(B)/tests/unit-$(1)/%,$$(
 	$$(CC) $$(SAN_FLAGS_$(1)) -pthread -o $$@ $$^ -lcriterion
 
 $(B)/tests/unit-$(1)/proc: $$(patsubst $$(UNIT_DIR)/%,$(B)/tests/unit-$(1)/%,$$(PROC_OBJ))
-	$$(CC) $$(SAN_FLAGS_$(1)) -pthread -o $$@ $$^ -lcriterion
+	$$(CC) $$(SAN_FLAGS_$(1)) $$(PROC_LDFLAGS_$(1)) -pthread -o $$@ $$^ -lcriterion
 
 test-unit-$(1): $(B)/tests/unit-$(1)/unit $(B)/tests/unit-$(1)/proc
 	$$(SAN_ENV_$(1)) $(B)/tests/unit-$(1)/unit

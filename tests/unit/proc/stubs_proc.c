@@ -27,9 +27,22 @@
  *                sleeps in epoll;
  *   wt_sysmon_kick  counts;
  *   system-call and preemption paths the tests never take: wt_throw.
+ *
+ * ThreadSanitizer (the TSan build links with --wrap=wt_ctx_switch): every
+ * context is a TSan fiber (a task's made by stub_ctx_new, a worker's g0 is
+ * its thread's own, registered in wt_sig_thread_init), and the wrapper
+ * tells TSan which one runs next just before the real switch.  Without it
+ * TSan keeps one call stack per OS thread, and a task that parks on one
+ * worker and resumes on another unbalances both (TSan crashes).  The
+ * switch synchronises the two fibers (flag 0): that is the program order
+ * of the worker thread doing the switch; what orders a task's resumption
+ * on another worker is still only the scheduler's own atomics.
  */
 #include <pthread.h>
 #include <string.h>
+#ifdef __SANITIZE_THREAD__
+#include <sanitizer/tsan_interface.h>
+#endif
 
 #include "stubs_proc.h"
 
@@ -66,6 +79,9 @@ void wt_sig_block_more(struct wt_m *m, uint64_t more)
 
 uint64_t wt_sig_thread_init(struct wt_m *m)
 {
+#ifdef __SANITIZE_THREAD__
+	stub_fiber_register(&m->g0, __tsan_get_current_fiber());
+#endif
 	return 0;
 }
 
@@ -135,3 +151,45 @@ void wt_sysmon_kick(void)
 {
 	atomic_fetch_add(&stub_kicks, 1);
 }
+
+/* ---- TSan fibers ---- */
+
+#define MAXCTX 128
+static struct {
+	const struct wt_ctx *_Atomic ctx;
+	void *fiber;
+} fibers[MAXCTX];
+static _Atomic int nfibers;
+
+void stub_fiber_register(const struct wt_ctx *c, void *fiber)
+{
+	int i = atomic_fetch_add(&nfibers, 1);
+	if (i >= MAXCTX)
+		wt_throw("stub: too many contexts");
+	fibers[i].fiber = fiber;
+	atomic_store_explicit(&fibers[i].ctx, c, memory_order_release);
+}
+
+void stub_ctx_new(const struct wt_ctx *c)
+{
+#ifdef __SANITIZE_THREAD__
+	stub_fiber_register(c, __tsan_create_fiber(0));
+#endif
+}
+
+#ifdef __SANITIZE_THREAD__
+void __real_wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintptr_t *cur_tp);
+
+void __wrap_wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintptr_t *cur_tp)
+{
+	int n = atomic_load(&nfibers);
+	void *f = NULL;
+	for (int i = 0; i < n && !f; i++)
+		if (atomic_load_explicit(&fibers[i].ctx, memory_order_acquire) == load)
+			f = fibers[i].fiber;
+	if (!f)
+		wt_throw("stub: a context without a TSan fiber");
+	__tsan_switch_to_fiber(f, 0);
+	__real_wt_ctx_switch(save, load, cur_tp);
+}
+#endif

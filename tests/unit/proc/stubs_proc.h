@@ -26,4 +26,8 @@
 extern struct wt_task *_Atomic stub_netpoll_list;
 extern _Atomic int stub_kicks;         /* wt_sysmon_kick calls */
 
+/* A new task context (its TSan fiber, in the TSan build). */
+void stub_ctx_new(const struct wt_ctx *c);
+void stub_fiber_register(const struct wt_ctx *c, void *fiber);
+
 #endif

@@ -111,6 +111,7 @@ static struct tt *mk(int i, char name, void (*body)(struct tt *))
 	x->t.sigmask = WT_SIGBIT(SIGUSR2); /* see stubs_proc.c: the switch-in hook */
 	atomic_store(&x->t.state, WT_IDLE);
 	wt_ctx_make(&x->t.ctx, x->stack + STK, entry, x, 0);
+	stub_ctx_new(&x->t.ctx);
 	return x;
 }
 
@@ -640,4 +641,73 @@ Test(proc, at_the_thread_cap_work_waits_for_the_running_worker, .init = redirect
 	fflush(stderr);
 	cr_assert_stderr_eq_str("weft: WEFT_MAXTHREADS=1 threads reached: work waits for workers "
 				"blocked in system calls (WEFT_MAXTHREADS_POLICY=wait)\n");
+}
+
+/* ---- stress: tokens around a ring of tasks on two procs ---- */
+
+#define SN 8
+#define SROUNDS 4000
+static _Atomic int tokens[SN];
+static _Atomic int moved; /* resumes on another worker than the park's */
+
+static bool tok_empty(const void *addr, uintptr_t arg)
+{
+	return atomic_load((_Atomic int *)addr) == 0;
+}
+
+static void ring_task(struct tt *x)
+{
+	int i = (int)(x - tt), next = (i + 1) % SN;
+	for (int k = 0; k < SROUNDS; k++) {
+		for (;;) {
+			int c = atomic_load(&tokens[i]);
+			if (c > 0) {
+				if (atomic_compare_exchange_weak(&tokens[i], &c, c - 1))
+					break;
+				continue;
+			}
+			struct wt_m *m = x->t.m;
+			wt_park(&tokens[i], tok_empty, 0, -1, false);
+			if (x->t.m != m)
+				atomic_fetch_add(&moved, 1);
+		}
+		atomic_fetch_add(&tokens[next], 1);
+		wt_unpark(&tokens[next], 1);
+		if (k % 7 == i % 7) { /* to the ring's tail, where a thief finds it */
+			struct wt_m *m = x->t.m;
+			wt_yield();
+			if (x->t.m != m)
+				atomic_fetch_add(&moved, 1);
+		}
+	}
+}
+
+static bool c_sysmon_until_dead(void)
+{
+	if (atomic_load(&ndead) >= SN)
+		return true;
+	wt_sysmon_wake_idle_work();
+	return false;
+}
+
+Test(proc, tokens_around_a_ring_of_tasks_on_two_procs_are_never_lost, .timeout = 60)
+{
+	/* Three tokens circulate; each task takes SROUNDS of them, parking
+	 * while it has none.  A lost wake-up strands a token with a parked
+	 * task: the test times out.  The main thread plays sysmon. */
+	sched_setup(2, 100);
+	atomic_store(&tokens[0], 1);
+	atomic_store(&tokens[3], 1);
+	atomic_store(&tokens[5], 1);
+	for (int i = 0; i < SN; i++)
+		mk(i, 'R', ring_task);
+	for (int i = 0; i < SN; i++)
+		wt_ready(&tt[i].t);
+	cr_assert(until(c_sysmon_until_dead), "only %d of %d tasks finished", atomic_load(&ndead), SN);
+	wait_dead(SN);
+	int total = 0;
+	for (int i = 0; i < SN; i++)
+		total += atomic_load(&tokens[i]);
+	cr_assert_eq(total, 3, "tokens are conserved");
+	cr_log_info("%d resumes on another worker", atomic_load(&moved));
 }
