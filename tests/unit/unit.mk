@@ -1,6 +1,8 @@
 # Unit tests: criterion, linking selected sched/ sources directly with the
 # test doubles in tests/unit/stubs.c (not libweft.so, not under LD_PRELOAD).
-# `make test-unit` builds $(B)/tests/unit/unit and runs it.
+# `make test-unit` builds $(B)/tests/unit/unit and $(B)/tests/unit/proc (the
+# scheduler, below) and runs them; test-unit-tsan and test-unit-asan run
+# the same under the sanitizers.
 UNIT_DIR    := $(B)/tests/unit
 UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/throw.c \
                sched/slab.c arch/$(ARCH)/syscall.c \
@@ -25,7 +27,6 @@ $(UNIT_DIR)/obj/%.o: %.S
 $(UNIT_DIR)/unit: $(UNIT_OBJ)
 	$(CC) -pthread -o $@ $(UNIT_OBJ) -lcriterion
 
-
 # The scheduler tests (tests/unit/proc): the real proc.c, worker.c and
 # context switch run test tasks on real worker threads, with the test
 # doubles of tests/unit/proc/stubs_proc.c.  A binary of their own: the
@@ -47,10 +48,14 @@ test-unit: $(UNIT_DIR)/unit $(UNIT_DIR)/proc
 
 # The same two binaries built with ThreadSanitizer and AddressSanitizer
 # (gcc's libtsan2 / libasan8): test-unit-tsan, test-unit-asan, part of
-# `make test`.  Tests a sanitizer cannot run are skipped in that build
-# (WT_SANITIZER is defined; each exclusion says why at the test).
-# A report fails its test (halt_on_error: the test's process dies, which
-# criterion counts as a failure).  LeakSanitizer ignores criterion's own.
+# `make test`.  Every test runs in every build.  The scheduler tests switch
+# stacks: the TSan build makes each context a TSan fiber (the wrapper of
+# wt_ctx_switch in tests/unit/proc/stubs_proc.c); ASan needs nothing (it
+# asks for the stack only at noreturn calls, none of which runs on a test
+# task, and for fake stacks, off by default).  Criterion itself needs help
+# to start under TSan: tests/unit/criterion_tsan.c.  A report fails its
+# test (halt_on_error: the test's process dies, which criterion counts as a
+# failure); LeakSanitizer ignores criterion's own allocations.
 SAN := tsan asan
 SAN_FLAGS_tsan := -fsanitize=thread -Wno-tsan
 SAN_FLAGS_asan := -fsanitize=address -fno-omit-frame-pointer
@@ -62,7 +67,7 @@ SAN_ENV_asan := ASAN_OPTIONS="halt_on_error=1 detect_leaks=1" \
 define san_rules
 $(B)/tests/unit-$(1)/obj/%.o: %.c | deps
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(UNIT_CFLAGS) $$(SAN_FLAGS_$(1)) -DWT_SANITIZER=\"$(1)\" -MMD -MP -c $$< -o $$@
+	$$(CC) $$(UNIT_CFLAGS) $$(SAN_FLAGS_$(1)) -MMD -MP -c $$< -o $$@
 
 $(B)/tests/unit-$(1)/obj/%.o: %.S
 	@mkdir -p $$(dir $$@)
