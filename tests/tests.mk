@@ -51,10 +51,12 @@ test-observe: $(B)/libweft.so $(TB)/observe/parked $(TB)/preload/runqueues
 
 # The preload tests once more against the lock-order-checking build
 # (make DEBUG=1 into build/debug: sched/lockrank.c aborts with a "weft: lock
-# order" line at the first acquisition out of order).
+# order" line at the first acquisition out of order).  Outputs in a
+# directory of their own: under make -j it runs beside test-preload.
 test-lockrank: $(PRELOAD_BIN)
 	$(MAKE) --no-print-directory B=$(B)/debug DEBUG=1 $(B)/debug/libweft.so
-	sh tests/run-preload.sh $(abspath $(B)/debug/libweft.so) $(TB)/preload $(PRELOAD_BIN)
+	@mkdir -p $(B)/debug/preload-out
+	sh tests/run-preload.sh $(abspath $(B)/debug/libweft.so) $(B)/debug/preload-out $(PRELOAD_BIN)
 
 -include tests/unit/unit.mk
 
