@@ -58,7 +58,6 @@
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
@@ -75,7 +74,6 @@
 #include "slab.h"
 #include "symbol.h"
 #include "sysmon.h"
-#include "tls.h"
 #include "worker.h"
 
 #define MAXFRAMES 64
@@ -336,17 +334,8 @@ void wt_dump_start(void)
 	int z = 0;
 	if (!atomic_compare_exchange_strong(&busy, &z, 1))
 		return;
-	pthread_attr_t a;
-	pthread_t th;
-	real.pthread_attr_init(&a);
-	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	real.pthread_attr_setstacksize(&a, 1 << 20);
 	atomic_fetch_add(&wt_nthreads, 1);
-	struct wt_pin pin = wt_tls_pin();
-	int err = real.pthread_create(&th, &a, dumper, NULL);
-	wt_tls_unpin(pin);
-	real.pthread_attr_destroy(&a);
-	if (err != 0) {
+	if (wt_thread_spawn(dumper, NULL, 1 << 20) != 0) {
 		atomic_fetch_sub(&wt_nthreads, 1);
 		atomic_store(&busy, 0);
 		wt_print("weft: SIGQUIT: cannot start a thread for the task dump\n");

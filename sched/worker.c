@@ -43,6 +43,25 @@
 _Atomic int wt_nthreads;
 static struct wt_slab mslab = { .size = sizeof(struct wt_m) };
 
+/* Starts fn(arg) on a new detached OS thread of weft's own: a real glibc
+ * thread (real pthread_create) with a stack of `stack` bytes, created with
+ * the thread pointer pinned (tls.c: trap mode).  Returns 0 or -errno; the
+ * caller counts the thread in wt_nthreads and says what failed.  Context:
+ * any (task, g0, sysmon), no switch while pinned; glibc allocates. */
+int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack)
+{
+	pthread_attr_t a;
+	pthread_t th;
+	real.pthread_attr_init(&a);
+	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	real.pthread_attr_setstacksize(&a, stack);
+	struct wt_pin pin = wt_tls_pin();
+	int err = real.pthread_create(&th, &a, fn, arg);
+	wt_tls_unpin(pin);
+	real.pthread_attr_destroy(&a);
+	return -err;
+}
+
 /* Counts one more OS thread unless that would pass WEFT_MAXTHREADS. */
 static bool reserve_thread(void)
 {
@@ -130,19 +149,11 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	m->p = p;
 	m->spinning = spinning;
 
-	pthread_attr_t a;
-	pthread_t th;
-	real.pthread_attr_init(&a);
-	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	real.pthread_attr_setstacksize(&a, 256 << 10);
-	struct wt_pin pin = wt_tls_pin();
-	int err = real.pthread_create(&th, &a, worker_main, m);
-	wt_tls_unpin(pin);
-	real.pthread_attr_destroy(&a);
+	int err = wt_thread_spawn(worker_main, m, 256 << 10);
 	if (err) {
 		atomic_fetch_sub(&wt_nthreads, 1);
 		wt_print("weft: cannot create worker thread: %s\n",
-			 err == EAGAIN ? "resource limit (EAGAIN)" : "error");
+			 err == -EAGAIN ? "resource limit (EAGAIN)" : "error");
 		return NULL;
 	}
 	return m;
