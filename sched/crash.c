@@ -165,13 +165,13 @@ static void report(void *arg)
 		} else {
 			wt_print("weft: task %lu (%s): %s at %p, pc 0x%lx\n", (unsigned long)t->id,
 				 fn, signame(sig), (void *)addr,
-				 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
+				 (unsigned long)wt_arch_uc_pc(uc));
 		}
 		wt_backtrace_ctx(uc);
 	} else {
 		wt_print("weft: %s at %p, pc 0x%lx, outside any task (scheduler or a thread "
 			 "weft did not create)\n", signame(sig), (void *)addr,
-			 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
+			 (unsigned long)wt_arch_uc_pc(uc));
 		wt_backtrace_ctx(uc);
 	}
 	/* Die here, by the same signal, rather than back in the fault handler:

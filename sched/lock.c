@@ -56,7 +56,7 @@ void wt_lock(wt_lock_t *l)
 		return;
 	/* Spin briefly: holders keep the lock for a handful of instructions. */
 	for (int i = 0; i < 100; i++) {
-		__builtin_ia32_pause();
+		wt_arch_pause();
 		z = 0;
 		if (atomic_load_explicit(&l->v, memory_order_relaxed) == 0 &&
 		    atomic_compare_exchange_weak_explicit(&l->v, &z, 1, memory_order_acquire,
@@ -78,7 +78,7 @@ void wt_spin_lock_slow(wt_spin_t *l)
 {
 	for (int i = 0;; i++) {
 		if (i < 200)
-			__builtin_ia32_pause();
+			wt_arch_pause();
 		else
 			wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 		if (atomic_load_explicit(&l->v, memory_order_relaxed) == 0 &&

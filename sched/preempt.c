@@ -11,7 +11,7 @@
  *    moved for 10 ms while its worker's thread CPU clock advances runs one
  *    task that long: sysmon stores m->preempt = tick + 1 and signals.  The
  *    handler switches only at a safe point:
- *      - the interrupted rip is outside libc, ld.so, the vDSO, libweft and
+ *      - the interrupted pc is outside libc, ld.so, the vDSO, libweft and
  *        the libraries weft uses (libunwind, libelf, libz, liblzma,
  *        libgcc_s; text ranges taken once at start with dl_iterate_phdr);
  *        so no glibc-internal lock (malloc's arena, stdio's) and no weft
@@ -20,13 +20,11 @@
  *        worker runs a task (not g0);
  *      - the stack pointer is inside the task's stack with room to spare.
  *    It does not switch inside the handler.  As Go's asyncPreempt, it makes
- *    the interrupted context "call" wt_async_preempt (arch/x86_64/
- *    preempt.S): the interrupted rip is pushed 8 bytes below the 128-byte
- *    red zone and rip set to the stub.  After sigreturn the stub saves every
- *    register, the flags and the extended state (xsave with the XCR0 mask,
- *    fxsave without XSAVE), calls wt_preempt_park, which puts the task on
+ *    the interrupted context "call" wt_async_preempt (arch.h:
+ *    wt_arch_uc_push_call).  After sigreturn the stub saves every register
+ *    and the extended state, calls wt_preempt_park, which puts the task on
  *    the global run queue and reschedules (Go's gopreempt_m), and on
- *    resumption restores all of it and returns past the red zone.  Not at a
+ *    resumption restores all of it and returns to the interrupted pc.  Not at a
  *    safe point, the request stays in m->preempt and the task yields at
  *    its next exit from a blocking call or yield (wt_preempt_wanted); any
  *    switch meanwhile makes it stale, since it names the schedtick.
@@ -39,8 +37,9 @@
  *    call, in weft's own code, or in a call that a handled signal would end
  *    with EINTR (poll, epoll_wait, nanosleep, sigtimedwait, a timed futex,
  *    ...) is left alone.  Otherwise it signals; the handler, seeing the
- *    interrupted context sit on a `syscall` instruction the kernel rewound
- *    for SA_RESTART (or just after one that returned EINTR), outside
+ *    interrupted context sit in a system call (arch.h:
+ *    wt_arch_uc_in_syscall: on the instruction the kernel rewound for
+ *    SA_RESTART, or just after one that returned EINTR), outside
  *    libweft, with m->insyscall == 0, does what wt_entersyscall does and
  *    marks the worker (m->implicit).  After sigreturn the kernel restarts
  *    the call and it blocks again; wt_sysmon_retake then takes the proc as
@@ -58,7 +57,7 @@
  *    A worker that is runnable but descheduled by the kernel also shows a
  *    still CPU clock.  Mistaking it costs nothing: /proc says "running" and
  *    no signal is sent; and if it were sent, the handler would find no
- *    system call at rip and change nothing.  The handler's checks, not
+ *    system call at the pc and change nothing.  The handler's checks, not
  *    sysmon's guess, decide: only code interrupted inside a kernel call
  *    outside libweft gives up its proc (a weft-internal futex wait, whose
  *    caller may be using m->p, never does).
@@ -83,7 +82,7 @@
  * signal — poll, select, epoll_wait, nanosleep, clock_nanosleep,
  * sigtimedwait, sigsuspend, pause, timed futex waits, semop, msgrcv,
  * io_getevents, reads on sockets with SO_RCVTIMEO — return EINTR if made
- * with a raw `syscall` instruction or libc's wrapper from a task that
+ * with a raw system call or libc's wrapper from a task that
  * sysmon signals while it is in them.  sysmon never sends a blocked-worker
  * probe to those, and sends preemption requests only to workers whose CPU
  * clock advances, so the window is a task entering such a call in the
@@ -97,7 +96,6 @@
  * RUNNING proc from a blocked worker without its handler (every weft entry
  * would need a fenced handshake to learn of it).
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <link.h>
 #include <linux/futex.h>
@@ -126,11 +124,6 @@
 
 
 _Atomic int wt_nimplicit;
-
-/* preempt.S reads these. */
-uint32_t wt_xsave_size WT_HIDDEN = 512 + 64;
-uint8_t wt_xsave_ok WT_HIDDEN;
-uint64_t wt_xsave_mask WT_HIDDEN;
 
 static void *cookie; /* [const after init] si_value of sysmon's requests */
 static uintptr_t main_top; /* [const after init] top of the initial thread's stack */
@@ -199,33 +192,7 @@ static int add_ranges(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* ---- extended state the stub saves ---- */
-static void xsave_init(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_XSAVE))
-		return; /* fxsave: 512 bytes, + 64 for the alignment */
-	unsigned lo, hi;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	__cpuid_count(0xd, 0, a, b, c, d);
-	wt_xsave_mask = ((uint64_t)hi << 32) | lo;
-	wt_xsave_size = b + 64;
-	wt_xsave_ok = 1;
-}
-
 /* ---- the handler ---- */
-
-/* The kernel leaves a context interrupted in a blocking call on its
- * `syscall` instruction (0f 05) when it will restart it (SA_RESTART), or
- * just after it with rax = -EINTR when it will not. */
-static bool at_syscall(const greg_t *g)
-{
-	const unsigned char *ip = (const unsigned char *)g[REG_RIP];
-	if (ip[0] == 0x0f && ip[1] == 0x05)
-		return true;
-	return ((uintptr_t)ip & 4095) >= 2 && ip[-2] == 0x0f && ip[-1] == 0x05 &&
-	       g[REG_RAX] == -EINTR;
-}
 
 /* Context: signal handler on m's thread, the task interrupted outside
  * weft with m->insyscall == 0: wt_entersyscall's work. */
@@ -250,11 +217,10 @@ static void on_request(ucontext_t *uc)
 	if (!m || m->curg != t)
 		return; /* mid-switch (weft code anyway) */
 	atomic_store_explicit(&m->sigsent, 0, memory_order_relaxed);
-	greg_t *g = uc->uc_mcontext.gregs;
-	uintptr_t pc = (uintptr_t)g[REG_RIP];
+	uintptr_t pc = wt_arch_uc_pc(uc);
 	if (in(weft, n_weft, pc))
 		return; /* weft checks its flags itself; its futex waits keep the proc */
-	bool sys = at_syscall(g);
+	bool sys = wt_arch_uc_in_syscall(uc);
 	if (m->insyscall == 0) {
 		if (sys) {
 			if (m->p)
@@ -272,15 +238,12 @@ static void on_request(ucontext_t *uc)
 	 * code under it (not on a signal stack or a stack of its own making).
 	 * main's frames lie above the constructor's frame weft started from
 	 * (stack_hi): _start reset the stack pointer. */
-	uintptr_t sp = (uintptr_t)g[REG_RSP];
+	uintptr_t sp = wt_arch_uc_sp(uc);
 	uintptr_t top = t->main ? main_top : (uintptr_t)t->stack_hi;
 	if (wt_cfg.asyncpreemptoff || in(no_switch, n_no_switch, pc) ||
-	    sp < (uintptr_t)t->stack_lo + 16384 + wt_xsave_size || sp > top)
+	    sp < (uintptr_t)t->stack_lo + 16384 + wt_arch_preempt_state_size() || sp > top)
 		return;
-	sp -= 128 + 8;
-	*(uintptr_t *)sp = pc;
-	g[REG_RSP] = (greg_t)sp;
-	g[REG_RIP] = (greg_t)(uintptr_t)wt_async_preempt;
+	wt_arch_uc_push_call(uc, wt_async_preempt);
 }
 
 static void chain(int sig, siginfo_t *si, void *ucv)
@@ -328,7 +291,7 @@ static void on_sigurg(int sig, siginfo_t *si, void *uc)
 void wt_preempt_init(void)
 {
 	dl_iterate_phdr(add_ranges, NULL);
-	xsave_init();
+	wt_arch_preempt_init();
 	self_pid = wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	main_top = WT_ALIGN_UP((uintptr_t)__libc_stack_end, 4096);
 	if (wt_main_task && main_top < (uintptr_t)wt_main_task->stack_hi)

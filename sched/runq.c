@@ -181,7 +181,7 @@ static uint32_t runq_grab(struct wt_p *victim, struct wt_p *p, uint32_t at, bool
 				int64_t until = wt_nanotime() + 3000;
 				while (wt_nanotime() < until &&
 				       atomic_load_explicit(&victim->runnext, memory_order_relaxed) == next)
-					__builtin_ia32_pause();
+					wt_arch_pause();
 				next = atomic_load_explicit(&victim->runnext, memory_order_relaxed);
 			}
 			if (!next || !atomic_compare_exchange_strong_explicit(

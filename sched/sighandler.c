@@ -66,7 +66,7 @@ static struct wt_m *self_m(void)
 
 static bool interrupted_weft(const ucontext_t *uc)
 {
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	uintptr_t pc = wt_arch_uc_pc(uc);
 	if (!wt_pc_in_weft(pc))
 		return false;
 	return !(pc >= (uintptr_t)wt_syscall6_sigok && pc < (uintptr_t)wt_syscall6_sigok_end);

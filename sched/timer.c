@@ -148,7 +148,7 @@ void wt_timer_del(struct wt_timer *t)
 	wt_unlock(&T.lock);
 	/* Acquire: pairs with the release store that ends the callback. */
 	while (atomic_load_explicit(&t->running, memory_order_acquire))
-		__builtin_ia32_pause();
+		wt_arch_pause();
 }
 
 int64_t wt_timer_next(void)

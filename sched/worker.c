@@ -109,7 +109,7 @@ void wt_worker_init_self(struct wt_m *m)
 	m->ostid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	m->g0_tp = wt_arch_get_tp();
 	m->cur_tp = m->g0_tp;
-	m->g0.tp = m->g0_tp; /* even with arch_prctl: a signal handler on g0 must see no task */
+	m->g0.tp = m->g0_tp; /* even in syscall mode: a signal handler on g0 must see no task */
 	m->fastrand = 0x9e3779b97f4a7c15ull * (uint64_t)(m->id + 1);
 	m->sigstk = wt_crash_altstack();
 	wt_tls_worker_enter(m);

@@ -102,9 +102,7 @@ WT_EXPORT void pthread_exit(void *ret)
 
 WT_EXPORT pthread_t pthread_self(void)
 {
-	pthread_t self;
-	__asm__("movq %%fs:0x10, %0" : "=r"(self));
-	return self;
+	return (pthread_t)wt_arch_tcb_self();
 }
 
 WT_EXPORT int pthread_equal(pthread_t a, pthread_t b)

@@ -37,7 +37,7 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 	/* Spin a little when another proc may be releasing it right now. */
 	if (wt_sched.nprocs > 1) {
 		for (int i = 0; i < 64; i++) {
-			__builtin_ia32_pause();
+			wt_arch_pause();
 			int z = 0;
 			if (atomic_load_explicit(w, memory_order_relaxed) == 0 &&
 			    atomic_compare_exchange_weak_explicit(w, &z, 1, memory_order_acquire,

@@ -199,7 +199,7 @@ static int contend(pthread_rwlock_t *l, unsigned *s, int *spins, unsigned bit, c
 	_Atomic unsigned *w = WORD(l);
 	if (*spins > 0) {
 		(*spins)--;
-		__builtin_ia32_pause();
+		wt_arch_pause();
 		*s = atomic_load_explicit(w, memory_order_relaxed);
 		return -1;
 	}

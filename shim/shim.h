@@ -50,9 +50,7 @@
  * caller's TCB (a task's unique fake tid, or a real thread's tid). */
 static inline int wt_self_tid(void)
 {
-	int tid;
-	__asm__ volatile("movl %%fs:(%1), %0" : "=r"(tid) : "r"(wt_off_tid));
-	return tid;
+	return wt_arch_self_tid_at(wt_off_tid);
 }
 
 static inline bool wt_ts_valid(const struct timespec *ts)
