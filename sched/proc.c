@@ -34,6 +34,21 @@
  * context is saved before its park lock is released: the lock is released
  * by m->after, which only the next context on the worker runs.
  *
+ * Preemption requests: sysmon stores m->preempt = schedtick + 1 for a task
+ * that has run too long (preempt.c); any switch meanwhile makes the
+ * request stale, since it names the tick (wt_preempt_wanted).  The task
+ * honours it by wt_preempt_yield, to the back of the global queue (Go's
+ * gopreempt_m): from the preemption stub, or at its next yield or return
+ * from a system call; a park that would hand off to runnext demotes it
+ * behind the ring instead.
+ *
+ * Layering: proc.c switches and moves tasks and procs; it calls down into
+ * runq.c, worker.c (startm's threads, stopm) and the poller, and across
+ * into syscall.c, which shares the ownership of m->p with it: at each
+ * entry from a task it asks which proc it may use (wt_curp,
+ * wt_implicit_*).  The preemption signal handler (preempt.c) sits above
+ * and calls in; nothing here calls it.
+ *
  * Resizing (GOMAXPROCS following the cgroup CPU limit, cgroup.c), without
  * stopping the world: the procs array has room for every CPU and procs
  * 0..nprocs-1 are enabled.  wt_procs_resize, under sched.lock, stores the
@@ -49,7 +64,6 @@
 
 #include "runtime.h"
 #include "netpoll.h"
-#include "preempt.h"
 #include "proc.h"
 #include "runq.h"
 #include "sigtask.h"
@@ -278,15 +292,10 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 {
 	struct wt_task *t = wt_cur();
 	struct wt_m *m = t->m;
-	/* After a system call nobody intercepted (preempt.c): the proc back,
-	 * or none, and then g0 stops this worker once the switch is done (no
-	 * queueing here: a parking task holds its bucket lock). */
-	if (unlikely(atomic_load_explicit(&m->implicit, memory_order_relaxed)) &&
-	    !wt_implicit_settle(m) && m->insyscall == 1) {
-		m->insyscall = 0;
-		atomic_store_explicit(&m->implicit, 0, memory_order_relaxed);
-		atomic_fetch_sub(&wt_nimplicit, 1);
-	}
+	/* After a system call nobody intercepted (syscall.c): the proc back,
+	 * or none, and then g0 stops this worker once the switch is done. */
+	if (unlikely(atomic_load_explicit(&m->implicit, memory_order_relaxed)))
+		wt_implicit_switch_out(m);
 	struct wt_p *p = m->p;
 	struct wt_task *next = NULL;
 	bool inherit = false;
@@ -379,6 +388,26 @@ void wt_yield(void)
 							 memory_order_relaxed) == 0)
 		return;
 	wt_mcall(after_yield, NULL);
+}
+
+static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg)
+{
+	(void)m;
+	(void)arg;
+	atomic_store(&t->state, WT_RUNNABLE);
+	wt_lock(&wt_sched.lock);
+	wt_globrunq_put(t);
+	wt_unlock(&wt_sched.lock);
+	wt_wakep();
+}
+
+/* Context: a task, no lock held.  Go's gopreempt_m: to the back of the
+ * global queue, so every other runnable task goes first. */
+void wt_preempt_yield(void)
+{
+	struct wt_task *t = wt_cur();
+	atomic_store_explicit(&t->m->preempt, 0, memory_order_relaxed);
+	wt_mcall(after_preempt, NULL);
 }
 
 static void resetspinning(struct wt_m *m)

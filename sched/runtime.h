@@ -175,7 +175,8 @@ struct wt_m {
 	_Atomic uint64_t preempt;       /* [atomic] schedtick + 1 of the task to preempt, 0 none */
 	_Atomic int sigsent;            /* [atomic] sysmon set it and signalled; the handler clears */
 	_Atomic int implicit;           /* [atomic; owner m writes, sysmon reads] in a system call
-					 * nobody intercepted (entered by the signal handler) */
+					 * nobody intercepted (entered by the signal handler;
+					 * syscall.c) */
 	char *sigstk;                   /* [const] alternate signal stack (WT_SIGSTK bytes) */
 	int64_t mon_cpu, mon_sent;      /* [sysmon] CPU time at its last look; last signal */
 	uint64_t sigmask;               /* [owner m] this thread's blocked set as last set by

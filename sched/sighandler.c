@@ -43,13 +43,13 @@
 #include <ucontext.h>
 
 #include "runtime.h"
-#include "preempt.h"
 #include "real.h"
 #include "sighandler.h"
 #include "sigtask.h"
 #include "start.h"
 #include "sysmon.h"
 #include "task.h"
+#include "text.h"
 #include "worker.h"
 
 struct sigaction wt_user_sa[65];

@@ -37,6 +37,7 @@
 #include "slab.h"
 #include "sysmon.h"
 #include "task.h"
+#include "text.h"
 #include "throw.h"
 #include "tls.h"
 #include "worker.h"
@@ -139,6 +140,7 @@ int wt_runtime_start(void)
 	 * context switch makes the next TLS access a SIGSEGV to repair. */
 	wt_crash_init();
 	m->sigstk = wt_crash_altstack();
+	wt_text_init();
 	wt_preempt_init();
 	wt_tls_worker_enter(m);
 	/* The main task keeps the mask the process started with. */
