@@ -27,7 +27,8 @@
  *   G0 = top - 2 MiB                first guard page
  * Everything a shallow task touches (TCB, TLS, first stack pages, guard
  * marker) lies in the top 2 MiB, i.e. under one page-table page: a parked
- * task costs two data pages and one page-table page.  Guards are
+ * task costs one data page with the compact static TLS layout (two with
+ * WEFT_STATIC_TLS=full; tls_static.c) and one page-table page.  Guards are
  * MADV_GUARD_INSTALL markers (Linux >= 6.13: no VMA); older kernels get
  * mprotect (VMAs; schedtrace says so).
  *
