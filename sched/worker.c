@@ -41,7 +41,7 @@
 #include "worker.h"
 
 _Atomic int wt_nthreads;
-static struct wt_slab mslab = { .size = sizeof(struct wt_m) };
+static struct wt_slab mslab = WT_SLAB_INIT(sizeof(struct wt_m));
 
 /* Starts fn(arg) on a new detached OS thread of weft's own: a real glibc
  * thread (real pthread_create) with a stack of `stack` bytes, created with
