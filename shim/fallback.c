@@ -54,16 +54,6 @@
 		r_;                                             \
 	})
 
-/* libc's definition of name, looked up once (a racing first call stores
- * the same pointer). */
-#define NEXT(name, type)                                        \
-	({                                                      \
-		static __typeof__(type) f_;                     \
-		if (!f_)                                        \
-			f_ = (type)dlsym(RTLD_NEXT, name);      \
-		f_;                                             \
-	})
-
 /* ---- open: a mode argument exists only with O_CREAT or O_TMPFILE ---- */
 
 #define NEEDS_MODE(fl) (((fl) & O_CREAT) || ((fl) & O_TMPFILE) == O_TMPFILE)
@@ -88,8 +78,9 @@ static int open_common(open_fn f, int dirfd, openat_fn fat, const char *path, in
 WT_EXPORT int open(const char *path, int flags, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, flags);
-	int r = open_common(NEXT("open", open_fn), 0, NULL, path, flags, ap);
+	int r = open_common(real.open, 0, NULL, path, flags, ap);
 	va_end(ap);
 	return r;
 }
@@ -97,8 +88,9 @@ WT_EXPORT int open(const char *path, int flags, ...)
 WT_EXPORT int open64(const char *path, int flags, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, flags);
-	int r = open_common(NEXT("open64", open_fn), 0, NULL, path, flags, ap);
+	int r = open_common(real.open64, 0, NULL, path, flags, ap);
 	va_end(ap);
 	return r;
 }
@@ -106,8 +98,9 @@ WT_EXPORT int open64(const char *path, int flags, ...)
 WT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, flags);
-	int r = open_common(NULL, dirfd, NEXT("openat", openat_fn), path, flags, ap);
+	int r = open_common(NULL, dirfd, real.openat, path, flags, ap);
 	va_end(ap);
 	return r;
 }
@@ -115,8 +108,9 @@ WT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 WT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, flags);
-	int r = open_common(NULL, dirfd, NEXT("openat64", openat_fn), path, flags, ap);
+	int r = open_common(NULL, dirfd, real.openat64, path, flags, ap);
 	va_end(ap);
 	return r;
 }
@@ -187,8 +181,9 @@ static int fcntl_common(fcntl_fn f, int fd, int cmd, va_list ap)
 WT_EXPORT int fcntl(int fd, int cmd, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, cmd);
-	int r = fcntl_common(NEXT("fcntl", fcntl_fn), fd, cmd, ap);
+	int r = fcntl_common(real.fcntl, fd, cmd, ap);
 	va_end(ap);
 	return r;
 }
@@ -196,8 +191,9 @@ WT_EXPORT int fcntl(int fd, int cmd, ...)
 WT_EXPORT int fcntl64(int fd, int cmd, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, cmd);
-	int r = fcntl_common(NEXT("fcntl64", fcntl_fn), fd, cmd, ap);
+	int r = fcntl_common(real.fcntl64, fd, cmd, ap);
 	va_end(ap);
 	return r;
 }
@@ -206,14 +202,15 @@ WT_EXPORT int fcntl64(int fd, int cmd, ...)
  * sees: only F_LOCK waits. */
 WT_EXPORT int lockf(int fd, int cmd, off_t len)
 {
-	int (*f)(int, int, off_t) = NEXT("lockf", int (*)(int, int, off_t));
-	return cmd == F_LOCK ? BRACKETED(int, f(fd, cmd, len)) : f(fd, cmd, len);
+	wt_real_init();
+	return cmd == F_LOCK ? BRACKETED(int, real.lockf(fd, cmd, len)) : real.lockf(fd, cmd, len);
 }
 
 WT_EXPORT int lockf64(int fd, int cmd, off64_t len)
 {
-	int (*f)(int, int, off64_t) = NEXT("lockf64", int (*)(int, int, off64_t));
-	return cmd == F_LOCK ? BRACKETED(int, f(fd, cmd, len)) : f(fd, cmd, len);
+	wt_real_init();
+	return cmd == F_LOCK ? BRACKETED(int, real.lockf64(fd, cmd, len))
+			     : real.lockf64(fd, cmd, len);
 }
 
 /* ---- signals ---- */
@@ -253,14 +250,14 @@ BLOCKING(int, ftruncate64, (int fd, off64_t len), (fd, len))
 
 WT_EXPORT void sync(void)
 {
-	void (*f)(void) = NEXT("sync", void (*)(void));
+	wt_real_init();
 	if (!wt_cur()) {
-		f();
+		real.sync();
 		return;
 	}
 	int e = errno;
 	wt_entersyscall();
-	f();
+	real.sync();
 	wt_exitsyscall();
 	errno = e; /* sync cannot fail; leave errno as it was */
 }

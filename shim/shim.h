@@ -9,7 +9,6 @@
 #define WEFT_SHIM_H
 
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -33,13 +32,11 @@
 #define BLOCKING(ret, name, params, args)                                   \
 	WT_EXPORT ret name params                                           \
 	{                                                                   \
-		static ret(*real_) params;                                  \
-		if (!real_)                                                 \
-			real_ = dlsym(RTLD_NEXT, #name);                    \
+		wt_real_init();                                             \
 		if (!wt_cur())                                              \
-			return real_ args;                                  \
+			return real.name args;                              \
 		wt_entersyscall();                                          \
-		ret r_ = real_ args;                                        \
+		ret r_ = real.name args;                                    \
 		int e_ = errno;                                             \
 		wt_exitsyscall();                                           \
 		errno = e_;                                                 \

@@ -12,7 +12,6 @@
  * the signal on the task, sigpending adds the task's queued ones, and the
  * sigwait family takes them.  Threads weft did not create use libc's.
  */
-#include <dlfcn.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -280,8 +279,6 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
  * then takes.  Before exitsyscall (which may move the task to another
  * thread), what was raised and not taken goes back to the task's queue. */
 
-static int (*real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
-
 static void drain(struct wt_task *t)
 {
 	uint64_t left = __atomic_exchange_n(&t->sigraised, 0, __ATOMIC_RELAXED);
@@ -299,8 +296,6 @@ static void drain(struct wt_task *t)
 static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *info,
 			     const struct timespec *ts)
 {
-	if (!real_sigtimedwait)
-		real_sigtimedwait = dlsym(RTLD_NEXT, "sigtimedwait");
 	uint64_t want = bits_of(set) & ~(WT_SIGBIT(32) | WT_SIGBIT(33));
 	int64_t deadline = -1;
 	if (ts) {
@@ -325,7 +320,7 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 		atomic_signal_fence(memory_order_seq_cst);
 		unsigned intr = t->sigintr;
 		wt_sig_deliver(t);
-		int r = real_sigtimedwait(set, info, lp);
+		int r = real.sigtimedwait(set, info, lp);
 		int e = errno;
 		__atomic_store_n(&t->sigwait, 0, __ATOMIC_RELAXED);
 		atomic_signal_fence(memory_order_seq_cst);
@@ -345,11 +340,9 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 WT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
 {
 	struct wt_task *t = task();
-	if (!t) {
-		if (!real_sigtimedwait)
-			real_sigtimedwait = dlsym(RTLD_NEXT, "sigtimedwait");
-		return real_sigtimedwait(set, info, ts);
-	}
+	wt_real_init();
+	if (!t)
+		return real.sigtimedwait(set, info, ts);
 	return task_sigtimedwait(t, set, info, ts);
 }
 
