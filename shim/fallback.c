@@ -38,22 +38,6 @@
 #include "shim.h"
 #include "../sched/netpoll.h"
 
-/* `call` between the syscall marks, errno as the call left it. */
-#define BRACKETED(type, call)                                   \
-	({                                                      \
-		type r_;                                        \
-		if (!wt_cur()) {                                \
-			r_ = call;                              \
-		} else {                                        \
-			wt_entersyscall();                      \
-			r_ = call;                              \
-			int e_ = errno;                         \
-			wt_exitsyscall();                       \
-			errno = e_;                             \
-		}                                               \
-		r_;                                             \
-	})
-
 /* ---- open: a mode argument exists only with O_CREAT or O_TMPFILE ---- */
 
 #define NEEDS_MODE(fl) (((fl) & O_CREAT) || ((fl) & O_TMPFILE) == O_TMPFILE)
@@ -65,8 +49,8 @@ static int open_common(open_fn f, int dirfd, openat_fn fat, const char *path, in
 		       va_list ap)
 {
 	mode_t mode = NEEDS_MODE(flags) ? va_arg(ap, mode_t) : 0;
-	int fd = f ? BRACKETED(int, f(path, flags, mode))
-		   : BRACKETED(int, fat(dirfd, path, flags, mode));
+	int fd = f ? BRACKETED(f(path, flags, mode))
+		   : BRACKETED(fat(dirfd, path, flags, mode));
 	if (fd >= 0) {
 		int e = errno;
 		wt_fd_set_kind(fd, WT_FD_UNKNOWN); /* a number the poller may know */
@@ -171,7 +155,7 @@ static int fcntl_common(fcntl_fn f, int fd, int cmd, va_list ap)
 	case F_SETLKW: /* = F_SETLKW64 on LP64 */
 	case F_OFD_SETLKW: {
 		struct flock *lk = va_arg(ap, struct flock *);
-		return BRACKETED(int, f(fd, cmd, lk));
+		return BRACKETED(f(fd, cmd, lk));
 	}
 	default:
 		return f(fd, cmd, va_arg(ap, void *));
@@ -203,13 +187,13 @@ WT_EXPORT int fcntl64(int fd, int cmd, ...)
 WT_EXPORT int lockf(int fd, int cmd, off_t len)
 {
 	wt_real_init();
-	return cmd == F_LOCK ? BRACKETED(int, real.lockf(fd, cmd, len)) : real.lockf(fd, cmd, len);
+	return cmd == F_LOCK ? BRACKETED(real.lockf(fd, cmd, len)) : real.lockf(fd, cmd, len);
 }
 
 WT_EXPORT int lockf64(int fd, int cmd, off64_t len)
 {
 	wt_real_init();
-	return cmd == F_LOCK ? BRACKETED(int, real.lockf64(fd, cmd, len))
+	return cmd == F_LOCK ? BRACKETED(real.lockf64(fd, cmd, len))
 			     : real.lockf64(fd, cmd, len);
 }
 
@@ -251,15 +235,7 @@ BLOCKING(int, ftruncate64, (int fd, off64_t len), (fd, len))
 WT_EXPORT void sync(void)
 {
 	wt_real_init();
-	if (!wt_cur()) {
-		real.sync();
-		return;
-	}
-	int e = errno;
-	wt_entersyscall();
-	real.sync();
-	wt_exitsyscall();
-	errno = e; /* sync cannot fail; leave errno as it was */
+	BRACKETED((real.sync(), 0)); /* sync cannot fail: errno stays as it was */
 }
 
 /* ---- in-kernel copies ---- */

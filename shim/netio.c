@@ -54,13 +54,11 @@ static long neg(long r)
 	return r < 0 ? -errno : r;
 }
 
+/* The blocking call, its errno already in its value (neg). */
 static long plain(struct op *o)
 {
 	o->plain = true;
-	wt_entersyscall();
-	long r = o->block(o);
-	wt_exitsyscall();
-	return r;
+	return BRACKETED(o->block(o));
 }
 
 static bool poll_ready(int fd, int mode)

@@ -171,12 +171,7 @@ static long poll_wait(struct pollfd *fds, nfds_t n, int64_t dl)
 
 static int poll_plain(struct pollfd *fds, nfds_t n, int ms)
 {
-	wt_entersyscall();
-	int r = real.poll(fds, n, ms);
-	int e = errno;
-	wt_exitsyscall();
-	errno = e;
-	return r;
+	return BRACKETED(real.poll(fds, n, ms));
 }
 
 WT_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
@@ -206,14 +201,8 @@ WT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, con
 		return -1;
 	}
 	wt_testcancel();
-	if (m) {
-		wt_entersyscall();
-		int r = real.ppoll(fds, n, ts, m);
-		int e = errno;
-		wt_exitsyscall();
-		errno = e;
-		return r;
-	}
+	if (m)
+		return BRACKETED(real.ppoll(fds, n, ts, m));
 	struct pollset ps = { fds, n };
 	long r = n ? look_poll(&ps) : 0;
 	if (r != 0)
@@ -328,14 +317,8 @@ WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 	wt_testcancel();
 	int64_t dl = tv ? wt_nanotime() + tv->tv_sec * 1000000000ll + tv->tv_usec * 1000ll : -1;
 	long k = select_task(n, r, w, e, dl);
-	if (k == -EPERM) {
-		wt_entersyscall();
-		k = real.select(n, r, w, e, tv);
-		int err = errno;
-		wt_exitsyscall();
-		errno = err;
-		return (int)k;
-	}
+	if (k == -EPERM)
+		return BRACKETED(real.select(n, r, w, e, tv));
 	if (tv) { /* Linux reports the time left */
 		int64_t left = dl - wt_nanotime();
 		if (left < 0)
@@ -359,14 +342,8 @@ WT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct times
 		k = select_task(n, r, w, e,
 				ts ? wt_nanotime() + ts->tv_sec * 1000000000ll + ts->tv_nsec : -1);
 	}
-	if (k == -EPERM) { /* a signal mask, or arguments the kernel judges */
-		wt_entersyscall();
-		k = real.pselect(n, r, w, e, ts, m);
-		int err = errno;
-		wt_exitsyscall();
-		errno = err;
-		return (int)k;
-	}
+	if (k == -EPERM) /* a signal mask, or arguments the kernel judges */
+		return BRACKETED(real.pselect(n, r, w, e, ts, m));
 	return (int)fail(k);
 }
 
@@ -398,14 +375,8 @@ WT_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
 	r = wait_on(ep, look_epoll, &s, dl);
 	if (r == -ECANCELED)
 		wt_cancel_act();
-	if (r == -EPERM) {
-		wt_entersyscall();
-		r = real.epoll_wait(ep, ev, max, remaining_ms(dl));
-		int e = errno;
-		wt_exitsyscall();
-		errno = e;
-		return (int)r;
-	}
+	if (r == -EPERM)
+		return BRACKETED(real.epoll_wait(ep, ev, max, remaining_ms(dl)));
 	return (int)fail(r);
 }
 
@@ -417,10 +388,5 @@ WT_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const
 	if (!wt_cur() || ms == 0)
 		return real.epoll_pwait(ep, ev, max, ms, m);
 	wt_testcancel();
-	wt_entersyscall();
-	int r = real.epoll_pwait(ep, ev, max, ms, m);
-	int e = errno;
-	wt_exitsyscall();
-	errno = e;
-	return r;
+	return BRACKETED(real.epoll_pwait(ep, ev, max, ms, m));
 }

@@ -20,9 +20,9 @@
 #define PINNED(call)                            \
 	({                                      \
 		struct wt_pin p_ = wt_tls_pin(); \
-		__typeof__(call) r_ = call;     \
+		__typeof__(call) pr_ = call;    \
 		wt_tls_unpin(p_);               \
-		r_;                             \
+		pr_;                            \
 	})
 
 WT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
@@ -46,12 +46,7 @@ WT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
 WT_EXPORT int system(const char *cmd)
 {
 	wt_real_init();
-	wt_entersyscall();
-	int r = PINNED(real.system(cmd));
-	int e = errno;
-	wt_exitsyscall();
-	errno = e;
-	return r;
+	return BRACKETED(PINNED(real.system(cmd)));
 }
 
 WT_EXPORT FILE *popen(const char *cmd, const char *mode)
@@ -66,12 +61,7 @@ WT_EXPORT int pclose(FILE *fp)
 	wt_real_init();
 	int fd = fp ? fileno(fp) : -1;
 	wt_netpoll_close(fd); /* libc closes it: forget the number first */
-	wt_entersyscall();
-	int r = real.pclose(fp);
-	int e = errno;
-	wt_exitsyscall();
-	errno = e;
-	return r;
+	return BRACKETED(real.pclose(fp));
 }
 
 /* fork: the child continues with the forking task alone on a fresh runtime
