@@ -36,7 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 
+#include "arch.h"
 #include "cgroup.h"
 #include "config.h"
 #include "print.h"
@@ -46,7 +48,9 @@ struct wt_config wt_cfg = { .tls_mode = -1, .maxthreads = 10000, .sigquit = WT_S
 int wt_ncpu_affinity(void)
 {
 	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
+	/* The raw call (errno untouched) fills the kernel's mask size only. */
+	CPU_ZERO(&set);
+	if (wt_syscall6(SYS_sched_getaffinity, 0, sizeof set, (long)&set, 0, 0, 0) < 0)
 		return 1;
 	int n = CPU_COUNT(&set);
 	return n > 0 ? n : 1;

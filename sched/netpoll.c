@@ -45,7 +45,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -53,6 +52,7 @@
 #include "netpoll.h"
 #include "print.h"
 #include "proc.h"
+#include "slab.h"
 
 struct pd {
 	_Atomic uint32_t seq[2];   /* bumped by the poller per edge */
@@ -79,9 +79,10 @@ static struct pd *pd_of(int fd, bool make)
 	if (!c) {
 		if (!make)
 			return NULL;
-		void *m = mmap(NULL, CHUNK * sizeof(struct pd), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
+		/* Raw mmap and munmap: callers are shim entry points that
+		 * must leave the program's errno alone. */
+		struct pd *m = wt_mmap_anon(CHUNK * sizeof(struct pd));
+		if (!m)
 			return NULL;
 		struct pd *none = NULL;
 		/* Release: the zeroed chunk before its pointer.  The loser unmaps. */
@@ -90,7 +91,7 @@ static struct pd *pd_of(int fd, bool make)
 							    memory_order_acquire))
 			c = m;
 		else {
-			munmap(m, CHUNK * sizeof(struct pd));
+			wt_syscall6(SYS_munmap, (long)m, CHUNK * sizeof(struct pd), 0, 0, 0, 0);
 			c = none;
 		}
 	}

@@ -16,6 +16,7 @@
  * Workers beyond worker 0 are created when work appears (proc.c: startm).
  */
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -58,6 +59,9 @@ int wt_runtime_start(void)
 		return st == 2 ? 0 : -1;
 	}
 	atomic_store(&start_state, 1);
+	/* Starting calls libc (getauxval, getenv, dlsym, pthread_create,
+	 * sigaction...), which may set errno: the caller's is put back. */
+	int saved_errno = errno;
 	wt_real_init();
 	long pid = wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	long tid = wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -154,10 +158,12 @@ int wt_runtime_start(void)
 	wt_dump_init();
 	atomic_store_explicit(&start_state, 2, memory_order_release);
 	wt_unlock(&start_lock);
+	errno = saved_errno;
 	return 0;
 refuse:
 	atomic_store_explicit(&start_state, 3, memory_order_release);
 	wt_unlock(&start_lock);
+	errno = saved_errno;
 	return -1;
 }
 

@@ -136,7 +136,9 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	real.pthread_attr_setstacksize(&a, 256 << 10);
 	struct wt_pin pin = wt_tls_pin();
+	int saved_errno = errno; /* a failing pthread_create may set it */
 	int err = real.pthread_create(&th, &a, worker_main, m);
+	errno = saved_errno;
 	wt_tls_unpin(pin);
 	real.pthread_attr_destroy(&a);
 	if (err) {

@@ -16,8 +16,8 @@
  *   fdatasync, sync, syncfs, truncate, ftruncate           disk writeback;
  *   sendfile, copy_file_range, splice, tee, vmsplice       in-kernel copies.
  * fcntl and lockf bracket only their waiting commands; every other command
- * goes straight to libc.  Return values and errno are libc's: errno is
- * saved before wt_exitsyscall and restored after it.  waitpid, wait, waitid
+ * goes straight to libc.  Return values and errno are libc's (the runtime
+ * calls made after libc's leave errno alone).  waitpid, wait, waitid
  * and fsync are in blocking.c.
  *
  * Context: any caller.  A thread weft did not create (wt_cur() == NULL)
@@ -51,11 +51,8 @@ static int open_common(open_fn f, int dirfd, openat_fn fat, const char *path, in
 	mode_t mode = NEEDS_MODE(flags) ? va_arg(ap, mode_t) : 0;
 	int fd = f ? BRACKETED(f(path, flags, mode))
 		   : BRACKETED(fat(dirfd, path, flags, mode));
-	if (fd >= 0) {
-		int e = errno;
+	if (fd >= 0)
 		wt_fd_set_kind(fd, WT_FD_UNKNOWN); /* a number the poller may know */
-		errno = e;
-	}
 	return fd;
 }
 
@@ -129,19 +126,14 @@ static int fcntl_common(fcntl_fn f, int fd, int cmd, va_list ap)
 		return f(fd, cmd);
 	case F_SETFL: { /* O_NONBLOCK may change: the poller looks again */
 		int r = f(fd, cmd, va_arg(ap, int));
-		int e = errno;
 		wt_fd_flags_changed(fd);
-		errno = e;
 		return r;
 	}
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC: {
 		int r = f(fd, cmd, va_arg(ap, int));
-		if (r >= 0) {
-			int e = errno;
+		if (r >= 0)
 			wt_fd_set_kind(r, WT_FD_UNKNOWN);
-			errno = e;
-		}
 		return r;
 	}
 	case F_SETFD:

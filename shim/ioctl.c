@@ -15,10 +15,7 @@ WT_EXPORT int ioctl(int fd, unsigned long req, ...)
 	void *arg = __builtin_va_arg(ap, void *);
 	__builtin_va_end(ap);
 	int r = real.ioctl(fd, req, arg);
-	if (req == FIONBIO && r == 0) {
-		int e = errno;
+	if (req == FIONBIO && r == 0)
 		wt_fd_flags_changed(fd);
-		errno = e;
-	}
 	return r;
 }

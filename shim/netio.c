@@ -389,11 +389,8 @@ WT_EXPORT int dup2(int old, int new)
 		return -1;
 	}
 	int r = real.dup2(old, new);
-	if (r >= 0 && old != new) {
-		int e = errno;
+	if (r >= 0 && old != new)
 		wt_netpoll_close(new);
-		errno = e;
-	}
 	return r;
 }
 
@@ -405,11 +402,8 @@ WT_EXPORT int dup3(int old, int new, int fl)
 		return -1;
 	}
 	int r = real.dup3(old, new, fl);
-	if (r >= 0) {
-		int e = errno;
+	if (r >= 0)
 		wt_netpoll_close(new);
-		errno = e;
-	}
 	return r;
 }
 

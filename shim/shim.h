@@ -26,7 +26,8 @@
 /* BRACKETED(call): the value of call, a libc call that may block, made
  * between wt_entersyscall and wt_exitsyscall (sched/syscall.c), so that
  * the proc goes to other tasks while it blocks.  The value and errno are
- * as the call left them.  A thread weft did not create (wt_cur() == NULL)
+ * as the call left them (the runtime never touches errno, and wt_exitsyscall
+ * may switch the task to another worker, but its TLS goes with it).  A thread weft did not create (wt_cur() == NULL)
  * makes the call plainly.  call must have a value: (f(), 0) for a void f.
  * Context: any caller; may block the worker, never parks. */
 #define BRACKETED(call)                                   \
@@ -37,9 +38,7 @@
 		} else {                                  \
 			wt_entersyscall();                \
 			r_ = (call);                      \
-			int e_ = errno;                   \
 			wt_exitsyscall();                 \
-			errno = e_;                       \
 		}                                         \
 		r_;                                       \
 	})

@@ -329,10 +329,8 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 		drain(t);
 		bool again = r < 0 && e == EINTR && t->sigintr != intr;
 		wt_exitsyscall();
-		if (!again) {
-			errno = e;
-			return r;
-		}
+		if (!again)
+			return r; /* errno as the call left it: nothing since touched it */
 		/* Interrupted by a poke, not by a handler: wait on. */
 	}
 }
