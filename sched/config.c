@@ -42,8 +42,9 @@
 #include "cgroup.h"
 #include "config.h"
 #include "print.h"
+#include "tls.h"
 
-struct wt_config wt_cfg = { .tls_mode = -1, .maxthreads = 10000, .sigquit = WT_SIGQUIT_EXIT };
+struct wt_config wt_cfg = { .tls_mode = WT_TLS_AUTO, .maxthreads = 10000, .sigquit = WT_SIGQUIT_EXIT };
 
 int wt_ncpu_affinity(void)
 {
@@ -199,13 +200,13 @@ void wt_config_read(void)
 	}
 	if ((s = getenv("WEFT_TLS")) && *s) {
 		if (!strcmp(s, "auto"))
-			wt_cfg.tls_mode = -1;
+			wt_cfg.tls_mode = WT_TLS_AUTO;
 		else if (!strcmp(s, "wrfsbase"))
-			wt_cfg.tls_mode = 0;
+			wt_cfg.tls_mode = WT_TLS_WRFSBASE;
 		else if (!strcmp(s, "syscall"))
-			wt_cfg.tls_mode = 1;
+			wt_cfg.tls_mode = WT_TLS_SYSCALL;
 		else if (!strcmp(s, "trap"))
-			wt_cfg.tls_mode = 2;
+			wt_cfg.tls_mode = WT_TLS_TRAP;
 		else
 			wt_print("weft: WEFT_TLS=%s is not auto, wrfsbase, trap or syscall; using auto\n",
 				 s);

@@ -12,7 +12,7 @@
 
 #include "base.h"
 
-typedef struct { _Atomic int v; } wt_lock_t; /* 0 free, 1 held, 2 held + waiters */
+typedef struct { _Atomic int v; } wt_lock_t; /* zero: free; states in lock.c */
 void wt_lock(wt_lock_t *l);
 void wt_unlock(wt_lock_t *l);
 bool wt_trylock(wt_lock_t *l);

@@ -19,7 +19,7 @@
  * __libc_alloca_cutoff; offsets found once by probing a real thread whose
  * stack we chose) and rseq cpu_id = -1 so sched_getcpu asks the kernel.
  *
- * Switching the thread pointer, three ways (wt_tls_mode):
+ * Switching the thread pointer, three ways (WT_TLS_*, tls.h):
  *  - wrfsbase, when the kernel advertises FSGSBASE (AT_HWCAP2): ~10 ns.
  *  - trap: the CPU has FSGSBASE but the kernel does not say so (seen on
  *    this project's VMs).  wrfsbase works, but the kernel does not save the
@@ -38,6 +38,7 @@
  */
 
 #include <asm/prctl.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -61,7 +62,8 @@
 
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;
-int wt_tls_mode = 1;
+int wt_tls_mode = WT_TLS_SYSCALL;
+_Static_assert(WT_TLS_WRFSBASE == 0, "arch/x86_64/switch.S tests wt_tls_mode against 0");
 bool wt_tls_trap;
 size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
 size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
@@ -220,7 +222,7 @@ int wt_tls_init(void)
 	ctype_init = need("__ctype_init");
 	if (!static_info || !sizeof_pthread || !tid_desc || !dl_allocate_tls ||
 	    !dl_deallocate_tls || !ctype_init)
-		return -1;
+		return -ENOTSUP;
 	static_info(&wt_tls_static_size, &wt_tls_static_align);
 	if (wt_tls_static_align < 64)
 		wt_tls_static_align = 64;
@@ -228,7 +230,7 @@ int wt_tls_init(void)
 	wt_off_tid = tid_desc[2];
 	unsigned *list_desc = need("_thread_db_pthread_list");
 	if (!list_desc)
-		return -1;
+		return -ENOTSUP;
 	wt_off_list = list_desc[2];
 	unsigned *spec_desc = dlsym(RTLD_DEFAULT, "_thread_db_pthread_specific");
 	if (spec_desc)
@@ -251,20 +253,21 @@ int wt_tls_init(void)
 
 	/* Thread-pointer switch method. */
 	bool hw = getauxval(AT_HWCAP2) & 2; /* HWCAP2_FSGSBASE */
-	int want = wt_cfg.tls_mode;         /* -1 auto, 0 wrfsbase, 1 syscall, 2 trap */
-	if (want == -1)
-		want = hw ? 0 : cpu_fsgsbase_usable() && !traced() ? 2 : 1;
-	if (want == 0 && !hw) {
+	int want = wt_cfg.tls_mode;
+	if (want == WT_TLS_AUTO)
+		want = hw ? WT_TLS_WRFSBASE
+			  : cpu_fsgsbase_usable() && !traced() ? WT_TLS_TRAP : WT_TLS_SYSCALL;
+	if (want == WT_TLS_WRFSBASE && !hw) {
 		wt_print("weft: WEFT_TLS=wrfsbase: the kernel does not enable FSGSBASE; using %s\n",
 			 cpu_fsgsbase_usable() ? "trap" : "syscall");
-		want = cpu_fsgsbase_usable() ? 2 : 1;
+		want = cpu_fsgsbase_usable() ? WT_TLS_TRAP : WT_TLS_SYSCALL;
 	}
-	if (want == 2 && (!cpu_fsgsbase_usable() || !trap_init())) {
+	if (want == WT_TLS_TRAP && (!cpu_fsgsbase_usable() || !trap_init())) {
 		wt_print("weft: WEFT_TLS=trap is not possible here; using syscall\n");
-		want = 1;
+		want = WT_TLS_SYSCALL;
 	}
-	wt_tls_trap = want == 2;
-	wt_tls_mode = want == 1 ? 1 : 0;
+	wt_tls_trap = want == WT_TLS_TRAP;
+	wt_tls_mode = want == WT_TLS_SYSCALL ? WT_TLS_SYSCALL : WT_TLS_WRFSBASE;
 	wt_cfg.tls_mode = want;
 	wt_tls_static_init();
 	return 0;

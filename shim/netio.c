@@ -138,7 +138,7 @@ WT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	wt_testcancel();
 	struct iovec v = { buf, n };
 	struct op o = { .fd = fd, .iov = &v, .iovcnt = 1, .nowait = rd_nowait, .block = rd_block };
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	return ret(io(&o, WT_IO_READ, &dl));
 }
 
@@ -150,7 +150,7 @@ WT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	wt_testcancel();
 	struct op o = { .fd = fd, .iov = (struct iovec *)iov, .iovcnt = cnt,
 			.nowait = rd_nowait, .block = rd_block };
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	return ret(io(&o, WT_IO_READ, &dl));
 }
 
@@ -178,7 +178,7 @@ WT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int fl, struct sockaddr 
 			.nowait = (fl & MSG_WAITALL) ? NULL : recv_nowait, .block = recv_block };
 	if (fl & MSG_WAITALL)
 		return ret(plain(&o)); /* the kernel assembles the whole buffer */
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	return ret(io(&o, WT_IO_READ, &dl));
 }
 
@@ -207,7 +207,7 @@ WT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int fl)
 			.block = recvmsg_block };
 	if (fl & MSG_WAITALL)
 		return ret(plain(&o));
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	return ret(io(&o, WT_IO_READ, &dl));
 }
 
@@ -223,7 +223,7 @@ WT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int fl)
 		return real.accept4(fd, a, al, fl);
 	wt_testcancel();
 	struct op o = { .fd = fd, .addr = a, .addrlen = al, .flags = fl, .block = accept_block };
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	long r = io(&o, WT_IO_READ, &dl);
 	if (r >= 0)
 		wt_fd_set_kind((int)r, WT_FD_UNKNOWN); /* a number used before */
@@ -282,7 +282,7 @@ static void advance(struct iovec **iov, int *cnt, size_t n)
 static long write_all(struct op *o, size_t want)
 {
 	size_t done = 0;
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	for (;;) {
 		long r = io(o, WT_IO_WRITE, &dl);
 		if (r < 0)

@@ -268,7 +268,7 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 	/* glibc refuses its internal signals too. */
 	if (sig == 32 || sig == 33)
 		return EINVAL;
-	return wt_sig_send(t, sig);
+	return -wt_sig_send(t, sig);
 }
 
 /* ---- sigwait, sigwaitinfo, sigtimedwait ----

@@ -65,7 +65,7 @@ wt_ctx_switch:
 	cmpq	%rax, (%rdx)		/* already loaded on this thread? */
 	je	2f
 	movq	%rax, (%rdx)		/* *cur_tp first: see the header */
-	cmpl	$0, wt_tls_mode(%rip)
+	cmpl	$0, wt_tls_mode(%rip)	/* WT_TLS_WRFSBASE (sched/tls.h)? */
 	jne	1f
 	wrfsbase %rax
 	jmp	2f
