@@ -58,7 +58,10 @@
 #include "throw.h"
 #include "worker.h"
 
-struct wt_sched wt_sched;
+struct wt_sched wt_sched = {
+	.lock = WT_LOCK_INIT(WT_RANK_SCHED),
+	.alllock = WT_LOCK_INIT(WT_RANK_ALLTASKS),
+};
 
 /* Fairness: every GLOBRUNQ_EVERY-th schedtick a proc looks at the global
  * queue before its own, so tasks there are not starved by a local queue

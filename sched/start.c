@@ -43,7 +43,7 @@
 #include "worker.h"
 
 struct wt_task *wt_main_task;
-static wt_lock_t start_lock;
+static wt_lock_t start_lock = WT_LOCK_INIT(WT_RANK_START);
 /* [atomic] written under start_lock, read with acquire without it. */
 static _Atomic int start_state;
 enum { NOT_STARTED = 0, STARTING, RUNNING, REFUSED };
