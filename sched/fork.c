@@ -100,7 +100,7 @@ static void reset(bool reclaimed)
 	 * kernel-known base is T's (pinned), not this worker's guard. */
 	child_trap = wt_tls_trap;
 	wt_tls_trap = false;
-	wt_tls_mode = 1;
+	wt_tls_mode = WT_TLS_SYSCALL;
 
 	if (t) {
 		*(int *)(t->tp + wt_off_tid) = t->tid;
@@ -227,7 +227,7 @@ void wt_fork_child_tls(void)
 	bool alone = t && t->m && wt_sched.nm == 1 && wt_sched.allm == t->m;
 	if (alone) {
 		wt_tls_trap = true;
-		wt_tls_mode = 0;
+		wt_tls_mode = WT_TLS_WRFSBASE;
 		child_trap = false;
 	}
 	wt_unlock(&wt_sched.lock);

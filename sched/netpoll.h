@@ -12,6 +12,9 @@ enum { WT_IO_READ = 0, WT_IO_WRITE = 1 };
 enum { WT_FD_UNKNOWN = 0, WT_FD_POLLABLE = 1, WT_FD_FILE = 2 };
 
 uint32_t wt_netpoll_seq(int fd, int mode);
+/* *deadline: mono ns, -1 none, or WT_DEADLINE_SOCKOPT: the socket's
+ * SO_RCVTIMEO / SO_SNDTIMEO, looked up by the first wait (netpoll.c). */
+#define WT_DEADLINE_SOCKOPT (-2)
 int wt_netpoll_wait(int fd, int mode, uint32_t seq, int64_t *deadline);
 int wt_netpoll_register(int fd);
 void wt_netpoll_close(int fd);

@@ -77,6 +77,11 @@ struct wt_sched wt_sched = {
 	.alllock = WT_LOCK_INIT(WT_RANK_ALLTASKS),
 };
 
+/* Fairness: every GLOBRUNQ_EVERY-th schedtick a proc looks at the global
+ * queue before its own, so tasks there are not starved by a local queue
+ * that never empties (Go's schedule() does the same, every 61st tick). */
+#define GLOBRUNQ_EVERY 61
+
 static uint32_t fastrand(struct wt_m *m)
 {
 	uint64_t x = m->fastrand;
@@ -91,7 +96,7 @@ static uint32_t fastrand(struct wt_m *m)
  * its queued tasks moved to the global queue. */
 static void pidleput(struct wt_p *p)
 {
-	p->status = 0;
+	p->status = WT_P_IDLE;
 	if (unlikely(p->id >= atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed))) {
 		struct wt_task *t;
 		while ((t = wt_runq_get(p)))
@@ -110,7 +115,7 @@ static struct wt_p *pidleget(void)
 	struct wt_p *p = wt_sched.pidle;
 	if (p) {
 		wt_sched.pidle = p->link;
-		p->status = 1;
+		p->status = WT_P_RUNNING;
 		atomic_fetch_sub(&wt_sched.npidle, 1);
 	}
 	return p;
@@ -305,11 +310,11 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	m->after = fn;
 	m->after_arg = arg;
 	m->prevg = t;
-	/* Through g0 instead every 61st tick, when resizing disabled the proc,
-	 * or at the thread cap (findrunnable then prefers tasks back from
-	 * system calls).  The tick findrunnable tests is this one: execute
-	 * counts the switch after it. */
-	if (fn == after_park && p && p->schedtick % 61 != 0 &&
+	/* Through g0 instead every GLOBRUNQ_EVERY-th tick, when resizing
+	 * disabled the proc, or at the thread cap (findrunnable then prefers
+	 * tasks back from system calls).  The tick findrunnable tests is this
+	 * one: execute counts the switch after it. */
+	if (fn == after_park && p && p->schedtick % GLOBRUNQ_EVERY != 0 &&
 	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
 	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed))) {
 		/* Tasks that ready each other and park share one time slice
@@ -494,7 +499,7 @@ top:;
 	 * ones wait for (at WEFT_MAXTHREADS that was a deadlock).  nsysret is
 	 * a hint: another worker may have taken them meanwhile. */
 	bool sysret = atomic_load_explicit(&wt_sched.nsysret, memory_order_relaxed) > 0;
-	if ((p->schedtick % 61 == 0 || sysret ||
+	if ((p->schedtick % GLOBRUNQ_EVERY == 0 || sysret ||
 	     atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)) &&
 	    atomic_load(&wt_sched.runq_size)) {
 		wt_lock(&wt_sched.lock);

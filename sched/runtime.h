@@ -118,6 +118,7 @@ extern intptr_t wt_cur_tpoff; /* &wt_cur_tls - thread pointer */
  * by its owner, syscall -> idle/running by whoever wins a CAS (syscall.c). */
 enum { WT_P_IDLE = 0, WT_P_RUNNING = 1, WT_P_SYSCALL = 2 };
 #define WT_P_SYSCALL_BY(m) (WT_P_SYSCALL | (((m)->id + 1) << 2))
+#define WT_P_KIND(s) ((s) & 3)         /* WT_P_* of a status, without the worker id */
 
 struct wt_p {
 	int id;                         /* [const] */

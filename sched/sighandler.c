@@ -34,7 +34,7 @@
  * the kernel), which would only recur.  libc code weft calls holding a
  * lock is not seen as weft's: such calls are kept out of locked sections
  * (park.c reads the clock before its bucket lock); the timer heap's growth
- * (memcpy) and the poller table's (mmap) remain, rare.
+ * (memcpy) remains, rare.
  */
 #include <signal.h>
 #include <string.h>

@@ -185,7 +185,8 @@ void wt_sig_poke(struct wt_m *m)
 	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, SIGURG, (long)&si, 0, 0);
 }
 
-/* pthread_kill to a task.  Context: any.  Returns 0 or a positive errno. */
+/* pthread_kill to a task.  Context: any.  Returns 0 (queuing cannot fail)
+ * or -errno. */
 int wt_sig_send(struct wt_task *t, int sig)
 {
 	uint64_t bit = WT_SIGBIT(sig);

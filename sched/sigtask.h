@@ -25,7 +25,7 @@ void wt_sig_block_all(void);               /* sysmon */
 void wt_sig_block_more(struct wt_m *m, uint64_t more);
 void wt_sig_switchin_slow(struct wt_task *t);
 void wt_sig_deliver(struct wt_task *t);    /* on t: raise what t may take now */
-int wt_sig_send(struct wt_task *t, int sig);
+int wt_sig_send(struct wt_task *t, int sig); /* pthread_kill to a task: 0 or -errno */
 void wt_sig_setmask(struct wt_task *t, uint64_t mask);
 void wt_sig_poke(struct wt_m *m);          /* SIGURG to m's thread */
 bool wt_sig_urg(siginfo_t *si, void *uc);  /* SIGURG handler: a poke of ours? */

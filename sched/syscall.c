@@ -150,7 +150,7 @@ int wt_sysmon_retake(int64_t now)
 	for (int i = 0; i < max; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
 		int s = atomic_load_explicit(&p->status, memory_order_acquire);
-		if ((s & 3) != WT_P_SYSCALL) {
+		if (WT_P_KIND(s) != WT_P_SYSCALL) {
 			p->sysmon_tick = ~0ull;
 			continue;
 		}

@@ -87,14 +87,13 @@ static void task_unlink(struct wt_task *t)
 }
 
 /* Context: a task or a foreign thread (pthread_create).  May allocate. */
-struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, int *err)
+int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_task **out)
 {
 	const pthread_attr_t *attr = attrp;
+	int err;
 	struct wt_task *t = wt_task_alloc();
-	if (!t) {
-		*err = EAGAIN;
-		return NULL;
-	}
+	if (!t)
+		return -EAGAIN;
 	t->id = atomic_fetch_add(&next_id, 1);
 	t->tid = 0x40000000 | (int)(t->id & 0x3fffffff);
 	t->start = fn;
@@ -118,7 +117,7 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 			t->user_stack = true;
 			t->tp = wt_tls_new((char *)uaddr + usize, t->tid, uaddr, usize, t, false, &tls_low);
 			if (!t->tp || tls_low < (char *)uaddr + 16384) {
-				*err = t->tp ? EINVAL : EAGAIN;
+				err = t->tp ? -EINVAL : -EAGAIN;
 				goto fail;
 			}
 			t->stack_lo = uaddr;
@@ -127,11 +126,9 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 		}
 	}
 	if (!uaddr) {
-		int r = wt_stack_alloc(t, size, guard);
-		if (r) {
-			*err = -r;
+		err = wt_stack_alloc(t, size, guard);
+		if (err)
 			goto fail;
-		}
 	}
 	t->join = detach == PTHREAD_CREATE_DETACHED ? WT_DETACHED : WT_JOINABLE;
 	wt_ctx_make(&t->ctx, t->stack_hi, (void (*)(void *))wt_task_entry, t, t->tp);
@@ -150,11 +147,11 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 	wt_tls_static_check(t);
 	atomic_fetch_add(&wt_ntasks, 1);
 	wt_ready(t);
-	*err = 0;
-	return t;
+	*out = t;
+	return 0;
 fail:
 	wt_slab_free(&task_slab, t);
-	return NULL;
+	return err;
 }
 
 void wt_task_release(struct wt_task *t, struct wt_p *p)
@@ -219,7 +216,7 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 {
 	(void)arg;
 	/* Syscall mode: g0 still runs on the dead task's thread pointer. */
-	if (wt_tls_mode == 1 && m->cur_tp == t->tp && t->tp != m->g0_tp) {
+	if (wt_tls_mode == WT_TLS_SYSCALL && m->cur_tp == t->tp && t->tp != m->g0_tp) {
 		wt_arch_set_tp(m->g0_tp);
 		m->cur_tp = m->g0_tp;
 	}

@@ -7,9 +7,10 @@
 
 #include "runtime.h"
 
-/* Creates and readies a task for pthread_create: *err is a positive errno
- * on failure (NULL returned).  attr: a pthread_attr_t or NULL. */
-struct wt_task *wt_task_create(const void *attr, void *(*fn)(void *), void *arg, int *err);
+/* Creates and readies a task for pthread_create, stored in *out: 0, or
+ * -EAGAIN (out of memory or stack slots), -EINVAL (a program-supplied stack
+ * too small for the TCB).  attr: a pthread_attr_t or NULL. */
+int wt_task_create(const void *attr, void *(*fn)(void *), void *arg, struct wt_task **out);
 WT_NORETURN void wt_task_exit(void *retval);
 /* The live task whose pthread_t is pt, or NULL (not a task of weft's). */
 struct wt_task *wt_task_from_pthread(uintptr_t pt);

@@ -21,7 +21,7 @@
  * The ABI's own header at the start of the TCB (self pointers, guards) is
  * filled by wt_arch_tcb_init.
  *
- * Switching the thread pointer, three ways (wt_tls_mode; arch.h names the
+ * Switching the thread pointer, three ways (WT_TLS_*, tls.h; arch.h names the
  * primitives, arch/x86_64/tp.c says what they are there):
  *  - fast (WEFT_TLS=wrfsbase): set from user space without the kernel
  *    (wt_arch_set_tp_fast), when the kernel says it keeps that value
@@ -42,6 +42,7 @@
  * into itself); LDT segments (32-bit bases, 8192 entries, refused here).
  */
 
+#include <errno.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
@@ -61,7 +62,7 @@
 
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;
-int wt_tls_mode = 1;
+int wt_tls_mode = WT_TLS_SYSCALL;
 bool wt_tls_trap;
 size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
 size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
@@ -184,7 +185,7 @@ int wt_tls_init(void)
 	ctype_init = need("__ctype_init");
 	if (!static_info || !sizeof_pthread || !tid_desc || !dl_allocate_tls ||
 	    !dl_deallocate_tls || !ctype_init)
-		return -1;
+		return -ENOTSUP;
 	static_info(&wt_tls_static_size, &wt_tls_static_align);
 	if (wt_tls_static_align < 64)
 		wt_tls_static_align = 64;
@@ -192,7 +193,7 @@ int wt_tls_init(void)
 	wt_off_tid = tid_desc[2];
 	unsigned *list_desc = need("_thread_db_pthread_list");
 	if (!list_desc)
-		return -1;
+		return -ENOTSUP;
 	wt_off_list = list_desc[2];
 	unsigned *spec_desc = dlsym(RTLD_DEFAULT, "_thread_db_pthread_specific");
 	if (spec_desc)
@@ -215,20 +216,21 @@ int wt_tls_init(void)
 
 	/* Thread-pointer switch method. */
 	bool hw = wt_arch_tp_fast_kernel();
-	int want = wt_cfg.tls_mode;         /* -1 auto, 0 wrfsbase, 1 syscall, 2 trap */
-	if (want == -1)
-		want = hw ? 0 : wt_arch_tp_fast_cpu() && !traced() ? 2 : 1;
-	if (want == 0 && !hw) {
+	int want = wt_cfg.tls_mode;
+	if (want == WT_TLS_AUTO)
+		want = hw ? WT_TLS_WRFSBASE
+			  : wt_arch_tp_fast_cpu() && !traced() ? WT_TLS_TRAP : WT_TLS_SYSCALL;
+	if (want == WT_TLS_WRFSBASE && !hw) {
 		wt_print("weft: WEFT_TLS=wrfsbase: the kernel does not enable FSGSBASE; using %s\n",
 			 wt_arch_tp_fast_cpu() ? "trap" : "syscall");
-		want = wt_arch_tp_fast_cpu() ? 2 : 1;
+		want = wt_arch_tp_fast_cpu() ? WT_TLS_TRAP : WT_TLS_SYSCALL;
 	}
-	if (want == 2 && (!wt_arch_tp_fast_cpu() || !trap_init())) {
+	if (want == WT_TLS_TRAP && (!wt_arch_tp_fast_cpu() || !trap_init())) {
 		wt_print("weft: WEFT_TLS=trap is not possible here; using syscall\n");
-		want = 1;
+		want = WT_TLS_SYSCALL;
 	}
-	wt_tls_trap = want == 2;
-	wt_tls_mode = want == 1 ? 1 : 0;
+	wt_tls_trap = want == WT_TLS_TRAP;
+	wt_tls_mode = want == WT_TLS_SYSCALL ? WT_TLS_SYSCALL : WT_TLS_WRFSBASE;
 	wt_cfg.tls_mode = want;
 	wt_tls_static_init();
 	return 0;

@@ -45,9 +45,10 @@ static struct wt_slab mslab = WT_SLAB_INIT(sizeof(struct wt_m));
 
 /* Starts fn(arg) on a new detached OS thread of weft's own: a real glibc
  * thread (real pthread_create) with a stack of `stack` bytes, created with
- * the thread pointer pinned (tls.c: trap mode).  Returns 0 or -errno; the
- * caller counts the thread in wt_nthreads and says what failed.  Context:
- * any (task, g0, sysmon), no switch while pinned; glibc allocates. */
+ * the thread pointer pinned (tls.c: trap mode).  Returns 0 or -errno (the
+ * caller's errno kept); the caller counts the thread in wt_nthreads and
+ * says what failed.  Context: any (task, g0, sysmon), no switch while
+ * pinned; glibc allocates. */
 int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack)
 {
 	pthread_attr_t a;
@@ -56,7 +57,9 @@ int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack)
 	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	real.pthread_attr_setstacksize(&a, stack);
 	struct wt_pin pin = wt_tls_pin();
+	int saved_errno = errno; /* a failing pthread_create may set it */
 	int err = real.pthread_create(&th, &a, fn, arg);
+	errno = saved_errno;
 	wt_tls_unpin(pin);
 	real.pthread_attr_destroy(&a);
 	return -err;

@@ -20,10 +20,10 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		wt_real_init();
 		return real.pthread_create(th, attr, fn, arg);
 	}
-	int err;
-	struct wt_task *t = wt_task_create(attr, fn, arg, &err);
-	if (!t)
-		return err;
+	struct wt_task *t;
+	int r = wt_task_create(attr, fn, arg, &t);
+	if (r)
+		return -r;
 	*th = (pthread_t)t->tp;
 	return 0;
 }

@@ -12,7 +12,6 @@
  * the signal on the task, sigpending adds the task's queued ones, and the
  * sigwait family takes them.  Threads weft did not create use libc's.
  */
-#include <dlfcn.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -269,7 +268,7 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 	/* glibc refuses its internal signals too. */
 	if (sig == 32 || sig == 33)
 		return EINVAL;
-	return wt_sig_send(t, sig);
+	return -wt_sig_send(t, sig);
 }
 
 /* ---- sigwait, sigwaitinfo, sigtimedwait ----
@@ -279,8 +278,6 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
  * the wait pokes this thread; the poke raises the signal, which the wait
  * then takes.  Before exitsyscall (which may move the task to another
  * thread), what was raised and not taken goes back to the task's queue. */
-
-static int (*real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
 
 static void drain(struct wt_task *t)
 {
@@ -299,8 +296,6 @@ static void drain(struct wt_task *t)
 static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *info,
 			     const struct timespec *ts)
 {
-	if (!real_sigtimedwait)
-		real_sigtimedwait = dlsym(RTLD_NEXT, "sigtimedwait");
 	uint64_t want = bits_of(set) & ~(WT_SIGBIT(32) | WT_SIGBIT(33));
 	int64_t deadline = -1;
 	if (ts) {
@@ -325,7 +320,7 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 		atomic_signal_fence(memory_order_seq_cst);
 		unsigned intr = t->sigintr;
 		wt_sig_deliver(t);
-		int r = real_sigtimedwait(set, info, lp);
+		int r = real.sigtimedwait(set, info, lp);
 		int e = errno;
 		__atomic_store_n(&t->sigwait, 0, __ATOMIC_RELAXED);
 		atomic_signal_fence(memory_order_seq_cst);
@@ -334,10 +329,8 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 		drain(t);
 		bool again = r < 0 && e == EINTR && t->sigintr != intr;
 		wt_exitsyscall();
-		if (!again) {
-			errno = e;
-			return r;
-		}
+		if (!again)
+			return r; /* errno as the call left it: nothing since touched it */
 		/* Interrupted by a poke, not by a handler: wait on. */
 	}
 }
@@ -345,11 +338,9 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 WT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
 {
 	struct wt_task *t = task();
-	if (!t) {
-		if (!real_sigtimedwait)
-			real_sigtimedwait = dlsym(RTLD_NEXT, "sigtimedwait");
-		return real_sigtimedwait(set, info, ts);
-	}
+	wt_real_init();
+	if (!t)
+		return real.sigtimedwait(set, info, ts);
 	return task_sigtimedwait(t, set, info, ts);
 }
 

@@ -1,12 +1,14 @@
 /*
  * offsets.c (x86_64) — the one place that checks offsets.h against the C
- * layouts it names: struct wt_ctx and struct wt_switch_frame (arch.h), and
- * glibc's tcbhead_t (x86_64, stable since glibc 2.3), mirrored here
+ * layouts and values it names: struct wt_ctx and struct wt_switch_frame
+ * (arch.h), the fast thread-pointer mode (sched/tls.h), and glibc's
+ * tcbhead_t (x86_64, stable since glibc 2.3), mirrored here
  * (only the fields weft touches are named).  Nothing here is code.
  */
 #include <stddef.h>
 
 #include "arch.h"
+#include "../../sched/tls.h"
 
 struct tcbhead {
 	void *tcb;
@@ -35,6 +37,8 @@ _Static_assert(offsetof(struct wt_switch_frame, rbp) == WT_FRAME_RBP, "frame rbp
 _Static_assert(offsetof(struct wt_switch_frame, ret) == WT_FRAME_RET, "frame return address");
 _Static_assert(sizeof(struct wt_switch_frame) == WT_FRAME_SIZE, "frame size");
 _Static_assert(WT_FRAME_SIZE % 16 == 0, "the frame keeps the stack 16-byte aligned");
+
+_Static_assert(WT_TLS_WRFSBASE == WT_TLS_MODE_FAST, "switch.S tests wt_tls_mode against this");
 
 _Static_assert(offsetof(struct tcbhead, tcb) == WT_TCB_TCB, "tcbhead.tcb");
 _Static_assert(offsetof(struct tcbhead, self) == WT_TCB_SELF, "tcbhead.self");

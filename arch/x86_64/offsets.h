@@ -31,6 +31,10 @@
  * checks: the stub zeroes it before xsave. */
 #define WT_XSAVE_HDR 512
 
+/* The value of wt_tls_mode (sched/tls.h: WT_TLS_WRFSBASE) for which
+ * switch.S loads the thread pointer with wrfsbase. */
+#define WT_TLS_MODE_FAST 0
+
 /* glibc's tcbhead_t (x86_64; stable since glibc 2.3), at the thread pointer. */
 #define WT_TCB_TCB 0x00              /* the TCB itself */
 #define WT_TCB_SELF 0x10             /* struct pthread *: pthread_self */
