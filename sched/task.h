@@ -32,6 +32,10 @@ void wt_task_release(struct wt_task *t, struct wt_p *p); /* joined, or detached 
 struct wt_task *wt_task_alloc(void);
 void wt_task_link(struct wt_task *t);
 void wt_task_entry(struct wt_task *t);     /* first frame of every task */
+/* In place of the program's main (from __libc_start_main): runs main as
+ * the main task on a slot stack; returns what main returned (glibc then
+ * calls exit).  Runs main unchanged when weft does not run the program. */
+int wt_task_run_main(int (*main)(int, char **, char **), int argc, char **argv, char **envp);
 void wt_task_fork_reset(struct wt_task *self);
 extern _Atomic long wt_ntasks;             /* live tasks, main included */
 extern struct wt_task *wt_main_task;       /* start.c */
