@@ -5,7 +5,8 @@
  * pokes; preemption): the program's handlers for them are recorded and
  * chained from weft's, and thread masks never block them, because a
  * blocked synchronous SIGSEGV kills the process and trap-mode TLS repair
- * (sched/tls.c) arrives as one.
+ * (sched/tls.c) arrives as one.  The program's other handlers run through
+ * a trampoline; sched/sighandler.c decides all that (wt_sig_action).
  *
  * On a task, pthread_sigmask/sigprocmask read and write the task's own
  * mask (the worker thread follows it, sched/sigtask.c), pthread_kill queues
@@ -24,11 +25,6 @@
 #include "../sched/task.h"
 
 
-static bool owned(int sig)
-{
-	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGURG) && wt_runtime_on();
-}
-
 static uint64_t bits_of(const sigset_t *set)
 {
 	uint64_t b;
@@ -42,57 +38,6 @@ static void set_bits(sigset_t *set, uint64_t b)
 	memcpy(set, &b, sizeof b);
 }
 
-/* Program handlers run through sched/sighandler.c's trampoline. */
-static bool wrapped(int sig)
-{
-	return sig >= 1 && sig <= 64 && sig != SIGKILL && sig != SIGSTOP && sig != 32 &&
-	       sig != 33 && wt_runtime_on();
-}
-
-static bool is_handler(const struct sigaction *sa)
-{
-	return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
-}
-
-static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *old)
-{
-	bool had = wt_user_sa_set[sig];
-	struct sigaction prev = wt_user_sa[sig], kold;
-	if (!sa) {
-		if (had) {
-			if (old)
-				*old = prev;
-			return 0;
-		}
-		return real.sigaction(sig, NULL, old);
-	}
-	if (is_handler(sa)) {
-		/* The record first: a signal may come as soon as the kernel has
-		 * the trampoline. */
-		struct sigaction k = *sa;
-		k.sa_sigaction = wt_sig_trampoline;
-		k.sa_flags = (sa->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
-		/* SIGSEGV and SIGBUS stay open for weft: the trampoline reads
-		 * TLS, which in trap mode may fault to be repaired (tls.c). */
-		sigdelset(&k.sa_mask, SIGSEGV);
-		sigdelset(&k.sa_mask, SIGBUS);
-		wt_user_sa[sig] = *sa;
-		wt_user_sa_set[sig] = true;
-		if (real.sigaction(sig, &k, &kold) < 0) {
-			wt_user_sa[sig] = prev;
-			wt_user_sa_set[sig] = had;
-			return -1;
-		}
-	} else {
-		if (real.sigaction(sig, sa, &kold) < 0)
-			return -1;
-		wt_user_sa_set[sig] = false;
-	}
-	if (old)
-		*old = had ? prev : kold;
-	return 0;
-}
-
 WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	wt_real_init();
@@ -104,19 +49,13 @@ WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *o
 			wt_dump_hide(old);
 		return r;
 	}
-	if (!owned(sig))
-		return wrapped(sig) ? set_wrapped(sig, sa, old) : real.sigaction(sig, sa, old);
-	struct sigaction prev = wt_user_sa[sig];
-	if (!wt_user_sa_set[sig]) {
-		memset(&prev, 0, sizeof prev);
-		prev.sa_handler = SIG_DFL;
+	if (!wt_sig_takes(sig))
+		return real.sigaction(sig, sa, old);
+	int r = wt_sig_action(sig, sa, old);
+	if (r < 0) {
+		errno = -r;
+		return -1;
 	}
-	if (sa) {
-		wt_user_sa[sig] = *sa;
-		wt_user_sa_set[sig] = sa->sa_handler != SIG_DFL;
-	}
-	if (old)
-		*old = prev;
 	return 0;
 }
 
