@@ -2,7 +2,7 @@
  * crash.c — faults inside tasks: repair, chain, or report and die.
  *
  * weft owns SIGSEGV and SIGBUS (the program's handlers are recorded by
- * shim/signal.c and chained).  The handler runs on a per-worker alternate
+ * sigaction, sighandler.c, and chained).  The handler runs on a per-worker alternate
  * stack, because a task that overflowed has no stack left.  In order:
  *   1. trap mode: a reverted thread pointer (tls.c) -> repair, return;
  *   2. a task reaching its stack guard: the stack grows (stack.c), return;

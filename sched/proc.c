@@ -74,7 +74,7 @@ static uint32_t fastrand(struct wt_m *m)
  * its queued tasks moved to the global queue. */
 static void pidleput(struct wt_p *p)
 {
-	p->status = 0;
+	p->status = WT_P_IDLE;
 	if (unlikely(p->id >= atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed))) {
 		struct wt_task *t;
 		while ((t = wt_runq_get(p)))
@@ -93,7 +93,7 @@ static struct wt_p *pidleget(void)
 	struct wt_p *p = wt_sched.pidle;
 	if (p) {
 		wt_sched.pidle = p->link;
-		p->status = 1;
+		p->status = WT_P_RUNNING;
 		atomic_fetch_sub(&wt_sched.npidle, 1);
 	}
 	return p;

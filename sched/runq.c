@@ -173,7 +173,7 @@ static uint32_t runq_grab(struct wt_p *victim, struct wt_p *p, uint32_t at, bool
 				return 0;
 			struct wt_task *next =
 				atomic_load_explicit(&victim->runnext, memory_order_relaxed);
-			if (next && victim->status == 1) {
+			if (next && victim->status == WT_P_RUNNING) {
 				/* The victim's running task usually parks within a few
 				 * µs and runs `next` itself (a hand-off): give it ~3 µs
 				 * before taking it, as Go does, instead of bouncing the

@@ -10,8 +10,8 @@
  * spins forever on a lock its own thread holds: a SIGALRM every 50 µs
  * whose handler posts a semaphore hung every run.
  *
- * What.  shim/signal.c installs wt_sig_trampoline for every handler a
- * program sets (not SIGSEGV, SIGBUS, SIGURG: weft's own, which chain; not
+ * What.  sigaction (wt_sig_action, below) installs wt_sig_trampoline
+ * for every handler a program sets (not SIGSEGV, SIGBUS, SIGURG: weft's own, which chain; not
  * SIGQUIT: the task dump), with the program's mask and flags, so the kernel
  * blocks during it what it would during the handler; SA_RESETHAND is done
  * here, at the call.  The trampoline looks at the interrupted instruction:

@@ -92,7 +92,7 @@ int wt_runtime_start(void)
 		}
 	}
 	struct wt_p *p0 = &wt_sched.procs[0];
-	p0->status = 1;
+	p0->status = WT_P_RUNNING;
 
 	/* The main task: this flow of control, its TCB and its stack. */
 	struct wt_task *t = wt_task_alloc();
