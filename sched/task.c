@@ -310,16 +310,42 @@ int wt_task_detach(struct wt_task *t)
 	return -EINVAL;
 }
 
+/* pthread_exit: glibc's forced unwind, which lands in the task's first
+ * frame (first_frame), or glibc's own for a thread weft did not create.
+ * Context: the task (or that thread). */
+WT_NORETURN void wt_task_unwind(void *retval)
+{
+	struct wt_task *t = wt_cur();
+	wt_real_init();
+	if (t)
+		t->retval = retval;
+	real.pthread_exit(retval);
+	__builtin_unreachable();
+}
+
 /* A cancellation point found a pending cancel: unwind as glibc's
  * pthread_exit(PTHREAD_CANCELED) does.  Context: the task. */
 WT_NORETURN void wt_cancel_act(void)
 {
-	struct wt_task *t = wt_cur();
-	atomic_fetch_or(&t->cancel, WT_CANCEL_EXITING | WT_CANCEL_DISABLED);
-	t->retval = PTHREAD_CANCELED;
-	wt_real_init();
-	real.pthread_exit(PTHREAD_CANCELED);
-	__builtin_unreachable();
+	atomic_fetch_or(&wt_cur()->cancel, WT_CANCEL_EXITING | WT_CANCEL_DISABLED);
+	wt_task_unwind(PTHREAD_CANCELED);
+}
+
+/* pthread_setcancelstate / pthread_setcanceltype on t itself: sets or
+ * clears WT_CANCEL_DISABLED / WT_CANCEL_ASYNC, returning whether it was
+ * set.  Asynchronous cancellation acts as deferred. */
+bool wt_cancel_set_disabled(struct wt_task *t, bool on)
+{
+	int prev = on ? atomic_fetch_or(&t->cancel, WT_CANCEL_DISABLED)
+		      : atomic_fetch_and(&t->cancel, ~WT_CANCEL_DISABLED);
+	return prev & WT_CANCEL_DISABLED;
+}
+
+bool wt_cancel_set_async(struct wt_task *t, bool on)
+{
+	int prev = on ? atomic_fetch_or(&t->cancel, WT_CANCEL_ASYNC)
+		      : atomic_fetch_and(&t->cancel, ~WT_CANCEL_ASYNC);
+	return prev & WT_CANCEL_ASYNC;
 }
 
 void wt_testcancel(void)

@@ -188,7 +188,7 @@ WT_EXPORT int sigpending(sigset_t *set)
 	}
 	struct wt_task *t = task();
 	if (t)
-		k |= atomic_load(&t->sigpend);
+		k |= wt_sig_pending(t);
 	set_bits(set, k);
 	return 0;
 }
@@ -201,7 +201,7 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 		return real.pthread_kill(th, sig);
 	if (sig < 0 || sig >= 65)
 		return EINVAL;
-	if (atomic_load(&t->state) == WT_DEAD)
+	if (wt_task_dead(t))
 		return ESRCH;
 	if (sig == 0)
 		return 0;
@@ -212,35 +212,18 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 }
 
 /* ---- sigwait, sigwaitinfo, sigtimedwait ----
- * On a task: publish the set in t->sigwait, raise the queued signals of the
- * set on this thread (its mask keeps them pending), and wait in the kernel
- * for the set, between entersyscall and exitsyscall.  A pthread_kill during
- * the wait pokes this thread; the poke raises the signal, which the wait
- * then takes.  Before exitsyscall (which may move the task to another
- * thread), what was raised and not taken goes back to the task's queue. */
+ * On a task: libc's sigtimedwait, inside the runtime's bracket for it
+ * (sched/sigtask.c: wt_sig_wait_begin/end), which hands it the task's
+ * queued signals of the set. */
 
 static int (*real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
-
-static void drain(struct wt_task *t)
-{
-	uint64_t left = __atomic_exchange_n(&t->sigraised, 0, __ATOMIC_RELAXED);
-	while (left) {
-		uint64_t bit = left & -left;
-		left &= ~bit;
-		uint64_t one = bit;
-		struct timespec zero = { 0, 0 };
-		siginfo_t si;
-		if (wt_syscall6(SYS_rt_sigtimedwait, (long)&one, (long)&si, (long)&zero, 8, 0, 0) > 0)
-			atomic_fetch_or(&t->sigpend, bit);
-	}
-}
 
 static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *info,
 			     const struct timespec *ts)
 {
 	if (!real_sigtimedwait)
 		real_sigtimedwait = dlsym(RTLD_NEXT, "sigtimedwait");
-	uint64_t want = bits_of(set) & ~(WT_SIGBIT(32) | WT_SIGBIT(33));
+	uint64_t want = bits_of(set);
 	int64_t deadline = -1;
 	if (ts) {
 		if (!wt_ts_valid(ts) || ts->tv_sec < 0) {
@@ -259,20 +242,10 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 			left.tv_nsec = l % 1000000000;
 			lp = &left;
 		}
-		wt_entersyscall();
-		__atomic_store_n(&t->sigwait, want, __ATOMIC_RELAXED);
-		atomic_signal_fence(memory_order_seq_cst);
-		unsigned intr = t->sigintr;
-		wt_sig_deliver(t);
+		unsigned intr = wt_sig_wait_begin(t, want);
 		int r = real_sigtimedwait(set, info, lp);
 		int e = errno;
-		__atomic_store_n(&t->sigwait, 0, __ATOMIC_RELAXED);
-		atomic_signal_fence(memory_order_seq_cst);
-		if (r > 0 && r < 65)
-			__atomic_fetch_and(&t->sigraised, ~WT_SIGBIT(r), __ATOMIC_RELAXED);
-		drain(t);
-		bool again = r < 0 && e == EINTR && t->sigintr != intr;
-		wt_exitsyscall();
+		bool again = wt_sig_wait_end(t, r, e, intr);
 		if (!again) {
 			errno = e;
 			return r;
