@@ -3,6 +3,10 @@ CC      ?= gcc
 # The instruction set: arch/$(ARCH)/ holds all code that knows it.
 ARCH    ?= x86_64
 CFLAGS  ?= -O2 -g
+# make DEBUG=1: the lock-order check (sched/lockrank.c) is compiled in.
+ifeq ($(DEBUG),1)
+CFLAGS  += -DWT_DEBUG_LOCKS
+endif
 WFLAGS  := -Wall -Wextra -Wno-unused-parameter -std=gnu11
 # The runtime never uses the stack protector: g0 may run on another TCB.
 LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread -Iarch/$(ARCH)

@@ -109,6 +109,7 @@ static void reset(bool reclaimed)
 			fix_glibc_lists(t, m, tid);
 	}
 
+	wt_lockrank_fork_reset();
 	atomic_store_explicit(&wt_sched.lock.v, 0, memory_order_relaxed);
 	wt_timer_fork_reset();
 	wt_park_fork_reset();

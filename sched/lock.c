@@ -44,12 +44,16 @@ bool wt_trylock(wt_lock_t *l)
 {
 	int z = 0;
 	/* Acquire: pairs with the release in wt_unlock. */
-	return atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
-						       memory_order_relaxed);
+	if (!atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
+						     memory_order_relaxed))
+		return false;
+	wt_lockrank_acquire(l, l->rank, true);
+	return true;
 }
 
 void wt_lock(wt_lock_t *l)
 {
+	wt_lockrank_acquire(l, l->rank, false);
 	int z = 0;
 	if (likely(atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
 							   memory_order_relaxed)))
@@ -69,6 +73,7 @@ void wt_lock(wt_lock_t *l)
 
 void wt_unlock(wt_lock_t *l)
 {
+	wt_lockrank_release(l);
 	/* Release: pairs with the acquiring CAS/exchange in wt_lock. */
 	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2)
 		wt_futex_wake(&l->v, 1, false);

@@ -11,8 +11,13 @@
 #include <time.h>
 
 #include "base.h"
+#include "lockrank.h"
 
-typedef struct { _Atomic int v; } wt_lock_t; /* 0 free, 1 held, 2 held + waiters */
+typedef struct {
+	_Atomic int v;          /* 0 free, 1 held, 2 held + waiters */
+	int rank;               /* [const] enum wt_lockrank */
+} wt_lock_t;
+#define WT_LOCK_INIT(r) { 0, (r) }
 void wt_lock(wt_lock_t *l);
 void wt_unlock(wt_lock_t *l);
 bool wt_trylock(wt_lock_t *l);
@@ -21,16 +26,18 @@ bool wt_trylock(wt_lock_t *l);
  * few list operations: its release is a plain store, where wt_unlock needs an
  * atomic exchange to learn about sleepers.  A waiter spins, then yields its
  * CPU, so a holder descheduled by the kernel costs time, never a deadlock. */
-typedef struct { _Atomic int v; } wt_spin_t;
+typedef struct { _Atomic int v; } wt_spin_t;  /* rank WT_RANK_PARK: buckets only */
 void wt_spin_lock_slow(wt_spin_t *l);
 static inline void wt_spin_lock(wt_spin_t *l)
 {
+	wt_lockrank_acquire(l, WT_RANK_PARK, false);
 	/* Acquire: pairs with the release in wt_spin_unlock. */
 	if (__builtin_expect(atomic_exchange_explicit(&l->v, 1, memory_order_acquire), 0))
 		wt_spin_lock_slow(l);
 }
 static inline void wt_spin_unlock(wt_spin_t *l)
 {
+	wt_lockrank_release(l);
 	atomic_store_explicit(&l->v, 0, memory_order_release);
 }
 

@@ -73,7 +73,7 @@ struct pd {
 
 static struct pd *_Atomic chunks[NCHUNKS];
 static int epfd = -1;
-static wt_lock_t init_lock;
+static wt_lock_t init_lock = WT_LOCK_INIT(WT_RANK_NETPOLL_INIT);
 static _Atomic int started;
 _Atomic long wt_netpoll_waiters;
 
@@ -378,7 +378,7 @@ void wt_netpoll_after_fork(void)
 	atomic_store_explicit(&started, 0, memory_order_relaxed);
 	atomic_store_explicit(&blocker, 0, memory_order_relaxed);
 	atomic_store_explicit(&wt_netpoll_waiters, 0, memory_order_relaxed);
-	init_lock = (wt_lock_t){ 0 };
+	atomic_store_explicit(&init_lock.v, 0, memory_order_relaxed);
 }
 
 /* The program changed fd's file status flags (O_NONBLOCK). */

@@ -58,7 +58,10 @@
 #include "throw.h"
 #include "worker.h"
 
-struct wt_sched wt_sched;
+struct wt_sched wt_sched = {
+	.lock = WT_LOCK_INIT(WT_RANK_SCHED),
+	.alllock = WT_LOCK_INIT(WT_RANK_ALLTASKS),
+};
 
 static uint32_t fastrand(struct wt_m *m)
 {

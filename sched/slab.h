@@ -13,6 +13,7 @@ struct wt_slab {
 	void *free;         /* [lock] free list */
 	char *cur, *end;    /* [lock] bump region */
 };
+#define WT_SLAB_INIT(sz) { .lock = WT_LOCK_INIT(WT_RANK_SLAB), .size = (sz) }
 void *wt_slab_alloc(struct wt_slab *s);   /* zeroed; NULL when out of memory */
 void wt_slab_free(struct wt_slab *s, void *p);
 void wt_slab_fork_reset(struct wt_slab *s);

@@ -27,7 +27,8 @@
  *   G0 = top - 2 MiB                first guard page
  * Everything a shallow task touches (TCB, TLS, first stack pages, guard
  * marker) lies in the top 2 MiB, i.e. under one page-table page: a parked
- * task costs two data pages and one page-table page.  Guards are
+ * task costs one data page with the compact static TLS layout (two with
+ * WEFT_STATIC_TLS=full; tls_static.c) and one page-table page.  Guards are
  * MADV_GUARD_INSTALL markers (Linux >= 6.13: no VMA); older kernels get
  * mprotect (VMAs; schedtrace says so).
  *
@@ -110,7 +111,7 @@ static struct {
 	long nwarm;                   /* [atomic] slots in state WARM (all lists) */
 	_Atomic long nlive;           /* [atomic] home slots in use */
 	bool full_said;
-} A;
+} A = { .lock = WT_LOCK_INIT(WT_RANK_STACK) };
 
 static char *slot_base(int s) { return A.base + ((size_t)s << SLOT_SHIFT); }
 static char *slot_top(int s) { return A.base + ((size_t)(s + 1) << SLOT_SHIFT); }
@@ -231,7 +232,7 @@ static int stack_init(void)
 	return 0;
 }
 
-static wt_lock_t init_lock;
+static wt_lock_t init_lock = WT_LOCK_INIT(WT_RANK_STACK_INIT);
 static _Atomic int inited;
 
 static int ensure_init(void)

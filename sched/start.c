@@ -42,7 +42,7 @@
 #include "worker.h"
 
 struct wt_task *wt_main_task;
-static wt_lock_t start_lock;
+static wt_lock_t start_lock = WT_LOCK_INIT(WT_RANK_START);
 static _Atomic int start_state; /* 0 not started, 1 starting, 2 running, 3 refused */
 
 extern char __libc_single_threaded;

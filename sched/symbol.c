@@ -66,7 +66,7 @@ struct cache_ent {
 	int32_t sym;            /* index in its syms, -1 = no symbol */
 };
 
-static wt_lock_t sym_lock;
+static wt_lock_t sym_lock = WT_LOCK_INIT(WT_RANK_SYMBOL);
 static struct symobj *objs;     /* [sym_lock] MAXOBJ entries, mmap'd */
 static int nobj;                /* [sym_lock] */
 static struct cache_ent *cache; /* [sym_lock] CACHE entries, mmap'd */

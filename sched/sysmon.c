@@ -5,7 +5,7 @@
  * busy, or all asleep), take procs from workers blocked in system calls
  * (syscall.c), start a worker for queued work that the busy ones left
  * behind (wt_sysmon_wake_idle_work), follow the cgroup CPU limit
- * (procresize.c, about once a second), print schedtrace lines (trace.c)
+ * (cgroup.c and wt_procs_resize in proc.c, about once a second), print schedtrace lines (trace.c)
  * and start the task dump a SIGQUIT asked for (dump.c).
  *
  * Its sleep adapts as Go's sysmon's does: 20 µs after a cycle that took a

@@ -70,7 +70,7 @@
 
 _Atomic long wt_ntasks;
 static _Atomic uint64_t next_id = 2; /* 1 is main */
-static struct wt_slab task_slab = { .size = sizeof(struct wt_task) };
+static struct wt_slab task_slab = WT_SLAB_INIT(sizeof(struct wt_task));
 
 extern void __pthread_register_cancel(__pthread_unwind_buf_t *);
 extern void __pthread_unregister_cancel(__pthread_unwind_buf_t *);

@@ -28,7 +28,7 @@ static struct {
 	struct wt_timer **heap;   /* [lock] */
 	int n, cap;               /* [lock] */
 	_Atomic int64_t next;     /* [atomic] heap[0]->when or INT64_MAX, for cheap polling */
-} T = { .next = INT64_MAX };
+} T = { .lock = WT_LOCK_INIT(WT_RANK_TIMERS), .next = INT64_MAX };
 
 int64_t wt_nanotime(void)
 {

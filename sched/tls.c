@@ -6,7 +6,7 @@
  * pointer (%fs base).  Compilers cache &errno and the thread pointer across
  * calls, so a task must see the same addresses on whatever worker it runs:
  * each task gets its own block, laid out as glibc lays out a thread's, and
- * the switch loads its thread pointer (BRIEF §3).
+ * the switch loads its thread pointer.
  *
  * Building a block (wt_tls_new): the TCB (glibc's struct pthread, whose
  * size libc publishes as _thread_db_sizeof_pthread) sits at the top of the

@@ -62,7 +62,7 @@ const char *wt_tls_layout = "full";
 static bool compact;
 static _Atomic size_t hw;        /* static TLS in use: the largest offset */
 static size_t done;              /* [sync_lock] hw whose TLS every task has */
-static wt_lock_t sync_lock;
+static wt_lock_t sync_lock = WT_LOCK_INIT(WT_RANK_TLS_SYNC);
 static int off_field = -1;       /* link_map word holding l_tls_offset */
 static unsigned long long seen_adds;
 

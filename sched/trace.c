@@ -1,7 +1,7 @@
 /*
  * trace.c — WEFTDEBUG=schedtrace=MS[,scheddetail=1]: the scheduler's state
- * every MS ms on stderr, in the format of Go's GODEBUG=schedtrace
- * (seeds/001), so that the same reading of it applies:
+ * every MS ms on stderr, in the format of Go's GODEBUG=schedtrace,
+ * so that the same reading of it applies:
  *
  *   SCHED 5ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0
  *     idlethreads=1 runqueue=0 [ 17 31 ] schedticks=[ 40 12 ]

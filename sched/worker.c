@@ -41,7 +41,7 @@
 #include "worker.h"
 
 _Atomic int wt_nthreads;
-static struct wt_slab mslab = { .size = sizeof(struct wt_m) };
+static struct wt_slab mslab = WT_SLAB_INIT(sizeof(struct wt_m));
 
 /* Counts one more OS thread unless that would pass WEFT_MAXTHREADS. */
 static bool reserve_thread(void)

@@ -12,7 +12,8 @@
  *            plus flag bits.  Robust (16), priority-inheritance (32),
  *            priority-protect (64) and process-shared (128) mutexes are left
  *            to glibc: they need the kernel's futex protocols (a waiting task
- *            then blocks its worker, which issue 3's sysmon detects).
+ *            then blocks its worker, which sysmon's blocked-worker detection
+ *            hands its proc on from).
  */
 #include "shim.h"
 #include "../sched/task.h"

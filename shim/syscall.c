@@ -15,7 +15,8 @@
  * word is in memory shared with another process whose wake we cannot see.
  * Every other system call passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
- * own locks) cannot be seen here: issue 3's blocked-worker detection.
+ * own locks) cannot be seen here: sysmon's blocked-worker detection
+ * hands their procs on.
  */
 #include <dlfcn.h>
 #include <linux/futex.h>

@@ -48,8 +48,15 @@ test-observe: $(B)/libweft.so $(TB)/observe/parked $(TB)/preload/runqueues
 	cp $(TB)/preload/runqueues $(TB)/observe/runqueues
 	sh tests/observe/run.sh $(abspath $(B)/libweft.so) $(TB)/observe
 
+# The preload tests once more against the lock-order-checking build
+# (make DEBUG=1 into build/debug: sched/lockrank.c aborts with a "weft: lock
+# order" line at the first acquisition out of order).
+test-lockrank: $(PRELOAD_BIN)
+	$(MAKE) --no-print-directory B=$(B)/debug DEBUG=1 $(B)/debug/libweft.so
+	sh tests/run-preload.sh $(abspath $(B)/debug/libweft.so) $(TB)/preload $(PRELOAD_BIN)
+
 -include tests/unit/unit.mk
 
-test: all check-exports test-unit test-preload test-real test-observe
+test: all check-exports test-unit test-preload test-lockrank test-real test-observe
 
-.PHONY: test test-preload test-unit test-real test-observe
+.PHONY: test test-preload test-lockrank test-unit test-real test-observe

@@ -17,6 +17,10 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+/* The parkers tell main on a condvar of its own: a broadcast on cv would
+ * wake parkers already waiting, and one of them could hold mu at the fork
+ * (natively about 1 run in 10). */
+static pthread_cond_t cv_main = PTHREAD_COND_INITIALIZER;
 static int go, parked;
 static int atexit_fd = -1;
 
@@ -24,7 +28,7 @@ static void *parker(void *arg)
 {
 	pthread_mutex_lock(&mu);
 	parked++;
-	pthread_cond_broadcast(&cv);
+	pthread_cond_signal(&cv_main);
 	while (!go)
 		pthread_cond_wait(&cv, &mu);
 	pthread_mutex_unlock(&mu);
@@ -139,7 +143,7 @@ int main(void)
 		pthread_create(&t[i], NULL, parker, NULL);
 	pthread_mutex_lock(&mu);
 	while (parked < PARKED)
-		pthread_cond_wait(&cv, &mu);
+		pthread_cond_wait(&cv_main, &mu);
 	pthread_mutex_unlock(&mu);
 
 	pthread_t f;

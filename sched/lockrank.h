@@ -1,0 +1,68 @@
+/*
+ * lockrank.h — every runtime lock, in the order it may be taken.
+ *
+ * A thread that holds a lock may take only locks of a higher rank (a
+ * wt_trylock may be taken out of order: it cannot wait).  The order is
+ * data, as Go's lockrank is: a debug build (make DEBUG=1, WT_DEBUG_LOCKS)
+ * records the locks each OS thread holds and stops with a "weft: lock
+ * order" line at the first acquisition that breaks it, so a cycle is found
+ * by any test that takes its two halves, not only by the unlucky run that
+ * deadlocks.  Locks are held by OS threads, not tasks: a task parks while
+ * it holds a bucket lock and its worker's g0 releases it (wt_park_commit).
+ *
+ * The table, outermost first.  The nestings that exist (seen by a debug
+ * build that logged every pair over the whole test suite) are:
+ *   START -> ALLTASKS, SLAB, ...   starting the runtime creates main's task
+ *   TLS_SYNC -> ALLTASKS           a dlopen's static TLS reaches every task
+ *   PARK -> TIMERS                 a waiter adds its deadline under its bucket
+ *   any -> SLAB                    slabs allocate under their callers' locks
+ * Every other lock is taken alone: notably a waker readies tasks (SCHED)
+ * after it drops the bucket, and timer callbacks run without TIMERS.
+ * Ranks between locks that never nest only fix an order for new code.
+ *   START         start.c: start_lock
+ *   TLS_SYNC      tls_static.c: sync_lock
+ *   SYMBOL        symbol.c: the symbol tables
+ *   NETPOLL_INIT  netpoll.c: creating the epoll instance
+ *   STACK_INIT    stack.c: reserving the arena
+ *   ALLTASKS      wt_sched.alllock: the list of all tasks
+ *   PARK          park.c: the parking lot's buckets (wt_spin_t, its only
+ *                 users); two buckets are never held at once
+ *   TIMERS        timer.c: the deadline heap
+ *   SCHED         wt_sched.lock: global run queue, idle procs and workers
+ *   STACK         stack.c: the arena's slot hints
+ *   SLAB          slab.c: each slab's free list; innermost
+ */
+#ifndef WEFT_LOCKRANK_H
+#define WEFT_LOCKRANK_H
+
+enum wt_lockrank {
+	WT_RANK_NONE = 0,       /* not ranked: a debug build refuses it */
+	WT_RANK_START,
+	WT_RANK_TLS_SYNC,
+	WT_RANK_SYMBOL,
+	WT_RANK_NETPOLL_INIT,
+	WT_RANK_STACK_INIT,
+	WT_RANK_ALLTASKS,
+	WT_RANK_PARK,
+	WT_RANK_TIMERS,
+	WT_RANK_SCHED,
+	WT_RANK_STACK,
+	WT_RANK_SLAB,
+	WT_RANK_COUNT
+};
+
+#ifdef WT_DEBUG_LOCKS
+/* lockrank.c: record that the calling OS thread takes / took / dropped l. */
+void wt_lockrank_acquire(const void *l, int rank, bool try);
+void wt_lockrank_release(const void *l);
+void wt_lockrank_fork_reset(void);         /* fork child: nothing is held */
+#else
+static inline void wt_lockrank_acquire(const void *l, int rank, bool try)
+{
+	(void)l, (void)rank, (void)try;
+}
+static inline void wt_lockrank_release(const void *l) { (void)l; }
+static inline void wt_lockrank_fork_reset(void) {}
+#endif
+
+#endif
