@@ -65,10 +65,12 @@
  *   writer: claims seq (CAS of the claimed bit, acquire), then a release
  *           fence, writes the other copy, and publishes it by storing
  *           count + 1, unclaimed, with release.  Writers exclude each other
- *           through the claim; each blocks every signal but SIGSEGV and
- *           SIGBUS on its thread meanwhile, so no handler on that thread can
- *           wait for the claim it holds (those two come there only as faults
- *           weft repairs: stack growth, trap-mode TLS);
+ *           through the claim (one per signal); each blocks every signal
+ *           but SIGSEGV and SIGBUS on its thread meanwhile, so no handler
+ *           on that thread can wait for the claim it holds.  Those two come
+ *           there as faults weft repairs (stack growth, trap-mode TLS), or
+ *           from kill: a program's SIGSEGV handler run then that sets
+ *           SIGSEGV's handler itself would wait forever;
  *   reader: loads seq (acquire), copies the live copy, then an acquire
  *           fence and a second load of seq: if count moved, a writer may
  *           have been writing the copy it read (two publications), so it
@@ -83,8 +85,8 @@ struct rec {
 #define REC_WORDS (sizeof(struct rec) / sizeof(unsigned long))
 _Static_assert(sizeof(struct rec) % sizeof(unsigned long) == 0, "struct rec is whole words");
 static struct {
-	_Atomic unsigned long seq;
-	unsigned long copy[2][REC_WORDS];
+	_Atomic unsigned long seq;       /* [atomic] count << 1 | claimed */
+	unsigned long copy[2][REC_WORDS]; /* [seq's claim to write; relaxed words] */
 } handlers[65];
 
 static void rec_load(const unsigned long *w, struct rec *r)
