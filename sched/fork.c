@@ -40,6 +40,7 @@
 #include "fork.h"
 #include "netpoll.h"
 #include "preempt.h"
+#include "sighandler.h"
 #include "sigtask.h"
 #include "stack.h"
 #include "sysmon.h"
@@ -118,6 +119,7 @@ static void reset(bool reclaimed)
 	wt_tls_fork_reset();
 	wt_sysmon_fork_reset();
 	wt_netpoll_after_fork();
+	wt_sig_handlers_fork_reset();
 	atomic_store(&wt_nimplicit, 0);
 
 	/* Procs: all empty and idle, but proc 0 for this worker, which keeps
