@@ -39,6 +39,7 @@
 #include "runtime.h"
 #include "fork.h"
 #include "netpoll.h"
+#include "sighandler.h"
 #include "sigtask.h"
 #include "stack.h"
 #include "syscall.h"
@@ -118,6 +119,7 @@ static void reset(bool reclaimed)
 	wt_tls_fork_reset();
 	wt_sysmon_fork_reset();
 	wt_netpoll_after_fork();
+	wt_sig_handlers_fork_reset();
 	atomic_store(&wt_nimplicit, 0);
 
 	/* Procs: all empty and idle, but proc 0 for this worker, which keeps

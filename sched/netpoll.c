@@ -54,16 +54,19 @@
 #include "proc.h"
 #include "slab.h"
 
+/* What weft last saw of a number: whether it is a socket (for SO_RCVTIMEO
+ * and SO_SNDTIMEO), and its O_NONBLOCK.  UNKNOWN until looked at, and
+ * again after a close (O_NONBLOCK also after the program's F_SETFL). */
+enum pd_sock { SOCK_UNKNOWN = 0, SOCK_YES = 1, SOCK_NOT = 2 };
+enum pd_nonblock { NB_UNKNOWN = 0, NB_BLOCKING = 1, NB_NONBLOCK = 2 };
+
 struct pd {
 	_Atomic uint32_t seq[2];   /* bumped by the poller per edge */
 	_Atomic uint32_t closegen; /* bumped by close/dup2 of this number */
 	_Atomic int kind;          /* WT_FD_UNKNOWN / POLLABLE (registered) / FILE */
-	_Atomic int sock;          /* SOCK_* */
-	_Atomic int nonblock;      /* NONBLOCK_* */
+	_Atomic int sock;          /* enum pd_sock */
+	_Atomic int nonblock;      /* enum pd_nonblock */
 };
-/* What the poller learnt of a number; zero (unknown) until it looks. */
-enum { SOCK_UNKNOWN = 0, SOCK_YES = 1, SOCK_NO = 2 };
-enum { NONBLOCK_UNKNOWN = 0, NONBLOCK_NO = 1, NONBLOCK_YES = 2 };
 
 #define CHUNK 1024
 #define NCHUNKS 4096 /* 4M descriptors */
@@ -115,7 +118,7 @@ void wt_fd_set_kind(int fd, int kind)
 	atomic_store_explicit(&pd->kind, kind, memory_order_relaxed);
 	if (kind == WT_FD_UNKNOWN) {
 		atomic_store_explicit(&pd->sock, SOCK_UNKNOWN, memory_order_relaxed);
-		atomic_store_explicit(&pd->nonblock, NONBLOCK_UNKNOWN, memory_order_relaxed);
+		atomic_store_explicit(&pd->nonblock, NB_UNKNOWN, memory_order_relaxed);
 	}
 }
 
@@ -285,14 +288,14 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 	/* O_NONBLOCK as last seen; fcntl(F_SETFL) and ioctl(FIONBIO) through
 	 * the program's own calls make weft look again (wt_fd_flags_changed). */
 	int nb = atomic_load_explicit(&pd->nonblock, memory_order_relaxed);
-	if (nb == NONBLOCK_UNKNOWN) {
+	if (nb == NB_UNKNOWN) {
 		long fl = wt_syscall6(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
 		if (fl < 0)
 			return -EPERM; /* let the real call report it */
-		nb = fl & O_NONBLOCK ? NONBLOCK_YES : NONBLOCK_NO;
+		nb = fl & O_NONBLOCK ? NB_NONBLOCK : NB_BLOCKING;
 		atomic_store_explicit(&pd->nonblock, nb, memory_order_relaxed);
 	}
-	if (nb == NONBLOCK_YES) {
+	if (nb == NB_NONBLOCK) {
 		/* The program wants EAGAIN, unless epoll refuses fd: a regular
 		 * file never says EAGAIN, O_NONBLOCK or not. */
 		if (atomic_load_explicit(&pd->kind, memory_order_relaxed) == WT_FD_POLLABLE ||
@@ -302,13 +305,13 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 	}
 	if (*deadline == WT_DEADLINE_SOCKOPT) {
 		*deadline = -1;
-		if (atomic_load_explicit(&pd->sock, memory_order_relaxed) != SOCK_NO) {
+		if (atomic_load_explicit(&pd->sock, memory_order_relaxed) != SOCK_NOT) {
 			struct timeval tv = { 0, 0 };
 			socklen_t len = sizeof tv;
 			long r = wt_syscall6(SYS_getsockopt, fd, SOL_SOCKET,
 					     mode == WT_IO_READ ? SO_RCVTIMEO : SO_SNDTIMEO,
 					     (long)&tv, (long)&len, 0);
-			atomic_store_explicit(&pd->sock, r == -ENOTSOCK ? SOCK_NO : SOCK_YES,
+			atomic_store_explicit(&pd->sock, r == -ENOTSOCK ? SOCK_NOT : SOCK_YES,
 					      memory_order_relaxed);
 			if (r == 0 && (tv.tv_sec || tv.tv_usec))
 				*deadline = wt_nanotime() + tv.tv_sec * 1000000000ll +
@@ -357,7 +360,7 @@ void wt_netpoll_close(int fd)
 		return;
 	atomic_store_explicit(&pd->kind, WT_FD_UNKNOWN, memory_order_relaxed);
 	atomic_store_explicit(&pd->sock, SOCK_UNKNOWN, memory_order_relaxed);
-	atomic_store_explicit(&pd->nonblock, NONBLOCK_UNKNOWN, memory_order_relaxed);
+	atomic_store_explicit(&pd->nonblock, NB_UNKNOWN, memory_order_relaxed);
 	/* Release: pairs with the waiter's acquire load after it wakes. */
 	atomic_fetch_add_explicit(&pd->closegen, 1, memory_order_release);
 	for (int m = 0; m < 2; m++) {
@@ -384,7 +387,7 @@ void wt_fd_flags_changed(int fd)
 {
 	struct pd *pd = pd_of(fd, false);
 	if (pd)
-		atomic_store_explicit(&pd->nonblock, NONBLOCK_UNKNOWN, memory_order_relaxed);
+		atomic_store_explicit(&pd->nonblock, NB_UNKNOWN, memory_order_relaxed);
 }
 
 /* close_range/closefrom by the program: wt_netpoll_close for every number
@@ -400,8 +403,7 @@ void wt_netpoll_close_range(unsigned lo, unsigned hi)
 			if (fd < lo || fd > hi || (int)fd == epfd)
 				continue;
 			if (atomic_load_explicit(&pds[i].kind, memory_order_relaxed) != WT_FD_UNKNOWN ||
-			    atomic_load_explicit(&pds[i].nonblock, memory_order_relaxed) !=
-				    NONBLOCK_UNKNOWN)
+			    atomic_load_explicit(&pds[i].nonblock, memory_order_relaxed) != NB_UNKNOWN)
 				wt_netpoll_close((int)fd);
 		}
 	}

@@ -60,9 +60,9 @@
  * restarting transparently.  sysmon's requests are queued with
  * rt_tgsigqueueinfo, si_code SI_QUEUE and a per-process cookie in si_value,
  * so any other SIGURG (raise, kill, a socket's out-of-band data) goes to
- * the program's own handler (shim/signal.c records it; SA_SIGINFO,
- * SA_RESETHAND, SA_NODEFER and sa_mask honoured; its default, as
- * natively, is to ignore).  Masks never block SIGURG at the OS level
+ * the program's own handler (sighandler.c records it: wt_sig_action;
+ * SA_SIGINFO, SA_RESETHAND, SA_NODEFER and sa_mask honoured; its default,
+ * as natively, is to ignore).  Masks never block SIGURG at the OS level
  * (shim/signal.c strips it), or preemption would stop.
  *
  * EINTR risk.  The signal interrupts whatever the worker is doing.
@@ -160,16 +160,11 @@ static void on_request(ucontext_t *uc)
 
 static void chain(int sig, siginfo_t *si, void *ucv)
 {
-	if (!wt_user_sa_set[sig])
+	struct sigaction u;
+	if (!wt_sig_handler_take(sig, &u))
 		return; /* SIGURG's default action: ignore */
-	struct sigaction u = wt_user_sa[sig];
 	if (u.sa_handler == SIG_IGN || u.sa_handler == SIG_DFL)
 		return;
-	if (u.sa_flags & SA_RESETHAND) {
-		wt_user_sa[sig].sa_handler = SIG_DFL;
-		wt_user_sa[sig].sa_flags &= ~SA_SIGINFO;
-		wt_user_sa_set[sig] = false;
-	}
 	/* The mask the kernel would have set for the program's handler: the
 	 * interrupted mask, its sa_mask, and sig unless SA_NODEFER.  SIGSEGV
 	 * and SIGBUS stay open for weft (crash.c). */
@@ -219,10 +214,8 @@ void wt_preempt_init(void)
 	sigdelset(&sa.sa_mask, SIGBUS);
 	real.sigaction(SIGURG, &sa, &old);
 	/* A handler the program set before weft started (a constructor). */
-	if (old.sa_handler != SIG_DFL && (void *)old.sa_sigaction != (void *)on_sigurg) {
-		wt_user_sa[SIGURG] = old;
-		wt_user_sa_set[SIGURG] = true;
-	}
+	if (old.sa_handler != SIG_DFL && (void *)old.sa_sigaction != (void *)on_sigurg)
+		wt_sig_handler_set(SIGURG, &old, NULL);
 }
 
 /* ---- task side ---- */

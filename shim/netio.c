@@ -95,12 +95,10 @@ static long io(struct op *o, int mode, int64_t *deadline)
 			return -EAGAIN;
 		case -EBADF:
 			return -EBADF;
-		case -EINTR: {
-			struct wt_task *t = wt_cur();
-			if (t && t->sig_norestart)
+		case -EINTR:
+			if (!wt_netpoll_restarts())
 				return -EINTR;
 			continue;
-		}
 		case -ECANCELED:
 			wt_cancel_act();
 		default: /* -EPERM: epoll refuses it */

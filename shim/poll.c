@@ -82,9 +82,8 @@ static long wait_on(int fd, look_fn look, void *arg, int64_t dl)
 /* Parks with no descriptors: poll(NULL, 0, ms) is a sleep. */
 static int sleep_until(int64_t dl)
 {
-	struct wt_task *t = wt_cur();
 	int r;
-	while ((r = wt_park(&t->timer, NULL, 0, dl, true)) == WT_PARK_WOKEN)
+	while ((r = wt_park_sleep(dl)) == WT_PARK_WOKEN)
 		;
 	if (r == WT_PARK_CANCELED)
 		wt_cancel_act();

@@ -90,14 +90,9 @@ WT_EXPORT int pthread_detach(pthread_t th)
 
 WT_EXPORT void pthread_exit(void *ret)
 {
-	struct wt_task *t = wt_cur();
-	wt_real_init();
-	if (t)
-		t->retval = ret;
 	/* glibc's forced unwind runs cleanup handlers and C++ destructors and
-	 * lands in the cancel buffer of wt_task_entry (or of the main wrapper). */
-	real.pthread_exit(ret);
-	__builtin_unreachable();
+	 * lands in the cancel buffer of the task's first frame (sched/task.c). */
+	wt_task_unwind(ret);
 }
 
 WT_EXPORT pthread_t pthread_self(void)
@@ -121,9 +116,8 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 	size_t sz = t->user_stack ? (size_t)(t->stack_hi - t->stack_lo) : t->stack_size;
 	pthread_attr_setstack(a, t->stack_hi - sz, sz);
 	pthread_attr_setguardsize(a, t->user_stack ? 0 : 4096);
-	int d = atomic_load(&t->join);
-	pthread_attr_setdetachstate(a, d == WT_DETACHED ? PTHREAD_CREATE_DETACHED
-						     : PTHREAD_CREATE_JOINABLE);
+	pthread_attr_setdetachstate(a, wt_task_detached(t) ? PTHREAD_CREATE_DETACHED
+							   : PTHREAD_CREATE_JOINABLE);
 	return 0;
 }
 
