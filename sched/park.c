@@ -33,7 +33,7 @@
 
 struct bucket {
 	wt_spin_t lock;
-	struct wt_waiter *head, *tail;  /* [lock] FIFO */
+	struct wt_waiter *head, *tail;  /* [bucket lock] FIFO */
 } __attribute__((aligned(64)));
 
 static struct bucket buckets[NBUCKETS];

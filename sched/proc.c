@@ -92,7 +92,7 @@ static uint32_t fastrand(struct wt_m *m)
 	return (uint32_t)x;
 }
 
-/* [sched.lock held]  A disabled proc (id >= nprocs) is parked aside with
+/* [sched.lock]  A disabled proc (id >= nprocs) is parked aside with
  * its queued tasks moved to the global queue. */
 static void pidleput(struct wt_p *p)
 {
@@ -109,7 +109,7 @@ static void pidleput(struct wt_p *p)
 	atomic_fetch_add(&wt_sched.npidle, 1);
 }
 
-/* [sched.lock held] */
+/* [sched.lock] */
 static struct wt_p *pidleget(void)
 {
 	struct wt_p *p = wt_sched.pidle;
@@ -121,7 +121,7 @@ static struct wt_p *pidleget(void)
 	return p;
 }
 
-/* [sched.lock held] */
+/* [sched.lock] */
 static struct wt_m *midleget(void)
 {
 	struct wt_m *m = wt_sched.midle;

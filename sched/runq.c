@@ -32,7 +32,7 @@ uint32_t wt_runq_len(struct wt_p *p)
 	return t - h + (atomic_load_explicit(&p->runnext, memory_order_relaxed) != NULL);
 }
 
-/* [sched.lock held] */
+/* [sched.lock] */
 void wt_globrunq_put(struct wt_task *t)
 {
 	t->schedlink = NULL;
@@ -45,7 +45,7 @@ void wt_globrunq_put(struct wt_task *t)
 }
 
 /* At the head: a task back from a system call that lost its proc goes
- * before everything queued (syscall.c).  [wt_sched.lock] */
+ * before everything queued (syscall.c).  [sched.lock] */
 void wt_globrunq_puthead(struct wt_task *t)
 {
 	t->schedlink = wt_sched.runq_head;
@@ -220,7 +220,7 @@ struct wt_task *wt_runq_steal(struct wt_p *p, struct wt_p *victim, bool stealnex
 }
 
 /* Takes a batch from the global queue: one to run, the rest into p's ring.
- * [sched.lock held]; p is owned by the caller. */
+ * [sched.lock]; p is owned by the caller. */
 struct wt_task *wt_globrunq_get(struct wt_p *p, int max)
 {
 	int size = atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed);

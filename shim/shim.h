@@ -8,7 +8,6 @@
 #ifndef WEFT_SHIM_H
 #define WEFT_SHIM_H
 
-
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -27,8 +26,8 @@
  * between wt_entersyscall and wt_exitsyscall (sched/syscall.c), so that
  * the proc goes to other tasks while it blocks.  The value and errno are
  * as the call left them (the runtime never touches errno, and wt_exitsyscall
- * may switch the task to another worker, but its TLS goes with it).  A thread weft did not create (wt_cur() == NULL)
- * makes the call plainly.  call must have a value: (f(), 0) for a void f.
+ * may switch the task to another worker, but its TLS goes with it).  A
+ * thread weft did not create (wt_cur() == NULL) makes the call plainly.  call must have a value: (f(), 0) for a void f.
  * Context: any caller; may block the worker, never parks. */
 #define BRACKETED(call)                                   \
 	({                                                \
