@@ -12,7 +12,7 @@
  *            without going through libc's read, as Go's syscall.Read
  *   flock    flock(LOCK_EX) on a file main holds locked: a call that can
  *            block and cannot be polled
- * The seed's blocking table (seeds/001, experiment 4) in C.  If main
+ * Go's table of what blocks a thread, in C.  If main
  * stops getting the CPU (a scheduler that cannot take a CPU loop or a raw
  * system call off its threads), the watchdog (bench.h) releases the
  * threads after STALL_MS (default 2000) and the "during" line says

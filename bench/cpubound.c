@@ -2,7 +2,7 @@
  * cpubound [THREADS] [MITER] — what does the number of CPUs buy?  THREADS
  * threads (default 8) each run the same fixed CPU loop (MITER million
  * xorshift steps, default 50) with no waiting; prints the wall time from
- * the first create to the last join (seeds/001, experiment 5).  Run it
+ * the first create to the last join.  Run it
  * with one CPU and with two (taskset -c 0 / -c 0,1 natively, GOMAXPROCS=1
  * / 2 under a user-level scheduler) for the speedup.
  */

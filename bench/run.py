@@ -335,7 +335,7 @@ def exp_echo(conns, secs, window):
     row("connections lost", n["lost"], w["lost"], "", ratio=False)
 
 
-# --- stacks: growable stacks and a million tasks (issue 4) ------------------
+# --- stacks: growable stacks and a million tasks ----------------------------
 def run_raw(prog, args, weft, timeout):
     """Runs one program; returns (returncode or 'hang', stdout, stderr, seconds).
     For programs expected to die natively (no entry in problems)."""

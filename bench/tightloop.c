@@ -3,7 +3,7 @@
  * while (!stop) counter++ (a relaxed atomic load and a volatile store, no
  * function call) while main sleeps in usleep(100000); prints how long
  * until main resumed.  Run it on one CPU (taskset -c 0 natively,
- * GOMAXPROCS=1 under a user-level scheduler) as seeds/001, experiment 3
+ * GOMAXPROCS=1 under a user-level scheduler)
  * (Go: 116 ms; with async preemption off, never).  If main gets no CPU
  * for STALL_MS (default 3000), the watchdog (bench.h) stops the loop and
  * the line says so.

@@ -4,7 +4,7 @@
  * off the CPU for more than 1 ms, it records the gap.  Prints the gaps'
  * count, median, p90 and max.  Run it on one CPU (taskset -c 0 natively,
  * GOMAXPROCS=1 under a user-level scheduler): the median gap is then the
- * other thread's time slice (seeds/001, experiment 3; Go: 20 ms).  A
+ * other thread's time slice (Go: 20 ms).  A
  * scheduler that never takes the CPU from a running thread shows no gaps:
  * the first thread runs to the end before the second starts.
  */

@@ -36,17 +36,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 
+#include "arch.h"
 #include "cgroup.h"
 #include "config.h"
 #include "print.h"
+#include "tls.h"
 
-struct wt_config wt_cfg = { .tls_mode = -1, .maxthreads = 10000, .sigquit = WT_SIGQUIT_EXIT };
+struct wt_config wt_cfg = { .tls_mode = WT_TLS_AUTO, .maxthreads = 10000, .sigquit = WT_SIGQUIT_EXIT };
 
 int wt_ncpu_affinity(void)
 {
 	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
+	/* The raw call (errno untouched) fills the kernel's mask size only. */
+	CPU_ZERO(&set);
+	if (wt_syscall6(SYS_sched_getaffinity, 0, sizeof set, (long)&set, 0, 0, 0) < 0)
 		return 1;
 	int n = CPU_COUNT(&set);
 	return n > 0 ? n : 1;
@@ -195,13 +200,13 @@ void wt_config_read(void)
 	}
 	if ((s = getenv("WEFT_TLS")) && *s) {
 		if (!strcmp(s, "auto"))
-			wt_cfg.tls_mode = -1;
+			wt_cfg.tls_mode = WT_TLS_AUTO;
 		else if (!strcmp(s, "wrfsbase"))
-			wt_cfg.tls_mode = 0;
+			wt_cfg.tls_mode = WT_TLS_WRFSBASE;
 		else if (!strcmp(s, "syscall"))
-			wt_cfg.tls_mode = 1;
+			wt_cfg.tls_mode = WT_TLS_SYSCALL;
 		else if (!strcmp(s, "trap"))
-			wt_cfg.tls_mode = 2;
+			wt_cfg.tls_mode = WT_TLS_TRAP;
 		else
 			wt_print("weft: WEFT_TLS=%s is not auto, wrfsbase, trap or syscall; using auto\n",
 				 s);

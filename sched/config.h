@@ -20,7 +20,7 @@ struct wt_config {
 	bool scheddetail;
 	size_t stack_size;              /* WEFT_STACK_SIZE, 0 = RLIMIT_STACK */
 	size_t stack_max;               /* WEFT_STACK_MAX, 0 = 1 GiB */
-	int tls_mode;                   /* WEFT_TLS: -1 auto, 0 wrfsbase, 1 syscall, 2 trap */
+	int tls_mode;                   /* WEFT_TLS: WT_TLS_* (tls.h) */
 	bool static_tls_full;           /* WEFT_STATIC_TLS=full */
 	bool asyncpreemptoff;           /* WEFTDEBUG=asyncpreemptoff=1 */
 	int sigquit;                    /* WEFT_SIGQUIT: WT_SIGQUIT_* */

@@ -2,7 +2,7 @@
  * crash.c — faults inside tasks: repair, chain, or report and die.
  *
  * weft owns SIGSEGV and SIGBUS (the program's handlers are recorded by
- * shim/signal.c and chained).  The handler runs on a per-worker alternate
+ * sigaction, sighandler.c, and chained).  The handler runs on a per-worker alternate
  * stack, because a task that overflowed has no stack left.  In order:
  *   1. trap mode: a reverted thread pointer (tls.c) -> repair, return;
  *   2. a task reaching its stack guard: the stack grows (stack.c), return;
@@ -165,13 +165,13 @@ static void report(void *arg)
 		} else {
 			wt_print("weft: task %lu (%s): %s at %p, pc 0x%lx\n", (unsigned long)t->id,
 				 fn, signame(sig), (void *)addr,
-				 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
+				 (unsigned long)wt_arch_uc_pc(uc));
 		}
 		wt_backtrace_ctx(uc);
 	} else {
 		wt_print("weft: %s at %p, pc 0x%lx, outside any task (scheduler or a thread "
 			 "weft did not create)\n", signame(sig), (void *)addr,
-			 (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
+			 (unsigned long)wt_arch_uc_pc(uc));
 		wt_backtrace_ctx(uc);
 	}
 	/* Die here, by the same signal, rather than back in the fault handler:
@@ -207,14 +207,14 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 			overflow = wt_stack_grow(wt_cur(), addr, &ov) == WT_OVERFLOW;
 		}
 	}
-	if (wt_user_sa_set[sig]) {
-		struct sigaction *u = &wt_user_sa[sig];
-		if (u->sa_flags & SA_SIGINFO) {
-			u->sa_sigaction(sig, si, ucv);
+	struct sigaction u;
+	if (wt_sig_handler_get(sig, &u)) {
+		if (u.sa_flags & SA_SIGINFO) {
+			u.sa_sigaction(sig, si, ucv);
 			return;
 		}
-		if (u->sa_handler != SIG_DFL && u->sa_handler != SIG_IGN) {
-			u->sa_handler(sig);
+		if (u.sa_handler != SIG_DFL && u.sa_handler != SIG_IGN) {
+			u.sa_handler(sig);
 			return;
 		}
 	}

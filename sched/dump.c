@@ -26,7 +26,7 @@
  *      and lets it go, so task creation and exit go on during the dump;
  *   4. for each task: it reads `resumes` and the state; a task WAITING or
  *      RUNNABLE that has run before has its registers saved on its stack
- *      (arch/x86_64/switch.S: the frame at ctx.sp) and stays switched out
+ *      (arch.h: wt_ctx_switch's frame at ctx.sp) and stays switched out
  *      until something resumes it.  The dumper rebuilds the registers from
  *      that frame, walks the stack with libunwind into an array of return
  *      addresses, then re-reads `resumes` and the state: if either moved,
@@ -58,7 +58,6 @@
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
@@ -75,7 +74,6 @@
 #include "slab.h"
 #include "symbol.h"
 #include "sysmon.h"
-#include "tls.h"
 #include "worker.h"
 
 #define MAXFRAMES 64
@@ -141,7 +139,7 @@ bool wt_dump_fault(void)
  * task's stack (it was reused meanwhile). */
 static int walk(uintptr_t sp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs, int max, int tid)
 {
-	if (sp < lo || sp + 64 > hi)
+	if (sp < lo || sp + WT_FRAME_SIZE > hi)
 		return -1;
 	atomic_store_explicit(&walker_tid, tid, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
@@ -149,20 +147,8 @@ static int walk(uintptr_t sp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs, int ma
 		atomic_store_explicit(&walker_tid, 0, memory_order_relaxed);
 		return -1;
 	}
-	/* switch.S: +8 r15, +16 r14, +24 r13, +32 r12, +40 rbx, +48 rbp,
-	 * +56 return address; the caller's rsp is sp + 64. */
-	const uintptr_t *f = (const uintptr_t *)sp;
 	ucontext_t uc;
-	memset(&uc, 0, sizeof uc);
-	greg_t *g = uc.uc_mcontext.gregs;
-	g[REG_R15] = (greg_t)f[1];
-	g[REG_R14] = (greg_t)f[2];
-	g[REG_R13] = (greg_t)f[3];
-	g[REG_R12] = (greg_t)f[4];
-	g[REG_RBX] = (greg_t)f[5];
-	g[REG_RBP] = (greg_t)f[6];
-	g[REG_RIP] = (greg_t)f[7];
-	g[REG_RSP] = (greg_t)(sp + 64);
+	wt_ctx_regs(sp, &uc); /* reads the frame: may fault */
 	unw_cursor_t c;
 	int n = 0;
 	if (unw_init_local(&c, (unw_context_t *)&uc) == 0) {
@@ -336,17 +322,8 @@ void wt_dump_start(void)
 	int z = 0;
 	if (!atomic_compare_exchange_strong(&busy, &z, 1))
 		return;
-	pthread_attr_t a;
-	pthread_t th;
-	real.pthread_attr_init(&a);
-	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	real.pthread_attr_setstacksize(&a, 1 << 20);
 	atomic_fetch_add(&wt_nthreads, 1);
-	struct wt_pin pin = wt_tls_pin();
-	int err = real.pthread_create(&th, &a, dumper, NULL);
-	wt_tls_unpin(pin);
-	real.pthread_attr_destroy(&a);
-	if (err != 0) {
+	if (wt_thread_spawn(dumper, NULL, 1 << 20) != 0) {
 		atomic_fetch_sub(&wt_nthreads, 1);
 		atomic_store(&busy, 0);
 		wt_print("weft: SIGQUIT: cannot start a thread for the task dump\n");

@@ -39,9 +39,10 @@
 #include "runtime.h"
 #include "fork.h"
 #include "netpoll.h"
-#include "preempt.h"
+#include "sighandler.h"
 #include "sigtask.h"
 #include "stack.h"
+#include "syscall.h"
 #include "sysmon.h"
 #include "task.h"
 #include "tls.h"
@@ -100,7 +101,7 @@ static void reset(bool reclaimed)
 	 * kernel-known base is T's (pinned), not this worker's guard. */
 	child_trap = wt_tls_trap;
 	wt_tls_trap = false;
-	wt_tls_mode = 1;
+	wt_tls_mode = WT_TLS_SYSCALL;
 
 	if (t) {
 		*(int *)(t->tp + wt_off_tid) = t->tid;
@@ -118,6 +119,7 @@ static void reset(bool reclaimed)
 	wt_tls_fork_reset();
 	wt_sysmon_fork_reset();
 	wt_netpoll_after_fork();
+	wt_sig_handlers_fork_reset();
 	atomic_store(&wt_nimplicit, 0);
 
 	/* Procs: all empty and idle, but proc 0 for this worker, which keeps
@@ -227,7 +229,7 @@ void wt_fork_child_tls(void)
 	bool alone = t && t->m && wt_sched.nm == 1 && wt_sched.allm == t->m;
 	if (alone) {
 		wt_tls_trap = true;
-		wt_tls_mode = 0;
+		wt_tls_mode = WT_TLS_WRFSBASE;
 		child_trap = false;
 	}
 	wt_unlock(&wt_sched.lock);

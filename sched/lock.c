@@ -40,11 +40,14 @@ long wt_futex_wake(_Atomic int *addr, int n, bool shared)
 	return wt_syscall6(SYS_futex, (long)addr, op, n, 0, 0, 0);
 }
 
+/* wt_lock_t's word: CONTENDED = held, and a thread may sleep on it. */
+enum { FREE = 0, HELD = 1, CONTENDED = 2 };
+
 bool wt_trylock(wt_lock_t *l)
 {
-	int z = 0;
+	int z = FREE;
 	/* Acquire: pairs with the release in wt_unlock. */
-	if (!atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
+	if (!atomic_compare_exchange_strong_explicit(&l->v, &z, HELD, memory_order_acquire,
 						     memory_order_relaxed))
 		return false;
 	wt_lockrank_acquire(l, l->rank, true);
@@ -54,28 +57,28 @@ bool wt_trylock(wt_lock_t *l)
 void wt_lock(wt_lock_t *l)
 {
 	wt_lockrank_acquire(l, l->rank, false);
-	int z = 0;
-	if (likely(atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
+	int z = FREE;
+	if (likely(atomic_compare_exchange_strong_explicit(&l->v, &z, HELD, memory_order_acquire,
 							   memory_order_relaxed)))
 		return;
 	/* Spin briefly: holders keep the lock for a handful of instructions. */
 	for (int i = 0; i < 100; i++) {
-		__builtin_ia32_pause();
-		z = 0;
-		if (atomic_load_explicit(&l->v, memory_order_relaxed) == 0 &&
-		    atomic_compare_exchange_weak_explicit(&l->v, &z, 1, memory_order_acquire,
+		wt_arch_pause();
+		z = FREE;
+		if (atomic_load_explicit(&l->v, memory_order_relaxed) == FREE &&
+		    atomic_compare_exchange_weak_explicit(&l->v, &z, HELD, memory_order_acquire,
 							  memory_order_relaxed))
 			return;
 	}
-	while (atomic_exchange_explicit(&l->v, 2, memory_order_acquire) != 0)
-		wt_futex_wait(&l->v, 2, NULL, false);
+	while (atomic_exchange_explicit(&l->v, CONTENDED, memory_order_acquire) != FREE)
+		wt_futex_wait(&l->v, CONTENDED, NULL, false);
 }
 
 void wt_unlock(wt_lock_t *l)
 {
 	wt_lockrank_release(l);
 	/* Release: pairs with the acquiring CAS/exchange in wt_lock. */
-	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2)
+	if (atomic_exchange_explicit(&l->v, FREE, memory_order_release) == CONTENDED)
 		wt_futex_wake(&l->v, 1, false);
 }
 
@@ -83,7 +86,7 @@ void wt_spin_lock_slow(wt_spin_t *l)
 {
 	for (int i = 0;; i++) {
 		if (i < 200)
-			__builtin_ia32_pause();
+			wt_arch_pause();
 		else
 			wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 		if (atomic_load_explicit(&l->v, memory_order_relaxed) == 0 &&

@@ -14,7 +14,7 @@
 #include "lockrank.h"
 
 typedef struct {
-	_Atomic int v;          /* 0 free, 1 held, 2 held + waiters */
+	_Atomic int v;          /* zero: free; states in lock.c */
 	int rank;               /* [const] enum wt_lockrank */
 } wt_lock_t;
 #define WT_LOCK_INIT(r) { 0, (r) }

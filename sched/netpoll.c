@@ -45,7 +45,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -53,13 +52,20 @@
 #include "netpoll.h"
 #include "print.h"
 #include "proc.h"
+#include "slab.h"
+
+/* What weft last saw of a number: whether it is a socket (for SO_RCVTIMEO
+ * and SO_SNDTIMEO), and its O_NONBLOCK.  UNKNOWN until looked at, and
+ * again after a close (O_NONBLOCK also after the program's F_SETFL). */
+enum pd_sock { SOCK_UNKNOWN = 0, SOCK_YES = 1, SOCK_NOT = 2 };
+enum pd_nonblock { NB_UNKNOWN = 0, NB_BLOCKING = 1, NB_NONBLOCK = 2 };
 
 struct pd {
 	_Atomic uint32_t seq[2];   /* bumped by the poller per edge */
 	_Atomic uint32_t closegen; /* bumped by close/dup2 of this number */
 	_Atomic int kind;          /* WT_FD_UNKNOWN / POLLABLE (registered) / FILE */
-	_Atomic int sock;          /* 0 unknown, 1 socket, 2 not a socket */
-	_Atomic int nonblock;      /* 0 unknown, 1 blocking, 2 O_NONBLOCK */
+	_Atomic int sock;          /* enum pd_sock */
+	_Atomic int nonblock;      /* enum pd_nonblock */
 };
 
 #define CHUNK 1024
@@ -79,9 +85,10 @@ static struct pd *pd_of(int fd, bool make)
 	if (!c) {
 		if (!make)
 			return NULL;
-		void *m = mmap(NULL, CHUNK * sizeof(struct pd), PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
+		/* Raw mmap and munmap: callers are shim entry points that
+		 * must leave the program's errno alone. */
+		struct pd *m = wt_mmap_anon(CHUNK * sizeof(struct pd));
+		if (!m)
 			return NULL;
 		struct pd *none = NULL;
 		/* Release: the zeroed chunk before its pointer.  The loser unmaps. */
@@ -90,7 +97,7 @@ static struct pd *pd_of(int fd, bool make)
 							    memory_order_acquire))
 			c = m;
 		else {
-			munmap(m, CHUNK * sizeof(struct pd));
+			wt_syscall6(SYS_munmap, (long)m, CHUNK * sizeof(struct pd), 0, 0, 0, 0);
 			c = none;
 		}
 	}
@@ -110,8 +117,8 @@ void wt_fd_set_kind(int fd, int kind)
 		return;
 	atomic_store_explicit(&pd->kind, kind, memory_order_relaxed);
 	if (kind == WT_FD_UNKNOWN) {
-		atomic_store_explicit(&pd->sock, 0, memory_order_relaxed);
-		atomic_store_explicit(&pd->nonblock, 0, memory_order_relaxed);
+		atomic_store_explicit(&pd->sock, SOCK_UNKNOWN, memory_order_relaxed);
+		atomic_store_explicit(&pd->nonblock, NB_UNKNOWN, memory_order_relaxed);
 	}
 }
 
@@ -266,9 +273,9 @@ static bool seq_unchanged(const void *addr, uintptr_t s)
 }
 
 /*
- * Park the current task until fd may be ready for mode.  *deadline: -2 =
- * not looked up yet (this function reads SO_RCVTIMEO / SO_SNDTIMEO once),
- * -1 = none, else mono ns.  Returns 0 (try again), -EAGAIN (the description
+ * Park the current task until fd may be ready for mode.  *deadline:
+ * WT_DEADLINE_SOCKOPT = not looked up yet (this function reads SO_RCVTIMEO /
+ * SO_SNDTIMEO once), -1 = none, else mono ns.  Returns 0 (try again), -EAGAIN (the description
  * is O_NONBLOCK: the program wants EAGAIN), -ETIMEDOUT (the socket timeout
  * passed), -EPERM (epoll refuses fd: do the blocking call), -EBADF (fd was
  * closed while we waited), -ECANCELED (pthread_cancel: act on it).
@@ -281,14 +288,14 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 	/* O_NONBLOCK as last seen; fcntl(F_SETFL) and ioctl(FIONBIO) through
 	 * the program's own calls make weft look again (wt_fd_flags_changed). */
 	int nb = atomic_load_explicit(&pd->nonblock, memory_order_relaxed);
-	if (!nb) {
+	if (nb == NB_UNKNOWN) {
 		long fl = wt_syscall6(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
 		if (fl < 0)
 			return -EPERM; /* let the real call report it */
-		nb = fl & O_NONBLOCK ? 2 : 1;
+		nb = fl & O_NONBLOCK ? NB_NONBLOCK : NB_BLOCKING;
 		atomic_store_explicit(&pd->nonblock, nb, memory_order_relaxed);
 	}
-	if (nb == 2) {
+	if (nb == NB_NONBLOCK) {
 		/* The program wants EAGAIN, unless epoll refuses fd: a regular
 		 * file never says EAGAIN, O_NONBLOCK or not. */
 		if (atomic_load_explicit(&pd->kind, memory_order_relaxed) == WT_FD_POLLABLE ||
@@ -296,15 +303,15 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 			return -EAGAIN;
 		return -EPERM;
 	}
-	if (*deadline == -2) {
+	if (*deadline == WT_DEADLINE_SOCKOPT) {
 		*deadline = -1;
-		if (atomic_load_explicit(&pd->sock, memory_order_relaxed) != 2) {
+		if (atomic_load_explicit(&pd->sock, memory_order_relaxed) != SOCK_NOT) {
 			struct timeval tv = { 0, 0 };
 			socklen_t len = sizeof tv;
 			long r = wt_syscall6(SYS_getsockopt, fd, SOL_SOCKET,
 					     mode == WT_IO_READ ? SO_RCVTIMEO : SO_SNDTIMEO,
 					     (long)&tv, (long)&len, 0);
-			atomic_store_explicit(&pd->sock, r == -ENOTSOCK ? 2 : 1,
+			atomic_store_explicit(&pd->sock, r == -ENOTSOCK ? SOCK_NOT : SOCK_YES,
 					      memory_order_relaxed);
 			if (r == 0 && (tv.tv_sec || tv.tv_usec))
 				*deadline = wt_nanotime() + tv.tv_sec * 1000000000ll +
@@ -352,8 +359,8 @@ void wt_netpoll_close(int fd)
 	if (!pd)
 		return;
 	atomic_store_explicit(&pd->kind, WT_FD_UNKNOWN, memory_order_relaxed);
-	atomic_store_explicit(&pd->sock, 0, memory_order_relaxed);
-	atomic_store_explicit(&pd->nonblock, 0, memory_order_relaxed);
+	atomic_store_explicit(&pd->sock, SOCK_UNKNOWN, memory_order_relaxed);
+	atomic_store_explicit(&pd->nonblock, NB_UNKNOWN, memory_order_relaxed);
 	/* Release: pairs with the waiter's acquire load after it wakes. */
 	atomic_fetch_add_explicit(&pd->closegen, 1, memory_order_release);
 	for (int m = 0; m < 2; m++) {
@@ -380,7 +387,7 @@ void wt_fd_flags_changed(int fd)
 {
 	struct pd *pd = pd_of(fd, false);
 	if (pd)
-		atomic_store_explicit(&pd->nonblock, 0, memory_order_relaxed);
+		atomic_store_explicit(&pd->nonblock, NB_UNKNOWN, memory_order_relaxed);
 }
 
 /* close_range/closefrom by the program: wt_netpoll_close for every number
@@ -396,7 +403,7 @@ void wt_netpoll_close_range(unsigned lo, unsigned hi)
 			if (fd < lo || fd > hi || (int)fd == epfd)
 				continue;
 			if (atomic_load_explicit(&pds[i].kind, memory_order_relaxed) != WT_FD_UNKNOWN ||
-			    atomic_load_explicit(&pds[i].nonblock, memory_order_relaxed))
+			    atomic_load_explicit(&pds[i].nonblock, memory_order_relaxed) != NB_UNKNOWN)
 				wt_netpoll_close((int)fd);
 		}
 	}

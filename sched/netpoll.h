@@ -12,7 +12,18 @@ enum { WT_IO_READ = 0, WT_IO_WRITE = 1 };
 enum { WT_FD_UNKNOWN = 0, WT_FD_POLLABLE = 1, WT_FD_FILE = 2 };
 
 uint32_t wt_netpoll_seq(int fd, int mode);
+/* *deadline: mono ns, -1 none, or WT_DEADLINE_SOCKOPT: the socket's
+ * SO_RCVTIMEO / SO_SNDTIMEO, looked up by the first wait (netpoll.c). */
+#define WT_DEADLINE_SOCKOPT (-2)
 int wt_netpoll_wait(int fd, int mode, uint32_t seq, int64_t *deadline);
+/* After wt_netpoll_wait's -EINTR: no handler without SA_RESTART ran
+ * during the wait (sighandler.c), so a read or write waits again, as
+ * natively.  Context: the task that waited. */
+static inline bool wt_netpoll_restarts(void)
+{
+	struct wt_task *t = wt_cur();
+	return !(t && t->sig_norestart);
+}
 int wt_netpoll_register(int fd);
 void wt_netpoll_close(int fd);
 void wt_netpoll_close_range(unsigned lo, unsigned hi);

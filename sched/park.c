@@ -33,7 +33,7 @@
 
 struct bucket {
 	wt_spin_t lock;
-	struct wt_waiter *head, *tail;  /* [lock] FIFO */
+	struct wt_waiter *head, *tail;  /* [bucket lock] FIFO */
 } __attribute__((aligned(64)));
 
 static struct bucket buckets[NBUCKETS];
@@ -328,4 +328,13 @@ int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr
 	if (t)
 		t->wait_reason = NULL;
 	return r;
+}
+
+/* A sleep: parks the current task until deadline (mono ns) on a key nobody
+ * wakes, its own timer (which dump.c and trace.c show as a sleep).
+ * Cancelable.  Returns enum wt_park_result; WT_PARK_WOKEN is spurious.
+ * Context: a task. */
+int wt_park_sleep(int64_t deadline)
+{
+	return wt_park(&wt_cur()->timer, NULL, 0, deadline, true);
 }

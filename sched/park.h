@@ -33,6 +33,7 @@ struct wt_waiter {
  * Context: a task (parks) or any thread (blocks on a futex). */
 int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
 	    int64_t deadline, bool cancelable);
+int wt_park_sleep(int64_t deadline);          /* a task's sleep: nobody wakes it */
 int wt_unpark(const void *addr, int n);        /* wakes up to n; returns count */
 int wt_unpark_token(const void *addr, int n, uintptr_t token);
 int wt_unpark_g0(const void *addr, int n, struct wt_m *m); /* on m's g0 */

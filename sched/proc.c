@@ -34,6 +34,21 @@
  * context is saved before its park lock is released: the lock is released
  * by m->after, which only the next context on the worker runs.
  *
+ * Preemption requests: sysmon stores m->preempt = schedtick + 1 for a task
+ * that has run too long (preempt.c); any switch meanwhile makes the
+ * request stale, since it names the tick (wt_preempt_wanted).  The task
+ * honours it by wt_preempt_yield, to the back of the global queue (Go's
+ * gopreempt_m): from the preemption stub, or at its next yield or return
+ * from a system call; a park that would hand off to runnext demotes it
+ * behind the ring instead.
+ *
+ * Layering: proc.c switches and moves tasks and procs; it calls down into
+ * runq.c, worker.c (startm's threads, stopm) and the poller, and across
+ * into syscall.c, which shares the ownership of m->p with it: at each
+ * entry from a task it asks which proc it may use (wt_curp,
+ * wt_implicit_*).  The preemption signal handler (preempt.c) sits above
+ * and calls in; nothing here calls it.
+ *
  * Resizing (GOMAXPROCS following the cgroup CPU limit, cgroup.c), without
  * stopping the world: the procs array has room for every CPU and procs
  * 0..nprocs-1 are enabled.  wt_procs_resize, under sched.lock, stores the
@@ -49,7 +64,6 @@
 
 #include "runtime.h"
 #include "netpoll.h"
-#include "preempt.h"
 #include "proc.h"
 #include "runq.h"
 #include "sigtask.h"
@@ -63,6 +77,11 @@ struct wt_sched wt_sched = {
 	.alllock = WT_LOCK_INIT(WT_RANK_ALLTASKS),
 };
 
+/* Fairness: every GLOBRUNQ_EVERY-th schedtick a proc looks at the global
+ * queue before its own, so tasks there are not starved by a local queue
+ * that never empties (Go's schedule() does the same, every 61st tick). */
+#define GLOBRUNQ_EVERY 61
+
 static uint32_t fastrand(struct wt_m *m)
 {
 	uint64_t x = m->fastrand;
@@ -73,11 +92,11 @@ static uint32_t fastrand(struct wt_m *m)
 	return (uint32_t)x;
 }
 
-/* [sched.lock held]  A disabled proc (id >= nprocs) is parked aside with
+/* [sched.lock]  A disabled proc (id >= nprocs) is parked aside with
  * its queued tasks moved to the global queue. */
 static void pidleput(struct wt_p *p)
 {
-	p->status = 0;
+	p->status = WT_P_IDLE;
 	if (unlikely(p->id >= atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed))) {
 		struct wt_task *t;
 		while ((t = wt_runq_get(p)))
@@ -90,19 +109,19 @@ static void pidleput(struct wt_p *p)
 	atomic_fetch_add(&wt_sched.npidle, 1);
 }
 
-/* [sched.lock held] */
+/* [sched.lock] */
 static struct wt_p *pidleget(void)
 {
 	struct wt_p *p = wt_sched.pidle;
 	if (p) {
 		wt_sched.pidle = p->link;
-		p->status = 1;
+		p->status = WT_P_RUNNING;
 		atomic_fetch_sub(&wt_sched.npidle, 1);
 	}
 	return p;
 }
 
-/* [sched.lock held] */
+/* [sched.lock] */
 static struct wt_m *midleget(void)
 {
 	struct wt_m *m = wt_sched.midle;
@@ -281,26 +300,21 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 {
 	struct wt_task *t = wt_cur();
 	struct wt_m *m = t->m;
-	/* After a system call nobody intercepted (preempt.c): the proc back,
-	 * or none, and then g0 stops this worker once the switch is done (no
-	 * queueing here: a parking task holds its bucket lock). */
-	if (unlikely(atomic_load_explicit(&m->implicit, memory_order_relaxed)) &&
-	    !wt_implicit_settle(m) && m->insyscall == 1) {
-		m->insyscall = 0;
-		atomic_store_explicit(&m->implicit, 0, memory_order_relaxed);
-		atomic_fetch_sub(&wt_nimplicit, 1);
-	}
+	/* After a system call nobody intercepted (syscall.c): the proc back,
+	 * or none, and then g0 stops this worker once the switch is done. */
+	if (unlikely(atomic_load_explicit(&m->implicit, memory_order_relaxed)))
+		wt_implicit_switch_out(m);
 	struct wt_p *p = m->p;
 	struct wt_task *next = NULL;
 	bool inherit = false;
 	m->after = fn;
 	m->after_arg = arg;
 	m->prevg = t;
-	/* Through g0 instead every 61st tick, when resizing disabled the proc,
-	 * or at the thread cap (findrunnable then prefers tasks back from
-	 * system calls).  The tick findrunnable tests is this one: execute
-	 * counts the switch after it. */
-	if (fn == after_park && p && p->schedtick % 61 != 0 &&
+	/* Through g0 instead every GLOBRUNQ_EVERY-th tick, when resizing
+	 * disabled the proc, or at the thread cap (findrunnable then prefers
+	 * tasks back from system calls).  The tick findrunnable tests is this
+	 * one: execute counts the switch after it. */
+	if (fn == after_park && p && p->schedtick % GLOBRUNQ_EVERY != 0 &&
 	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
 	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed))) {
 		/* Tasks that ready each other and park share one time slice
@@ -384,6 +398,26 @@ void wt_yield(void)
 	wt_mcall(after_yield, NULL);
 }
 
+static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg)
+{
+	(void)m;
+	(void)arg;
+	atomic_store(&t->state, WT_RUNNABLE);
+	wt_lock(&wt_sched.lock);
+	wt_globrunq_put(t);
+	wt_unlock(&wt_sched.lock);
+	wt_wakep();
+}
+
+/* Context: a task, no lock held.  Go's gopreempt_m: to the back of the
+ * global queue, so every other runnable task goes first. */
+void wt_preempt_yield(void)
+{
+	struct wt_task *t = wt_cur();
+	atomic_store_explicit(&t->m->preempt, 0, memory_order_relaxed);
+	wt_mcall(after_preempt, NULL);
+}
+
 static void resetspinning(struct wt_m *m)
 {
 	m->spinning = false;
@@ -465,7 +499,7 @@ top:;
 	 * ones wait for (at WEFT_MAXTHREADS that was a deadlock).  nsysret is
 	 * a hint: another worker may have taken them meanwhile. */
 	bool sysret = atomic_load_explicit(&wt_sched.nsysret, memory_order_relaxed) > 0;
-	if ((p->schedtick % 61 == 0 || sysret ||
+	if ((p->schedtick % GLOBRUNQ_EVERY == 0 || sysret ||
 	     atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)) &&
 	    atomic_load(&wt_sched.runq_size)) {
 		wt_lock(&wt_sched.lock);

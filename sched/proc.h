@@ -20,5 +20,13 @@ void wt_handoffp(struct wt_p *p);          /* give an unowned proc work or idle 
 struct wt_p *wt_pidleget(void);            /* an idle proc or NULL; takes sched.lock */
 bool wt_sysmon_wake_idle_work(void);       /* sysmon: a runnext left waiting */
 void wt_procs_resize(int n);               /* GOMAXPROCS changed */
+void wt_preempt_yield(void);               /* task: go to the global queue and reschedule */
+
+/* A preemption sysmon asked for and the signal handler could not do (not a
+ * safe point): honoured at the next entry that may switch. */
+static inline bool wt_preempt_wanted(struct wt_m *m)
+{
+	return m->p && atomic_load_explicit(&m->preempt, memory_order_relaxed) == m->p->schedtick + 1;
+}
 
 #endif

@@ -3,9 +3,16 @@
  *
  * Resolved on first use, from whichever entry point runs first: weft can be
  * entered before its constructor (an allocator calling pthread_self while it
- * initialises).  dlsym(RTLD_NEXT) does not allocate when the name exists.
+ * initialises), so resolving must not allocate, and dlsym(RTLD_NEXT) does
+ * not when the name exists (a missing one makes dlsym record an error
+ * message, which allocates: only the optional names may be missing, and only
+ * on a libc older than this one).  Two threads racing to the first call both
+ * resolve and store the same pointers.  The caller's errno is kept.
+ *
+ * Context: any thread, any stack.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdatomic.h>
 
 #include "real.h"
@@ -13,7 +20,7 @@
 #include "throw.h"
 
 struct wt_real real;
-static _Atomic int done;
+_Atomic int wt_real_ready; /* [atomic] release after the last store to real */
 
 static void *must(const char *name)
 {
@@ -30,43 +37,17 @@ static void *maybe(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
-void wt_real_init(void)
+void wt_real_resolve(void)
 {
-	if (atomic_load_explicit(&done, memory_order_acquire))
-		return;
-#define R(f) real.f = must(#f)
-	R(pthread_create);
-	R(pthread_join);
-	R(pthread_detach);
-	R(pthread_attr_init);
-	R(pthread_attr_destroy);
-	R(pthread_attr_setdetachstate);
-	R(pthread_attr_setstacksize);
-	R(pthread_attr_setstack);
-	R(pthread_getattr_np);
-	R(pthread_sigmask);
-	R(sigaction);
-	R(pthread_kill);
-	R(pthread_setname_np);
-	R(pthread_getname_np);
-	R(pthread_mutex_lock);
-	R(pthread_mutex_trylock);
-	R(pthread_mutex_timedlock);
-	R(pthread_mutex_unlock);
-	R(pthread_mutex_init);
-	R(pthread_mutex_destroy);
-	R(pthread_mutex_consistent);
-	R(pthread_cond_wait);
-	R(pthread_cond_timedwait);
-	R(pthread_cond_signal);
-	R(pthread_cond_broadcast);
-	R(pthread_cond_init);
-	R(pthread_cond_destroy);
-	R(exit);
-	R(pthread_exit);
-	real.pthread_mutex_clocklock = maybe("pthread_mutex_clocklock");
-	real.pthread_cond_clockwait = maybe("pthread_cond_clockwait");
+	int e = errno; /* dlsym does not promise to leave it alone */
+#define MUST(f) real.f = must(#f);
+#define MAYBE(f) real.f = maybe(#f);
+	WT_REAL_LIST(MUST, MAYBE, MUST)
+#undef MUST
+#undef MAYBE
+	real.exit = must("exit");
+	real.pthread_exit = must("pthread_exit");
 	real.libc_start_main = must("__libc_start_main");
-#undef R
-	atomic_store_explicit(&done, 1, memory_order_release);
+	errno = e;
+	atomic_store_explicit(&wt_real_ready, 1, memory_order_release);
 }

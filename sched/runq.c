@@ -32,7 +32,7 @@ uint32_t wt_runq_len(struct wt_p *p)
 	return t - h + (atomic_load_explicit(&p->runnext, memory_order_relaxed) != NULL);
 }
 
-/* [sched.lock held] */
+/* [sched.lock] */
 void wt_globrunq_put(struct wt_task *t)
 {
 	t->schedlink = NULL;
@@ -45,7 +45,7 @@ void wt_globrunq_put(struct wt_task *t)
 }
 
 /* At the head: a task back from a system call that lost its proc goes
- * before everything queued (syscall.c).  [wt_sched.lock] */
+ * before everything queued (syscall.c).  [sched.lock] */
 void wt_globrunq_puthead(struct wt_task *t)
 {
 	t->schedlink = wt_sched.runq_head;
@@ -173,7 +173,7 @@ static uint32_t runq_grab(struct wt_p *victim, struct wt_p *p, uint32_t at, bool
 				return 0;
 			struct wt_task *next =
 				atomic_load_explicit(&victim->runnext, memory_order_relaxed);
-			if (next && victim->status == 1) {
+			if (next && victim->status == WT_P_RUNNING) {
 				/* The victim's running task usually parks within a few
 				 * µs and runs `next` itself (a hand-off): give it ~3 µs
 				 * before taking it, as Go does, instead of bouncing the
@@ -181,7 +181,7 @@ static uint32_t runq_grab(struct wt_p *victim, struct wt_p *p, uint32_t at, bool
 				int64_t until = wt_nanotime() + 3000;
 				while (wt_nanotime() < until &&
 				       atomic_load_explicit(&victim->runnext, memory_order_relaxed) == next)
-					__builtin_ia32_pause();
+					wt_arch_pause();
 				next = atomic_load_explicit(&victim->runnext, memory_order_relaxed);
 			}
 			if (!next || !atomic_compare_exchange_strong_explicit(
@@ -220,7 +220,7 @@ struct wt_task *wt_runq_steal(struct wt_p *p, struct wt_p *victim, bool stealnex
 }
 
 /* Takes a batch from the global queue: one to run, the rest into p's ring.
- * [sched.lock held]; p is owned by the caller. */
+ * [sched.lock]; p is owned by the caller. */
 struct wt_task *wt_globrunq_get(struct wt_p *p, int max)
 {
 	int size = atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed);

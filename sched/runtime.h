@@ -118,6 +118,7 @@ extern intptr_t wt_cur_tpoff; /* &wt_cur_tls - thread pointer */
  * by its owner, syscall -> idle/running by whoever wins a CAS (syscall.c). */
 enum { WT_P_IDLE = 0, WT_P_RUNNING = 1, WT_P_SYSCALL = 2 };
 #define WT_P_SYSCALL_BY(m) (WT_P_SYSCALL | (((m)->id + 1) << 2))
+#define WT_P_KIND(s) ((s) & 3)         /* WT_P_* of a status, without the worker id */
 
 struct wt_p {
 	int id;                         /* [const] */
@@ -175,7 +176,8 @@ struct wt_m {
 	_Atomic uint64_t preempt;       /* [atomic] schedtick + 1 of the task to preempt, 0 none */
 	_Atomic int sigsent;            /* [atomic] sysmon set it and signalled; the handler clears */
 	_Atomic int implicit;           /* [atomic; owner m writes, sysmon reads] in a system call
-					 * nobody intercepted (entered by the signal handler) */
+					 * nobody intercepted (entered by the signal handler;
+					 * syscall.c) */
 	char *sigstk;                   /* [const] alternate signal stack (WT_SIGSTK bytes) */
 	int64_t mon_cpu, mon_sent;      /* [sysmon] CPU time at its last look; last signal */
 	uint64_t sigmask;               /* [owner m] this thread's blocked set as last set by

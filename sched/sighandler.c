@@ -10,8 +10,8 @@
  * spins forever on a lock its own thread holds: a SIGALRM every 50 µs
  * whose handler posts a semaphore hung every run.
  *
- * What.  shim/signal.c installs wt_sig_trampoline for every handler a
- * program sets (not SIGSEGV, SIGBUS, SIGURG: weft's own, which chain; not
+ * What.  sigaction (wt_sig_action, below) installs wt_sig_trampoline
+ * for every handler a program sets (not SIGSEGV, SIGBUS, SIGURG: weft's own, which chain; not
  * SIGQUIT: the task dump), with the program's mask and flags, so the kernel
  * blocks during it what it would during the handler; SA_RESETHAND is done
  * here, at the call.  The trampoline looks at the interrupted instruction:
@@ -34,8 +34,9 @@
  * the kernel), which would only recur.  libc code weft calls holding a
  * lock is not seen as weft's: such calls are kept out of locked sections
  * (park.c reads the clock before its bucket lock); the timer heap's growth
- * (memcpy) and the poller table's (mmap) remain, rare.
+ * (memcpy) remains, rare.
  */
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,17 +44,249 @@
 #include <ucontext.h>
 
 #include "runtime.h"
-#include "preempt.h"
 #include "real.h"
 #include "sighandler.h"
 #include "sigtask.h"
 #include "start.h"
 #include "sysmon.h"
 #include "task.h"
+#include "text.h"
 #include "worker.h"
 
-struct sigaction wt_user_sa[65];
-bool wt_user_sa_set[65];
+/* ---- the program's handlers ----
+ * For each signal whose kernel handler is weft's (the trampoline, crash.c's
+ * fault handler, preempt.c's SIGURG handler), the handler the program set,
+ * if any.  Written by sigaction on any thread (and by a delivery that
+ * forgets a one-shot handler); read by the handlers, on any thread, at any
+ * moment.  A reader must see a record whole, the old one or the new, and
+ * must never wait for a writer, which it may have interrupted on its own
+ * thread.  So each signal has two copies of its record and one word,
+ * seq = count << 1 | claimed; the live copy is copy[count & 1]:
+ *   writer: claims seq (CAS of the claimed bit, acquire), then a release
+ *           fence, writes the other copy, and publishes it by storing
+ *           count + 1, unclaimed, with release.  Writers exclude each other
+ *           through the claim (one per signal); each blocks every signal
+ *           but SIGSEGV and SIGBUS on its thread meanwhile, so no handler
+ *           on that thread can wait for the claim it holds.  Those two come
+ *           there as faults weft repairs (stack growth, trap-mode TLS), or
+ *           from kill: a program's SIGSEGV handler run then that sets
+ *           SIGSEGV's handler itself would wait forever;
+ *   reader: loads seq (acquire), copies the live copy, then an acquire
+ *           fence and a second load of seq: if count moved, a writer may
+ *           have been writing the copy it read (two publications), so it
+ *           reads again.
+ * Every access to a copy is a relaxed atomic word, so the races are not
+ * data races: a reader whose load saw a writer's store sees, through the
+ * fence pair, that writer's claim, and so a moved count. */
+struct rec {
+	struct sigaction sa;
+	bool set;
+};
+#define REC_WORDS (sizeof(struct rec) / sizeof(unsigned long))
+_Static_assert(sizeof(struct rec) % sizeof(unsigned long) == 0, "struct rec is whole words");
+static struct {
+	_Atomic unsigned long seq;       /* [atomic] count << 1 | claimed */
+	unsigned long copy[2][REC_WORDS]; /* [seq's claim to write; relaxed words] */
+} handlers[65];
+
+static void rec_load(const unsigned long *w, struct rec *r)
+{
+	unsigned long buf[REC_WORDS];
+	for (size_t i = 0; i < REC_WORDS; i++)
+		buf[i] = __atomic_load_n(&w[i], __ATOMIC_RELAXED);
+	memcpy(r, buf, sizeof *r);
+}
+
+static void rec_store(unsigned long *w, const struct rec *r)
+{
+	unsigned long buf[REC_WORDS];
+	memcpy(buf, r, sizeof buf);
+	for (size_t i = 0; i < REC_WORDS; i++)
+		__atomic_store_n(&w[i], buf[i], __ATOMIC_RELAXED);
+}
+
+/* Context: any, a signal handler included; never waits. */
+static unsigned long rec_read(int sig, struct rec *r)
+{
+	for (;;) {
+		unsigned long s = atomic_load_explicit(&handlers[sig].seq, memory_order_acquire);
+		rec_load(handlers[sig].copy[(s >> 1) & 1], r);
+		atomic_thread_fence(memory_order_acquire);
+		if ((atomic_load_explicit(&handlers[sig].seq, memory_order_relaxed) >> 1) == s >> 1)
+			return s >> 1;
+	}
+}
+
+/* Claims sig's record: returns the count, with *mask the thread's old
+ * signal mask.  Context: any; spins while another thread writes. */
+static unsigned long rec_claim(int sig, uint64_t *mask)
+{
+	uint64_t all = ~(WT_SIGBIT(SIGSEGV) | WT_SIGBIT(SIGBUS));
+	wt_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)mask, 8, 0, 0);
+	unsigned long s = atomic_load_explicit(&handlers[sig].seq, memory_order_relaxed);
+	for (;;) {
+		if (s & 1)
+			s = atomic_load_explicit(&handlers[sig].seq, memory_order_relaxed);
+		else if (atomic_compare_exchange_weak_explicit(&handlers[sig].seq, &s, s | 1,
+							       memory_order_acquire,
+							       memory_order_relaxed))
+			break;
+	}
+	atomic_thread_fence(memory_order_release);
+	return s >> 1;
+}
+
+/* Publishes r (NULL: leaves the live copy as it is) and releases the claim. */
+static void rec_release(int sig, unsigned long count, const struct rec *r, uint64_t mask)
+{
+	if (r) {
+		rec_store(handlers[sig].copy[(count + 1) & 1], r);
+		count++;
+	}
+	atomic_store_explicit(&handlers[sig].seq, count << 1, memory_order_release);
+	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, 8, 0, 0);
+}
+
+bool wt_sig_handler_get(int sig, struct sigaction *out)
+{
+	struct rec r;
+	rec_read(sig, &r);
+	if (r.set && out)
+		*out = r.sa;
+	return r.set;
+}
+
+bool wt_sig_handler_set(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	struct rec r, prev;
+	memset(&r, 0, sizeof r);
+	if (sa) {
+		r.sa = *sa; /* read before the claim: a bad pointer faults here */
+		r.set = true;
+	}
+	uint64_t mask;
+	unsigned long count = rec_claim(sig, &mask);
+	rec_load(handlers[sig].copy[count & 1], &prev);
+	rec_release(sig, count, &r, mask);
+	if (prev.set && old)
+		*old = prev.sa;
+	return prev.set;
+}
+
+bool wt_sig_handler_take(int sig, struct sigaction *out)
+{
+	struct rec r;
+	rec_read(sig, &r);
+	if (r.set)
+		*out = r.sa;
+	if (!r.set || !(r.sa.sa_flags & SA_RESETHAND) || r.sa.sa_handler == SIG_DFL ||
+	    r.sa.sa_handler == SIG_IGN)
+		return r.set;
+	/* One-shot: forgotten, as the kernel resets it at delivery (the
+	 * trampoline then sets SIG_DFL in the kernel). */
+	wt_sig_handler_set(sig, NULL, NULL);
+	return true;
+}
+
+/* ---- sigaction ---- */
+
+/* SIGSEGV, SIGBUS (crash.c) and SIGURG (preempt.c): weft's handler stays
+ * in the kernel; the program's is only recorded, and chained from weft's. */
+static bool kept(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGURG;
+}
+
+/* Run through the trampoline: every other signal a handler can be set
+ * for, but glibc's internal ones (32, 33). */
+static bool wrapped(int sig)
+{
+	return sig >= 1 && sig <= 64 && sig != SIGKILL && sig != SIGSTOP && sig != 32 && sig != 33;
+}
+
+bool wt_sig_takes(int sig)
+{
+	return (kept(sig) || wrapped(sig)) && wt_runtime_on();
+}
+
+/* libc's sigaction (it sets the restorer the kernel needs) without
+ * touching the caller's errno: 0 or -errno. */
+static int libc_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	int e = errno;
+	int r = real.sigaction(sig, sa, old) < 0 ? -errno : 0;
+	errno = e;
+	return r;
+}
+
+static bool is_handler(const struct sigaction *sa)
+{
+	return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	struct sigaction prev, kold;
+	if (!sa) {
+		if (wt_sig_handler_get(sig, &prev)) {
+			if (old)
+				*old = prev;
+			return 0;
+		}
+		return libc_sigaction(sig, NULL, old);
+	}
+	bool had;
+	if (is_handler(sa)) {
+		/* The record first: a signal may come as soon as the kernel has
+		 * the trampoline. */
+		struct sigaction k = *sa;
+		k.sa_sigaction = wt_sig_trampoline;
+		k.sa_flags = (sa->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+		/* SIGSEGV and SIGBUS stay open for weft: the trampoline reads
+		 * TLS, which in trap mode may fault to be repaired (tls.c). */
+		sigdelset(&k.sa_mask, SIGSEGV);
+		sigdelset(&k.sa_mask, SIGBUS);
+		had = wt_sig_handler_set(sig, sa, &prev);
+		int r = libc_sigaction(sig, &k, &kold);
+		if (r < 0) {
+			wt_sig_handler_set(sig, had ? &prev : NULL, NULL);
+			return r;
+		}
+	} else {
+		int r = libc_sigaction(sig, sa, &kold);
+		if (r < 0)
+			return r;
+		had = wt_sig_handler_set(sig, NULL, &prev);
+	}
+	if (old)
+		*old = had ? prev : kold;
+	return 0;
+}
+
+/* Context: any (sigaction is async-signal-safe). */
+int wt_sig_action(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	if (!kept(sig))
+		return set_wrapped(sig, sa, old);
+	struct sigaction prev;
+	bool had = sa ? wt_sig_handler_set(sig, sa->sa_handler != SIG_DFL ? sa : NULL, &prev)
+		      : wt_sig_handler_get(sig, &prev);
+	if (!had) {
+		memset(&prev, 0, sizeof prev);
+		prev.sa_handler = SIG_DFL;
+	}
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+/* Fork child: a claim another thread held at the fork is dropped (it had
+ * not published, so the live copies are whole). */
+void wt_sig_handlers_fork_reset(void)
+{
+	for (int sig = 0; sig < 65; sig++)
+		atomic_fetch_and_explicit(&handlers[sig].seq, ~1ul, memory_order_relaxed);
+}
 
 /* This thread's worker, or NULL.  Context: a signal handler. */
 static struct wt_m *self_m(void)
@@ -66,7 +299,7 @@ static struct wt_m *self_m(void)
 
 static bool interrupted_weft(const ucontext_t *uc)
 {
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	uintptr_t pc = wt_arch_uc_pc(uc);
 	if (!wt_pc_in_weft(pc))
 		return false;
 	return !(pc >= (uintptr_t)wt_syscall6_sigok && pc < (uintptr_t)wt_syscall6_sigok_end);
@@ -166,14 +399,13 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	}
 	if (wt_runtime_on() && to_main(sig, si))
 		return;
-	if (!wt_user_sa_set[sig])
+	struct sigaction u;
+	if (!wt_sig_handler_take(sig, &u))
 		return; /* the program reset it meanwhile */
-	struct sigaction u = wt_user_sa[sig];
 	if (u.sa_flags & SA_RESETHAND) {
 		struct sigaction d;
 		memset(&d, 0, sizeof d);
 		d.sa_handler = SIG_DFL;
-		wt_user_sa_set[sig] = false;
 		real.sigaction(sig, &d, NULL);
 	}
 	struct wt_task *t = wt_cur();

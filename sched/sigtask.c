@@ -43,7 +43,7 @@
  * set in t->sigwait and pending bits of it are raised on the thread, where
  * the thread mask keeps them pending for rt_sigtimedwait to take, with the
  * kernel's own siginfo.  What was raised and not taken is drained back into
- * sigpend before the task can leave the thread (shim/signal.c).
+ * sigpend before the task can leave the thread (wt_sig_wait_end).
  *
  * Rejected: tgkill with the program's signal straight to the worker the
  * task runs on — delivery is asynchronous (an IPI), so the task may have
@@ -52,6 +52,7 @@
  * kernel's siginfo and ucontext on unchanged; it only decides when: not
  * while the thread is inside weft holding a lock.
  */
+#include <errno.h>
 #include <linux/membarrier.h>
 #include <signal.h>
 #include <string.h>
@@ -61,6 +62,7 @@
 #include "runtime.h"
 #include "sighandler.h"
 #include "sigtask.h"
+#include "syscall.h"
 #include "task.h"
 
 #define WT_POKE 0x77656674 /* "weft" */
@@ -164,6 +166,53 @@ void wt_sig_setmask(struct wt_task *t, uint64_t mask)
 		deliver(t);
 }
 
+/* ---- sigwait, sigwaitinfo, sigtimedwait on a task ----
+ * The wait is a system call of the task's (wt_entersyscall ... exit): its
+ * set is published in t->sigwait, the queued signals of the set are raised
+ * on this thread (its mask keeps them pending), and the caller waits in the
+ * kernel.  A pthread_kill during the wait pokes this thread; the poke
+ * raises the signal, which the wait then takes.  Before exitsyscall (which
+ * may move the task to another thread), what was raised and not taken goes
+ * back to the task's queue. */
+
+unsigned wt_sig_wait_begin(struct wt_task *t, uint64_t set)
+{
+	wt_entersyscall();
+	__atomic_store_n(&t->sigwait, set & ~(WT_SIGBIT(32) | WT_SIGBIT(33)), __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	unsigned intr = t->sigintr;
+	deliver(t);
+	return intr;
+}
+
+/* Takes back from the thread what deliver raised for the wait and the
+ * wait did not take. */
+static void drain(struct wt_task *t)
+{
+	uint64_t left = __atomic_exchange_n(&t->sigraised, 0, __ATOMIC_RELAXED);
+	while (left) {
+		uint64_t bit = left & -left;
+		left &= ~bit;
+		uint64_t one = bit;
+		struct timespec zero = { 0, 0 };
+		siginfo_t si;
+		if (wt_syscall6(SYS_rt_sigtimedwait, (long)&one, (long)&si, (long)&zero, 8, 0, 0) > 0)
+			atomic_fetch_or(&t->sigpend, bit);
+	}
+}
+
+bool wt_sig_wait_end(struct wt_task *t, int r, int err, unsigned intr)
+{
+	__atomic_store_n(&t->sigwait, 0, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (r > 0 && r < 65)
+		__atomic_fetch_and(&t->sigraised, ~WT_SIGBIT(r), __ATOMIC_RELAXED);
+	drain(t);
+	bool again = r < 0 && err == EINTR && t->sigintr != intr;
+	wt_exitsyscall();
+	return again;
+}
+
 /* The sender's half of the Dekker pairs above. */
 static void barrier(void)
 {
@@ -185,7 +234,8 @@ void wt_sig_poke(struct wt_m *m)
 	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, SIGURG, (long)&si, 0, 0);
 }
 
-/* pthread_kill to a task.  Context: any.  Returns 0 or a positive errno. */
+/* pthread_kill to a task.  Context: any.  Returns 0 (queuing cannot fail)
+ * or -errno. */
 int wt_sig_send(struct wt_task *t, int sig)
 {
 	uint64_t bit = WT_SIGBIT(sig);

@@ -25,9 +25,21 @@ void wt_sig_block_all(void);               /* sysmon */
 void wt_sig_block_more(struct wt_m *m, uint64_t more);
 void wt_sig_switchin_slow(struct wt_task *t);
 void wt_sig_deliver(struct wt_task *t);    /* on t: raise what t may take now */
-int wt_sig_send(struct wt_task *t, int sig);
+int wt_sig_send(struct wt_task *t, int sig); /* pthread_kill to a task: 0 or -errno */
 void wt_sig_setmask(struct wt_task *t, uint64_t mask);
 void wt_sig_poke(struct wt_m *m);          /* SIGURG to m's thread */
+/* sigwait on t (sigtask.c), around the caller's wait in the kernel for
+ * set: begin enters the system call and returns a token for end; end takes
+ * the wait's result (r, and its errno err when r < 0), leaves the system
+ * call, and returns whether to wait again (a poke, not a handler, ended
+ * the wait).  Context: t. */
+unsigned wt_sig_wait_begin(struct wt_task *t, uint64_t set);
+bool wt_sig_wait_end(struct wt_task *t, int r, int err, unsigned intr);
+/* Sent to t and not yet raised (sigpending). */
+static inline uint64_t wt_sig_pending(struct wt_task *t)
+{
+	return atomic_load(&t->sigpend);
+}
 bool wt_sig_urg(siginfo_t *si, void *uc);  /* SIGURG handler: a poke of ours? */
 
 static inline uint64_t wt_sig_eff(uint64_t mask) { return mask & ~WT_SIG_KEEP; }

@@ -1,8 +1,8 @@
 /*
  * slab.c — fixed-size objects from mmap'd chunks, for the runtime's own
  * structures (tasks, key blocks, destructor records).  Never the program's
- * malloc: a program may bring an allocator whose locks are our mutexes
- * (BRIEF §9).  Chunks are never returned: task structs must stay readable
+ * malloc: a program may bring an allocator (jemalloc) whose locks are our
+ * mutexes.  Chunks are never returned: task structs must stay readable
  * after release, because a stale pthread_t may still be looked up.
  */
 #include <sys/mman.h>

@@ -10,8 +10,8 @@
 struct wt_slab {
 	wt_lock_t lock;
 	size_t size;        /* [const] */
-	void *free;         /* [lock] free list */
-	char *cur, *end;    /* [lock] bump region */
+	void *free;         /* [slab.lock] free list */
+	char *cur, *end;    /* [slab.lock] bump region */
 };
 #define WT_SLAB_INIT(sz) { .lock = WT_LOCK_INIT(WT_RANK_SLAB), .size = (sz) }
 void *wt_slab_alloc(struct wt_slab *s);   /* zeroed; NULL when out of memory */

@@ -27,7 +27,8 @@
  *   G0 = top - 2 MiB                first guard page
  * Everything a shallow task touches (TCB, TLS, first stack pages, guard
  * marker) lies in the top 2 MiB, i.e. under one page-table page: a parked
- * task costs two data pages and one page-table page.  Guards are
+ * task costs one data page with the compact static TLS layout (two with
+ * WEFT_STATIC_TLS=full; tls_static.c) and one page-table page.  Guards are
  * MADV_GUARD_INSTALL markers (Linux >= 6.13: no VMA); older kernels get
  * mprotect (VMAs; schedtrace says so).
  *
@@ -102,11 +103,11 @@ static struct {
 	_Atomic unsigned char *g0;    /* [slot owner] guard installed at G0; by k */
 	bool madv;                    /* [const] guard markers work */
 	wt_lock_t lock;               /* the hints below */
-	uint32_t next;                /* [lock] k never handed out yet */
-	uint64_t *cold, *coldsum;     /* [lock] k released cold; words with bits */
-	long ncold;                   /* [lock] */
-	struct warm *ring;            /* [lock] warm hints, LIFO at head */
-	uint32_t head, tail;          /* [lock] */
+	uint32_t next;                /* [A.lock] k never handed out yet */
+	uint64_t *cold, *coldsum;     /* [A.lock] k released cold; words with bits */
+	long ncold;                   /* [A.lock] */
+	struct warm *ring;            /* [A.lock] warm hints, LIFO at head */
+	uint32_t head, tail;          /* [A.lock] */
 	long nwarm;                   /* [atomic] slots in state WARM (all lists) */
 	_Atomic long nlive;           /* [atomic] home slots in use */
 	bool full_said;
@@ -273,7 +274,7 @@ static bool claim(int s, struct wt_task *t, bool wait)
 	}
 }
 
-static void cold_set(uint32_t k) /* [lock] */
+static void cold_set(uint32_t k) /* [A.lock] */
 {
 	if (!(A.cold[k >> 6] & (1ull << (k & 63)))) {
 		A.cold[k >> 6] |= 1ull << (k & 63);
@@ -282,7 +283,7 @@ static void cold_set(uint32_t k) /* [lock] */
 	}
 }
 
-static long cold_take(void) /* [lock] lowest k, or -1 */
+static long cold_take(void) /* [A.lock] lowest k, or -1 */
 {
 	if (A.ncold == 0)
 		return -1;

@@ -16,6 +16,7 @@
  * Workers beyond worker 0 are created when work appears (proc.c: startm).
  */
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -37,27 +38,33 @@
 #include "slab.h"
 #include "sysmon.h"
 #include "task.h"
+#include "text.h"
 #include "throw.h"
 #include "tls.h"
 #include "worker.h"
 
 struct wt_task *wt_main_task;
 static wt_lock_t start_lock = WT_LOCK_INIT(WT_RANK_START);
-static _Atomic int start_state; /* 0 not started, 1 starting, 2 running, 3 refused */
+/* [atomic] written under start_lock, read with acquire without it. */
+static _Atomic int start_state;
+enum { NOT_STARTED = 0, STARTING, RUNNING, REFUSED };
 
 extern char __libc_single_threaded;
 
 int wt_runtime_start(void)
 {
 	int st = atomic_load_explicit(&start_state, memory_order_acquire);
-	if (st >= 2)
-		return st == 2 ? 0 : -1;
+	if (st == RUNNING || st == REFUSED)
+		return st == RUNNING ? 0 : -ENOTSUP;
 	wt_lock(&start_lock);
-	if ((st = atomic_load(&start_state)) != 0) {
+	if ((st = atomic_load(&start_state)) != NOT_STARTED) {
 		wt_unlock(&start_lock);
-		return st == 2 ? 0 : -1;
+		return st == RUNNING ? 0 : -ENOTSUP;
 	}
-	atomic_store(&start_state, 1);
+	atomic_store(&start_state, STARTING);
+	/* Starting calls libc (getauxval, getenv, dlsym, pthread_create,
+	 * sigaction...), which may set errno: the caller's is put back. */
+	int saved_errno = errno;
 	wt_real_init();
 	long pid = wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	long tid = wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -92,7 +99,7 @@ int wt_runtime_start(void)
 		}
 	}
 	struct wt_p *p0 = &wt_sched.procs[0];
-	p0->status = 1;
+	p0->status = WT_P_RUNNING;
 
 	/* The main task: this flow of control, its TCB and its stack. */
 	struct wt_task *t = wt_task_alloc();
@@ -139,6 +146,7 @@ int wt_runtime_start(void)
 	 * context switch makes the next TLS access a SIGSEGV to repair. */
 	wt_crash_init();
 	m->sigstk = wt_crash_altstack();
+	wt_text_init();
 	wt_preempt_init();
 	wt_tls_worker_enter(m);
 	/* The main task keeps the mask the process started with. */
@@ -152,18 +160,20 @@ int wt_runtime_start(void)
 	__libc_single_threaded = 0;
 	wt_sysmon_start();
 	wt_dump_init();
-	atomic_store_explicit(&start_state, 2, memory_order_release);
+	atomic_store_explicit(&start_state, RUNNING, memory_order_release);
 	wt_unlock(&start_lock);
+	errno = saved_errno;
 	return 0;
 refuse:
-	atomic_store_explicit(&start_state, 3, memory_order_release);
+	atomic_store_explicit(&start_state, REFUSED, memory_order_release);
 	wt_unlock(&start_lock);
-	return -1;
+	errno = saved_errno;
+	return -ENOTSUP;
 }
 
 bool wt_runtime_on(void)
 {
-	return atomic_load_explicit(&start_state, memory_order_acquire) == 2;
+	return atomic_load_explicit(&start_state, memory_order_acquire) == RUNNING;
 }
 
 __attribute__((constructor(101))) static void weft_ctor(void)

@@ -5,7 +5,8 @@
 #include "base.h"
 
 /* On the initial thread, before main, or from the first entry that needs
- * the runtime: 0 when weft runs the program, else -errno. */
+ * the runtime: 0 when weft runs the program, else -ENOTSUP (weft stays off:
+ * loaded late on another thread, or a glibc it cannot run on). */
 int wt_runtime_start(void);
 bool wt_runtime_on(void);                  /* weft runs the program */
 

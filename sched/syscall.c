@@ -23,11 +23,43 @@
  * Between enter and exit the worker touches nothing of the proc: the CAS
  * decides who owns it.  The SYSCALL status carries the worker's id, so a
  * worker whose proc was taken, handed on, and put in SYSCALL again by its
- * new owner cannot win the CAS by mistake.  The cost is one OS thread per task blocked in the
- * kernel, as in Go; pollable descriptors will park instead (issue 3).
+ * new owner cannot win the CAS by mistake.  The cost is one OS thread per
+ * task blocked in the kernel, as in Go; a task waiting on a pollable
+ * descriptor parks instead (netpoll.c).
+ *
+ * Implicit calls: the same bracket around a system call nobody intercepted
+ * (stdio's internal read, an inline `syscall` instruction, glibc's internal
+ * lock waits), entered from outside.  When sysmon finds such a worker
+ * blocked (blocked.c), it signals it; the SIGURG handler (preempt.c),
+ * seeing the interrupted context sit on a system call outside libweft with
+ * m->insyscall == 0, calls wt_implicit_enter, which does what
+ * wt_entersyscall does and marks the worker (m->implicit, counted in
+ * wt_nimplicit).  After sigreturn the kernel restarts the call and it
+ * blocks again; wt_sysmon_retake then takes the proc as for any system
+ * call and hands it to another worker.
+ *   The worker learns it lost its proc at its next entry into weft: every
+ * path that uses m->p from a task checks m->implicit first: wt_mcall
+ * (park, yield, exit: wt_implicit_switch_out), wt_yield, wt_entersyscall,
+ * wt_ready and task creation (wt_curp), the stack slot cache (wt_curp) and
+ * the preemption stub (wt_preempt_park).  wt_implicit_settle tries,
+ * without switching, to get the proc back (CAS SYSCALL -> RUNNING) or an
+ * idle one; wt_implicit_exit, where a switch is allowed, otherwise queues
+ * the task and stops the worker, as wt_exitsyscall does.  Until then the
+ * task runs on a worker without a proc; sysmon signals such a worker whose
+ * CPU clock advances, and the handler sends it through the stub at the
+ * next safe point (preempt.c).  Only code interrupted inside a kernel call
+ * outside libweft gives up its proc: a weft-internal futex wait, whose
+ * caller may be using m->p, never does.
+ *
+ * Layering: this file and the scheduler (proc.c) call each other, as they
+ * share who owns m->p: the bracket switches and finds procs through
+ * proc.c (wt_mcall, wt_pidleget, wt_handoffp, wt_preempt_yield) and
+ * worker.c (wt_stopm); the scheduler asks here, at each entry from a task,
+ * which proc it may use (wt_curp, wt_implicit_*).  preempt.c sits above
+ * both: it calls wt_implicit_enter and wt_implicit_exit, and nothing here
+ * calls it.
  */
 #include "runtime.h"
-#include "preempt.h"
 #include "proc.h"
 #include "runq.h"
 #include "sigtask.h"
@@ -85,7 +117,7 @@ void wt_exitsyscall(void)
 	struct wt_p *p = m->p;
 	int s = WT_P_SYSCALL_BY(m);
 	/* Acquire: pairs with the release in entersyscall / the new owner.
-	 * p is NULL when an implicit call (preempt.c) already lost it. */
+	 * p is NULL when an implicit call (below) already lost it. */
 	if (p && atomic_compare_exchange_strong_explicit(&p->status, &s, WT_P_RUNNING,
 							 memory_order_acquire, memory_order_relaxed)) {
 		/* A preemption the signal handler could not do: now. */
@@ -118,7 +150,7 @@ int wt_sysmon_retake(int64_t now)
 	for (int i = 0; i < max; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
 		int s = atomic_load_explicit(&p->status, memory_order_acquire);
-		if ((s & 3) != WT_P_SYSCALL) {
+		if (WT_P_KIND(s) != WT_P_SYSCALL) {
 			p->sysmon_tick = ~0ull;
 			continue;
 		}
@@ -142,4 +174,90 @@ int wt_sysmon_retake(int64_t now)
 		}
 	}
 	return n;
+}
+
+/* ---- implicit calls: system calls nobody intercepted ---- */
+
+_Atomic int wt_nimplicit;
+
+/* Context: the SIGURG handler on m's thread, the task interrupted on a
+ * system call outside weft with m->insyscall == 0 and m->p set:
+ * wt_entersyscall's work. */
+void wt_implicit_enter(struct wt_m *m)
+{
+	struct wt_p *p = m->p;
+	m->insyscall = 1;
+	atomic_store_explicit(&m->implicit, 1, memory_order_relaxed);
+	atomic_fetch_add(&wt_nimplicit, 1);
+	p->syscalltick++;
+	/* Release: pairs with sysmon's acquire in wt_sysmon_retake. */
+	atomic_store_explicit(&p->status, WT_P_SYSCALL_BY(m), memory_order_release);
+}
+
+/* Context: a task in weft code (not a signal handler).  Ends an implicit
+ * system call without switching: the proc back if sysmon has not taken it,
+ * else an idle one.  false: none; m->p is then NULL and the task runs on
+ * as if still in the call (insyscall stays 1), without a proc. */
+bool wt_implicit_settle(struct wt_m *m)
+{
+	if (!atomic_load_explicit(&m->implicit, memory_order_relaxed))
+		return true;
+	if (m->insyscall != 1)
+		return false; /* an intercepted call nested inside (a signal handler's) */
+	struct wt_p *p = m->p;
+	int s = WT_P_SYSCALL_BY(m);
+	/* Acquire: pairs with the release in wt_implicit_enter / the new owner. */
+	if (!p || !atomic_compare_exchange_strong_explicit(&p->status, &s, WT_P_RUNNING,
+							  memory_order_acquire,
+							  memory_order_relaxed)) {
+		m->p = NULL;
+		struct wt_p *np = wt_pidleget();
+		if (!np)
+			return false;
+		np->m = m;
+		m->p = np;
+	}
+	m->insyscall = 0;
+	atomic_store_explicit(&m->implicit, 0, memory_order_relaxed);
+	atomic_fetch_sub(&wt_nimplicit, 1);
+	return true;
+}
+
+/* Context: a task where a switch is allowed (no lock held).  Ends an
+ * implicit system call; without a proc to be had, queues the task and
+ * stops the worker (wt_exitsyscall), so it resumes later elsewhere. */
+void wt_implicit_exit(struct wt_m *m)
+{
+	if (wt_implicit_settle(m) || m->insyscall != 1)
+		return;
+	atomic_store_explicit(&m->implicit, 0, memory_order_relaxed);
+	atomic_fetch_sub(&wt_nimplicit, 1);
+	wt_exitsyscall(); /* insyscall 1 -> 0, m->p NULL: the lost-proc path */
+}
+
+/* Context: wt_mcall, on a task about to switch out (a parking task holds
+ * its bucket lock: no queueing here).  Ends an implicit system call: the
+ * proc back, or none, and then the call is over all the same (insyscall 0,
+ * m->p NULL) and g0 stops the worker once the switch is done (proc.c). */
+void wt_implicit_switch_out(struct wt_m *m)
+{
+	if (!wt_implicit_settle(m) && m->insyscall == 1) {
+		m->insyscall = 0;
+		atomic_store_explicit(&m->implicit, 0, memory_order_relaxed);
+		atomic_fetch_sub(&wt_nimplicit, 1);
+	}
+}
+
+/* Context: a task (or a thread weft did not create: NULL).  The proc its
+ * worker holds and it may use: NULL inside a system call, explicit or
+ * implicit, whose proc may be another worker's by now. */
+struct wt_p *wt_curp(void)
+{
+	struct wt_task *t = wt_cur();
+	if (!t || !t->m)
+		return NULL;
+	struct wt_m *m = t->m;
+	if (unlikely(atomic_load_explicit(&m->implicit, memory_order_relaxed)))
+		wt_implicit_settle(m);
+	return m->insyscall ? NULL : m->p;
 }

@@ -1,6 +1,7 @@
 /*
- * syscall.h — tasks in system calls: the entersyscall/exitsyscall bracket
- * and sysmon's retaking of their procs (syscall.c).
+ * syscall.h — tasks in system calls: the entersyscall/exitsyscall bracket,
+ * the same bracket entered implicitly around calls nobody intercepted, and
+ * sysmon's retaking of their procs (syscall.c).
  */
 #ifndef WEFT_SYSCALL_H
 #define WEFT_SYSCALL_H
@@ -11,5 +12,12 @@ void wt_entersyscall(void);                /* task, before a call that may block
 void wt_exitsyscall(void);                 /* task, after it; may switch */
 int wt_sysmon_retake(int64_t now);         /* sysmon: take procs from blocked calls */
 struct wt_p *wt_curp(void);                /* task: the proc it may use, NULL in a syscall */
+
+/* Implicit calls (entered by the SIGURG handler, preempt.c). */
+void wt_implicit_enter(struct wt_m *m);    /* signal handler: wt_entersyscall's work */
+bool wt_implicit_settle(struct wt_m *m);   /* task: try to end an implicit syscall, no switch */
+void wt_implicit_exit(struct wt_m *m);     /* task: end it; may switch (queue + stop worker) */
+void wt_implicit_switch_out(struct wt_m *m); /* wt_mcall: end it, with or without a proc */
+extern _Atomic int wt_nimplicit;           /* [atomic] workers in an implicit syscall */
 
 #endif

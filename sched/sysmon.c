@@ -5,7 +5,7 @@
  * busy, or all asleep), take procs from workers blocked in system calls
  * (syscall.c), start a worker for queued work that the busy ones left
  * behind (wt_sysmon_wake_idle_work), follow the cgroup CPU limit
- * (procresize.c, about once a second), print schedtrace lines (trace.c)
+ * (cgroup.c and wt_procs_resize in proc.c, about once a second), print schedtrace lines (trace.c)
  * and start the task dump a SIGQUIT asked for (dump.c).
  *
  * Its sleep adapts as Go's sysmon's does: 20 µs after a cycle that took a
@@ -23,7 +23,6 @@
  * worker looks: netpoll.c (wt_netpoll_sysmon).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -36,14 +35,12 @@
 #include "preempt.h"
 #include "print.h"
 #include "proc.h"
-#include "real.h"
 #include "sighandler.h"
 #include "sigtask.h"
 #include "stack.h"
 #include "syscall.h"
 #include "sysmon.h"
 #include "timer.h"
-#include "tls.h"
 #include "trace.h"
 #include "worker.h"
 
@@ -136,19 +133,10 @@ static void *sysmon(void *arg)
 
 void wt_sysmon_start(void)
 {
-	pthread_attr_t a;
-	pthread_t th;
-	real.pthread_attr_init(&a);
-	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	real.pthread_attr_setstacksize(&a, 256 << 10);
-	struct wt_pin pin = wt_tls_pin();
-	int err = real.pthread_create(&th, &a, sysmon, NULL);
-	wt_tls_unpin(pin);
-	if (err != 0)
+	if (wt_thread_spawn(sysmon, NULL, 256 << 10) != 0)
 		wt_print("weft: cannot start sysmon; timers fire only when workers look for work\n");
 	else
 		atomic_fetch_add(&wt_nthreads, 1);
-	real.pthread_attr_destroy(&a);
 }
 
 /* Fork child: the sysmon thread is gone; fork.c starts a new one. */

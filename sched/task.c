@@ -1,5 +1,6 @@
 /*
- * task.c — a task's life: create, first frame, exit, join/detach release.
+ * task.c — a task's life: create, first frame, exit, join/detach release;
+ * main() run as a task.
  *
  * Exit protocol (the task cannot free the stack it runs on):
  *   1. on the task: key destructors, thread_local destructors (glibc's
@@ -20,9 +21,29 @@
  * cancelable park (park.c); a cancellation point acts when the request is
  * pending (wt_cancel_pending) by unwinding as glibc's pthread_exit does.
  *
- * pthread_exit unwinds with glibc's own forced unwind: wt_task_entry
- * registers a cancel buffer (as glibc's start_thread does), so C cleanup
- * handlers and C++ destructors run, and the unwinder lands back here.
+ * pthread_exit unwinds with glibc's own forced unwind: a task's first frame
+ * (first_frame, for wt_task_entry and for main) registers a cancel buffer
+ * (as glibc's start_thread does), so C cleanup handlers and C++ destructors
+ * run, and the unwinder lands back here.
+ *
+ * main.  The runtime has already made the initial flow of control the main
+ * task (start.c, from the constructor), on the initial thread's stack.
+ * wt_task_run_main, called by the interposed __libc_start_main in place of
+ * main, moves main onto an arena slot (stack.c), like every task's stack:
+ * it grows to WEFT_STACK_MAX, so a recursion a million calls deep finishes
+ * in main as it does in a thread.  main keeps its TCB (the initial
+ * thread's: constructors wrote its TLS; its canary is the one the
+ * program's frames already hold).  When main returns, wt_task_run_main
+ * returns on the initial stack, where glibc runs exit().  main's first
+ * frame has a cancel buffer too, so pthread_exit(), or cancellation, in
+ * main unwinds main's frames and the main task then exits like any other:
+ * the process lives on until the last task exits (glibc's rule), instead
+ * of glibc ending the initial OS thread, which is worker 0.
+ *
+ * Left as they were: __libc_stack_end (read-only after start) still points
+ * into the initial stack, so code that finds main's stack through it
+ * (Boehm GC's default, an executable-stack dlopen) sees the old stack;
+ * pthread_getattr_np on main reports the new one.
  */
 #include <errno.h>
 #include <limits.h>
@@ -31,6 +52,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "runtime.h"
@@ -39,6 +61,7 @@
 #include "sigtask.h"
 #include "slab.h"
 #include "stack.h"
+#include "start.h"
 #include "syscall.h"
 #include "task.h"
 #include "throw.h"
@@ -87,14 +110,13 @@ static void task_unlink(struct wt_task *t)
 }
 
 /* Context: a task or a foreign thread (pthread_create).  May allocate. */
-struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, int *err)
+int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_task **out)
 {
 	const pthread_attr_t *attr = attrp;
+	int err;
 	struct wt_task *t = wt_task_alloc();
-	if (!t) {
-		*err = EAGAIN;
-		return NULL;
-	}
+	if (!t)
+		return -EAGAIN;
 	t->id = atomic_fetch_add(&next_id, 1);
 	t->tid = 0x40000000 | (int)(t->id & 0x3fffffff);
 	t->start = fn;
@@ -118,7 +140,7 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 			t->user_stack = true;
 			t->tp = wt_tls_new((char *)uaddr + usize, t->tid, uaddr, usize, t, false, &tls_low);
 			if (!t->tp || tls_low < (char *)uaddr + 16384) {
-				*err = t->tp ? EINVAL : EAGAIN;
+				err = t->tp ? -EINVAL : -EAGAIN;
 				goto fail;
 			}
 			t->stack_lo = uaddr;
@@ -127,11 +149,9 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 		}
 	}
 	if (!uaddr) {
-		int r = wt_stack_alloc(t, size, guard);
-		if (r) {
-			*err = -r;
+		err = wt_stack_alloc(t, size, guard);
+		if (err)
 			goto fail;
-		}
 	}
 	t->join = detach == PTHREAD_CREATE_DETACHED ? WT_DETACHED : WT_JOINABLE;
 	wt_ctx_make(&t->ctx, t->stack_hi, (void (*)(void *))wt_task_entry, t, t->tp);
@@ -150,11 +170,11 @@ struct wt_task *wt_task_create(const void *attrp, void *(*fn)(void *), void *arg
 	wt_tls_static_check(t);
 	atomic_fetch_add(&wt_ntasks, 1);
 	wt_ready(t);
-	*err = 0;
-	return t;
+	*out = t;
+	return 0;
 fail:
 	wt_slab_free(&task_slab, t);
-	return NULL;
+	return err;
 }
 
 void wt_task_release(struct wt_task *t, struct wt_p *p)
@@ -219,7 +239,7 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 {
 	(void)arg;
 	/* Syscall mode: g0 still runs on the dead task's thread pointer. */
-	if (wt_tls_mode == 1 && m->cur_tp == t->tp && t->tp != m->g0_tp) {
+	if (wt_tls_mode == WT_TLS_SYSCALL && m->cur_tp == t->tp && t->tp != m->g0_tp) {
 		wt_arch_set_tp(m->g0_tp);
 		m->cur_tp = m->g0_tp;
 	}
@@ -287,16 +307,42 @@ int wt_task_detach(struct wt_task *t)
 	return -EINVAL;
 }
 
+/* pthread_exit: glibc's forced unwind, which lands in the task's first
+ * frame (first_frame), or glibc's own for a thread weft did not create.
+ * Context: the task (or that thread). */
+WT_NORETURN void wt_task_unwind(void *retval)
+{
+	struct wt_task *t = wt_cur();
+	wt_real_init();
+	if (t)
+		t->retval = retval;
+	real.pthread_exit(retval);
+	__builtin_unreachable();
+}
+
 /* A cancellation point found a pending cancel: unwind as glibc's
  * pthread_exit(PTHREAD_CANCELED) does.  Context: the task. */
 WT_NORETURN void wt_cancel_act(void)
 {
-	struct wt_task *t = wt_cur();
-	atomic_fetch_or(&t->cancel, WT_CANCEL_EXITING | WT_CANCEL_DISABLED);
-	t->retval = PTHREAD_CANCELED;
-	wt_real_init();
-	real.pthread_exit(PTHREAD_CANCELED);
-	__builtin_unreachable();
+	atomic_fetch_or(&wt_cur()->cancel, WT_CANCEL_EXITING | WT_CANCEL_DISABLED);
+	wt_task_unwind(PTHREAD_CANCELED);
+}
+
+/* pthread_setcancelstate / pthread_setcanceltype on t itself: sets or
+ * clears WT_CANCEL_DISABLED / WT_CANCEL_ASYNC, returning whether it was
+ * set.  Asynchronous cancellation acts as deferred. */
+bool wt_cancel_set_disabled(struct wt_task *t, bool on)
+{
+	int prev = on ? atomic_fetch_or(&t->cancel, WT_CANCEL_DISABLED)
+		      : atomic_fetch_and(&t->cancel, ~WT_CANCEL_DISABLED);
+	return prev & WT_CANCEL_DISABLED;
+}
+
+bool wt_cancel_set_async(struct wt_task *t, bool on)
+{
+	int prev = on ? atomic_fetch_or(&t->cancel, WT_CANCEL_ASYNC)
+		      : atomic_fetch_and(&t->cancel, ~WT_CANCEL_ASYNC);
+	return prev & WT_CANCEL_ASYNC;
 }
 
 void wt_testcancel(void)
@@ -328,14 +374,15 @@ WT_NORETURN void wt_task_exit(void *retval)
 	wt_throw("a dead task was resumed");
 }
 
-void wt_task_entry(struct wt_task *t)
+/* The first frame of a task's own code (wt_task_entry; main's, from
+ * wt_task_run_main): calls fn(arg) with a cancel buffer registered, as
+ * glibc's start_thread does, so that pthread_exit and cancellation unwind
+ * the frames above and land here.  true: fn returned, *ret is its value;
+ * false: an unwind landed here, *ret is the task's exit value (retval).
+ * Context: the task, on its own stack. */
+static bool first_frame(void *(*fn)(void *), void *arg, void **ret)
 {
 	__pthread_unwind_buf_t buf;
-	void *r;
-	wt_task_resumed(t);
-	wt_finish_switch(t->m); /* the task that handed the worker to us */
-	wt_tls_start(t);
-	wt_sig_switchin(t);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 	/* As glibc's pthread_cleanup_push: sigsetjmp without the mask writes
@@ -344,12 +391,67 @@ void wt_task_entry(struct wt_task *t)
 #pragma GCC diagnostic pop
 	if (jumped == 0) {
 		__pthread_register_cancel(&buf);
-		r = t->start(t->arg);
+		*ret = fn(arg);
 		__pthread_unregister_cancel(&buf);
-	} else {
-		r = wt_cur()->retval; /* pthread_exit or cancellation unwound to here */
+		return true;
 	}
+	*ret = wt_cur()->retval; /* pthread_exit or cancellation unwound to here */
+	return false;
+}
+
+void wt_task_entry(struct wt_task *t)
+{
+	void *r;
+	wt_task_resumed(t);
+	wt_finish_switch(t->m); /* the task that handed the worker to us */
+	wt_tls_start(t);
+	wt_sig_switchin(t);
+	first_frame(t->start, t->arg, &r);
 	wt_task_exit(r);
+}
+
+struct main_args {
+	int (*main)(int, char **, char **);
+	int argc;
+	char **argv, **envp;
+	int ret;
+};
+
+static void *call_main(void *p)
+{
+	struct main_args *a = p;
+	a->ret = a->main(a->argc, a->argv, a->envp);
+	return NULL;
+}
+
+/* main's first frame, on its slot stack (or, without one, on the initial
+ * stack): an unwind out of main ends the main task like any other. */
+static void main_frame(void *p)
+{
+	void *r;
+	if (!first_frame(call_main, p, &r))
+		wt_task_exit(r);
+}
+
+/* Context: the initial thread, from glibc's start code (the main task's
+ * flow of control when weft runs).  Allocates main's slot. */
+int wt_task_run_main(int (*main)(int, char **, char **), int argc, char **argv, char **envp)
+{
+	struct wt_task *t = wt_cur();
+	if (!wt_runtime_on() || !t || !t->main)
+		return main(argc, argv, envp);
+	struct main_args a = { main, argc, argv, envp, 0 };
+	struct rlimit rl;
+	size_t ssz = 8u << 20;
+	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		ssz = rl.rlim_cur;
+	if (wt_stack_alloc(t, ssz, 0) != 0) {
+		/* No slot (a tiny address space): main stays where it is. */
+		main_frame(&a);
+		return a.ret;
+	}
+	wt_call_on_stack((void *)WT_ALIGN_DOWN((uintptr_t)t->stack_hi, 16), main_frame, &a);
+	return a.ret; /* on the initial stack again */
 }
 
 /* Fork child (fork.c): self is the only task left.  The others are marked

@@ -7,10 +7,12 @@
 
 #include "runtime.h"
 
-/* Creates and readies a task for pthread_create: *err is a positive errno
- * on failure (NULL returned).  attr: a pthread_attr_t or NULL. */
-struct wt_task *wt_task_create(const void *attr, void *(*fn)(void *), void *arg, int *err);
+/* Creates and readies a task for pthread_create, stored in *out: 0, or
+ * -EAGAIN (out of memory or stack slots), -EINVAL (a program-supplied stack
+ * too small for the TCB).  attr: a pthread_attr_t or NULL. */
+int wt_task_create(const void *attr, void *(*fn)(void *), void *arg, struct wt_task **out);
 WT_NORETURN void wt_task_exit(void *retval);
+WT_NORETURN void wt_task_unwind(void *retval); /* pthread_exit */
 /* The live task whose pthread_t is pt, or NULL (not a task of weft's). */
 struct wt_task *wt_task_from_pthread(uintptr_t pt);
 /* Joins t: deadline mono ns, -1 forever, WT_JOIN_TRY for tryjoin.  0,
@@ -23,15 +25,31 @@ int wt_task_detach(struct wt_task *t);     /* 0 or -EINVAL */
 void wt_task_cancel(struct wt_task *t);    /* pthread_cancel */
 WT_NORETURN void wt_cancel_act(void);      /* a cancellation point acts on a pending cancel */
 void wt_testcancel(void);                  /* a cancellation point */
+bool wt_cancel_set_disabled(struct wt_task *t, bool on); /* returns the old setting */
+bool wt_cancel_set_async(struct wt_task *t, bool on);    /* returns the old setting */
 static inline bool wt_cancel_pending(struct wt_task *t)
 {
 	int c = atomic_load(&t->cancel);
 	return (c & (WT_CANCEL_REQ | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) == WT_CANCEL_REQ;
 }
 void wt_task_release(struct wt_task *t, struct wt_p *p); /* joined, or detached and dead */
+/* t has exited (pthread_kill: ESRCH). */
+static inline bool wt_task_dead(struct wt_task *t)
+{
+	return atomic_load(&t->state) == WT_DEAD;
+}
+/* t was created or made detached (pthread_getattr_np); false once exited. */
+static inline bool wt_task_detached(struct wt_task *t)
+{
+	return atomic_load(&t->join) == WT_DETACHED;
+}
 struct wt_task *wt_task_alloc(void);
 void wt_task_link(struct wt_task *t);
 void wt_task_entry(struct wt_task *t);     /* first frame of every task */
+/* In place of the program's main (from __libc_start_main): runs main as
+ * the main task on a slot stack; returns what main returned (glibc then
+ * calls exit).  Runs main unchanged when weft does not run the program. */
+int wt_task_run_main(int (*main)(int, char **, char **), int argc, char **argv, char **envp);
 void wt_task_fork_reset(struct wt_task *self);
 extern _Atomic long wt_ntasks;             /* live tasks, main included */
 extern struct wt_task *wt_main_task;       /* start.c */

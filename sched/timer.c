@@ -12,7 +12,7 @@
  *
  * The heap array is mmap'd and grows by doubling (never the program's
  * malloc).  Lock order: a park bucket lock may be held while adding a timer
- * (bucket -> timers.lock); callbacks take bucket locks with no timer lock.
+ * (bucket -> T.lock); callbacks take bucket locks with no timer lock.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -25,8 +25,8 @@
 
 static struct {
 	wt_lock_t lock;
-	struct wt_timer **heap;   /* [lock] */
-	int n, cap;               /* [lock] */
+	struct wt_timer **heap;   /* [T.lock] */
+	int n, cap;               /* [T.lock] */
 	_Atomic int64_t next;     /* [atomic] heap[0]->when or INT64_MAX, for cheap polling */
 } T = { .lock = WT_LOCK_INIT(WT_RANK_TIMERS), .next = INT64_MAX };
 
@@ -110,7 +110,7 @@ static void remove_at(int i)
 	t->idx = -1;
 }
 
-/* Context: any; takes timers.lock.  May allocate (mmap) to grow the heap. */
+/* Context: any; takes T.lock.  May allocate (mmap) to grow the heap. */
 void wt_timer_add(struct wt_timer *t, int64_t when)
 {
 	bool earliest;
@@ -148,7 +148,7 @@ void wt_timer_del(struct wt_timer *t)
 	wt_unlock(&T.lock);
 	/* Acquire: pairs with the release store that ends the callback. */
 	while (atomic_load_explicit(&t->running, memory_order_acquire))
-		__builtin_ia32_pause();
+		wt_arch_pause();
 }
 
 int64_t wt_timer_next(void)

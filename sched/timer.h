@@ -12,8 +12,8 @@ int64_t wt_nanotime(void);                 /* CLOCK_MONOTONIC, ns */
 int64_t wt_abs_to_mono(clockid_t clk, const struct timespec *abs); /* deadline in mono ns */
 
 struct wt_timer {
-	int64_t when;                       /* [timers.lock] mono ns */
-	int idx;                            /* [timers.lock] heap index, -1 = not queued */
+	int64_t when;                       /* [T.lock, timer.c] mono ns */
+	int idx;                            /* [T.lock, timer.c] heap index, -1 = not queued */
 	_Atomic int running;                /* [atomic] callback in flight */
 	void (*fn)(struct wt_timer *, struct wt_m *); /* on a g0 (m) or sysmon (NULL), no lock held */
 };

@@ -3,10 +3,10 @@
  *
  * glibc keeps errno, the stack-protector canary, locale, malloc's tcache and
  * every __thread / thread_local variable at fixed offsets from the thread
- * pointer (%fs base).  Compilers cache &errno and the thread pointer across
+ * pointer (arch.h).  Compilers cache &errno and the thread pointer across
  * calls, so a task must see the same addresses on whatever worker it runs:
  * each task gets its own block, laid out as glibc lays out a thread's, and
- * the switch loads its thread pointer (BRIEF §3).
+ * the switch loads its thread pointer.
  *
  * Building a block (wt_tls_new): the TCB (glibc's struct pthread, whose
  * size libc publishes as _thread_db_sizeof_pthread) sits at the top of the
@@ -18,36 +18,37 @@
  * (glibc's recursive locks compare owners by tid), stackblock (read by
  * __libc_alloca_cutoff; offsets found once by probing a real thread whose
  * stack we chose) and rseq cpu_id = -1 so sched_getcpu asks the kernel.
+ * The ABI's own header at the start of the TCB (self pointers, guards) is
+ * filled by wt_arch_tcb_init.
  *
- * Switching the thread pointer, three ways (wt_tls_mode):
- *  - wrfsbase, when the kernel advertises FSGSBASE (AT_HWCAP2): ~10 ns.
- *  - trap: the CPU has FSGSBASE but the kernel does not say so (seen on
- *    this project's VMs).  wrfsbase works, but the kernel does not save the
- *    value: on a context switch it reloads the base it last set by
- *    arch_prctl, silently.  So each worker makes that kernel-known base a
- *    guard address of its own (a PROT_NONE window): a revert turns the next
- *    %fs access into a SIGSEGV at a known address, and the handler
- *    (wt_tls_fault) writes back m->cur_tp and returns.  The guards differ per
- *    worker because the kernel skips the reload when two threads' saved
- *    bases are equal.
- *  - syscall: arch_prctl(ARCH_SET_FS) on every switch (3.6 µs on this
- *    project's VMs, where a system call is ~1 µs).
+ * Switching the thread pointer, three ways (WT_TLS_*, tls.h; arch.h names the
+ * primitives, arch/x86_64/tp.c says what they are there):
+ *  - fast (WEFT_TLS=wrfsbase): set from user space without the kernel
+ *    (wt_arch_set_tp_fast), when the kernel says it keeps that value
+ *    (wt_arch_tp_fast_kernel): ~10 ns.
+ *  - trap: the CPU can (wt_arch_tp_fast_cpu) but the kernel does not say so
+ *    (seen on this project's VMs).  The fast write works, but the kernel
+ *    does not save the value: on a context switch it reloads the pointer it
+ *    last set by system call (wt_arch_set_tp), silently.  So each worker
+ *    makes that kernel-known pointer a guard address of its own (a
+ *    PROT_NONE window): a revert turns the next TLS access into a SIGSEGV
+ *    at a known address, and the handler (wt_tls_fault) writes back
+ *    m->cur_tp and returns.  The guards differ per worker because the
+ *    kernel skips the reload when two threads' saved values are equal.
+ *  - syscall: wt_arch_set_tp on every switch (3.6 µs on this project's VMs,
+ *    where a system call is ~1 µs).
  * Rejected: copying TLS contents into the worker's block on each switch
  * (addresses would change on migration: a thread_local std::string points
  * into itself); LDT segments (32-bit bases, 8192 entries, refused here).
  */
 
-#include <asm/prctl.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <pthread.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <ucontext.h>
 #include <unistd.h>
-#include <cpuid.h>
 
 #include "runtime.h"
 #include "config.h"
@@ -61,7 +62,7 @@
 
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;
-int wt_tls_mode = 1;
+int wt_tls_mode = WT_TLS_SYSCALL;
 bool wt_tls_trap;
 size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
 size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
@@ -71,15 +72,6 @@ ptrdiff_t wt_rseq_off = -1;
 static void *(*dl_allocate_tls)(void *);
 static void (*dl_deallocate_tls)(void *, _Bool);
 static void (*ctype_init)(void);
-
-/* tcbhead_t offsets (x86_64 ABI; stable since glibc 2.3). */
-#define TCB_TCB 0x00
-#define TCB_SELF 0x10
-#define TCB_MULTIPLE_THREADS 0x18
-#define TCB_SYSINFO 0x20
-#define TCB_STACK_GUARD 0x28
-#define TCB_POINTER_GUARD 0x30
-#define TCB_FEATURE_1 0x48
 
 static void *need(const char *name)
 {
@@ -106,33 +98,6 @@ static void *probe(void *arg)
 		}
 	}
 	return NULL;
-}
-
-/* ---- FSGSBASE detection ---- */
-static volatile int sigill_seen;
-static void on_sigill(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)si;
-	sigill_seen = 1;
-	((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] += 5; /* rdfsbase %rax */
-}
-
-static bool cpu_fsgsbase_usable(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & 1))
-		return false;
-	struct sigaction sa = { 0 }, old;
-	sa.sa_sigaction = on_sigill;
-	sa.sa_flags = SA_SIGINFO;
-	real.sigaction(SIGILL, &sa, &old);
-	uintptr_t v = 0;
-	sigill_seen = 0;
-	__asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0xae, 0xc0; movq %%rax, %0" /* rdfsbase %rax */
-			 : "=r"(v) : : "rax", "memory");
-	real.sigaction(SIGILL, &old, NULL);
-	return !sigill_seen && v == wt_arch_get_tp();
 }
 
 /* ---- trap mode guard windows ---- */
@@ -172,7 +137,7 @@ void wt_tls_worker_enter(struct wt_m *m)
 	if (!wt_tls_trap)
 		return;
 	wt_arch_set_tp(m->guard_tp);
-	__asm__ volatile("wrfsbase %0" : : "r"(m->cur_tp) : "memory");
+	wt_arch_set_tp_fast(m->cur_tp);
 }
 
 /* Context: SIGSEGV handler, with a thread pointer that may be the guard:
@@ -187,7 +152,7 @@ bool wt_tls_fault(uintptr_t addr)
 					      memory_order_acquire);
 	if (!m)
 		return false;
-	__asm__ volatile("wrfsbase %0" : : "r"(m->cur_tp) : "memory");
+	wt_arch_set_tp_fast(m->cur_tp);
 	return true;
 }
 
@@ -220,7 +185,7 @@ int wt_tls_init(void)
 	ctype_init = need("__ctype_init");
 	if (!static_info || !sizeof_pthread || !tid_desc || !dl_allocate_tls ||
 	    !dl_deallocate_tls || !ctype_init)
-		return -1;
+		return -ENOTSUP;
 	static_info(&wt_tls_static_size, &wt_tls_static_align);
 	if (wt_tls_static_align < 64)
 		wt_tls_static_align = 64;
@@ -228,7 +193,7 @@ int wt_tls_init(void)
 	wt_off_tid = tid_desc[2];
 	unsigned *list_desc = need("_thread_db_pthread_list");
 	if (!list_desc)
-		return -1;
+		return -ENOTSUP;
 	wt_off_list = list_desc[2];
 	unsigned *spec_desc = dlsym(RTLD_DEFAULT, "_thread_db_pthread_specific");
 	if (spec_desc)
@@ -250,21 +215,22 @@ int wt_tls_init(void)
 			 "alloca limits use the default\n");
 
 	/* Thread-pointer switch method. */
-	bool hw = getauxval(AT_HWCAP2) & 2; /* HWCAP2_FSGSBASE */
-	int want = wt_cfg.tls_mode;         /* -1 auto, 0 wrfsbase, 1 syscall, 2 trap */
-	if (want == -1)
-		want = hw ? 0 : cpu_fsgsbase_usable() && !traced() ? 2 : 1;
-	if (want == 0 && !hw) {
+	bool hw = wt_arch_tp_fast_kernel();
+	int want = wt_cfg.tls_mode;
+	if (want == WT_TLS_AUTO)
+		want = hw ? WT_TLS_WRFSBASE
+			  : wt_arch_tp_fast_cpu() && !traced() ? WT_TLS_TRAP : WT_TLS_SYSCALL;
+	if (want == WT_TLS_WRFSBASE && !hw) {
 		wt_print("weft: WEFT_TLS=wrfsbase: the kernel does not enable FSGSBASE; using %s\n",
-			 cpu_fsgsbase_usable() ? "trap" : "syscall");
-		want = cpu_fsgsbase_usable() ? 2 : 1;
+			 wt_arch_tp_fast_cpu() ? "trap" : "syscall");
+		want = wt_arch_tp_fast_cpu() ? WT_TLS_TRAP : WT_TLS_SYSCALL;
 	}
-	if (want == 2 && (!cpu_fsgsbase_usable() || !trap_init())) {
+	if (want == WT_TLS_TRAP && (!wt_arch_tp_fast_cpu() || !trap_init())) {
 		wt_print("weft: WEFT_TLS=trap is not possible here; using syscall\n");
-		want = 1;
+		want = WT_TLS_SYSCALL;
 	}
-	wt_tls_trap = want == 2;
-	wt_tls_mode = want == 1 ? 1 : 0;
+	wt_tls_trap = want == WT_TLS_TRAP;
+	wt_tls_mode = want == WT_TLS_SYSCALL ? WT_TLS_SYSCALL : WT_TLS_WRFSBASE;
 	wt_cfg.tls_mode = want;
 	wt_tls_static_init();
 	return 0;
@@ -280,13 +246,7 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 	memset((void *)tp, 0, wt_tcb_size);
 	if (!dl_allocate_tls((void *)tp))
 		return 0;
-	*(uintptr_t *)(tp + TCB_TCB) = tp;
-	*(uintptr_t *)(tp + TCB_SELF) = tp;
-	*(int *)(tp + TCB_MULTIPLE_THREADS) = 1;
-	*(uintptr_t *)(tp + TCB_SYSINFO) = *(uintptr_t *)(cur + TCB_SYSINFO);
-	*(uintptr_t *)(tp + TCB_STACK_GUARD) = *(uintptr_t *)(cur + TCB_STACK_GUARD);
-	*(uintptr_t *)(tp + TCB_POINTER_GUARD) = *(uintptr_t *)(cur + TCB_POINTER_GUARD);
-	*(unsigned *)(tp + TCB_FEATURE_1) = *(unsigned *)(cur + TCB_FEATURE_1);
+	wt_arch_tcb_init(tp, cur);
 	*(int *)(tp + wt_off_tid) = tid;
 	/* An empty list node: glibc's fork child unlinks the forking thread's
 	 * node from its lists of threads (reclaim_stacks), then links it. */
@@ -349,7 +309,7 @@ void wt_tls_unpin(struct wt_pin pin)
 {
 	if (pin.guard) {
 		wt_arch_set_tp(pin.guard);
-		__asm__ volatile("wrfsbase %0" : : "r"(pin.tp) : "memory");
+		wt_arch_set_tp_fast(pin.tp);
 	}
 }
 

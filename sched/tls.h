@@ -7,7 +7,7 @@
 
 #include "runtime.h"
 
-int wt_tls_init(void);
+int wt_tls_init(void);                     /* 0, or -ENOTSUP: glibc lacks what it needs */
 /* Builds a TCB + static TLS under top; returns its thread pointer, 0 when
  * out of memory. */
 uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
@@ -16,7 +16,16 @@ bool wt_tls_alloc_dtv(uintptr_t tp);
 void wt_tls_free(uintptr_t tp);
 void wt_tls_start(struct wt_task *t);      /* on the task: __ctype_init */
 void wt_tls_fork_reset(void);
-extern int wt_tls_mode; /* 0 = wrfsbase, 1 = arch_prctl system call */
+/* How a switch writes the thread pointer (wt_tls_mode: WRFSBASE or SYSCALL;
+ * arch/x86_64/switch.S tests it against 0, WT_TLS_WRFSBASE), and what
+ * WEFT_TLS asks for (wt_cfg.tls_mode: any of these; tls.c chooses). */
+enum {
+	WT_TLS_AUTO = -1,       /* chosen at start from what the CPU and kernel allow */
+	WT_TLS_WRFSBASE = 0,    /* the wrfsbase instruction, no system call */
+	WT_TLS_SYSCALL = 1,     /* arch_prctl(ARCH_SET_FS) on every switch */
+	WT_TLS_TRAP = 2,        /* wrfsbase; each worker's kernel-known base a guard */
+};
+extern int wt_tls_mode;                    /* WT_TLS_WRFSBASE or WT_TLS_SYSCALL */
 extern size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
 /* Offsets in glibc's struct pthread, found at start. */
 extern size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific, wt_off_list;

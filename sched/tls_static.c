@@ -41,7 +41,6 @@
  */
 #include <dlfcn.h>
 #include <link.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -226,7 +225,7 @@ static void sync_tasks(size_t to)
 		wt_print("weft: a library loaded now puts static TLS %zu bytes under the thread "
 			 "pointer; %ld of %ld running threads have their stacks start %zu bytes "
 			 "under it; run with WEFT_STATIC_TLS=full\n", to, bad, live, room);
-		abort();
+		wt_throw("static TLS would overlap task stacks");
 	}
 }
 
@@ -330,6 +329,6 @@ void wt_tls_static_check(struct wt_task *t)
 			 "%zu bytes under the thread pointer; the thread's stack starts %zu bytes "
 			 "under it; run with WEFT_STATIC_TLS=full\n", used,
 			 (size_t)(t->tp - (uintptr_t)t->stack_hi));
-		abort();
+		wt_throw("static TLS would overlap a new task's stack");
 	}
 }

@@ -1,7 +1,7 @@
 /*
  * trace.c — WEFTDEBUG=schedtrace=MS[,scheddetail=1]: the scheduler's state
- * every MS ms on stderr, in the format of Go's GODEBUG=schedtrace
- * (seeds/001), so that the same reading of it applies:
+ * every MS ms on stderr, in the format of Go's GODEBUG=schedtrace,
+ * so that the same reading of it applies:
  *
  *   SCHED 5ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0
  *     idlethreads=1 runqueue=0 [ 17 31 ] schedticks=[ 40 12 ]
@@ -56,7 +56,7 @@ static void trace_procs(struct wt_wbuf *o)
 		if (m)
 			wt_snprintf(mid, sizeof mid, "%d", m->id);
 		wt_wprint(o, "  P%d: status=%d schedtick=%lu syscalltick=%lu m=%s runqsize=%u "
-			  "gfreecnt=%d\n", i, atomic_load(&p->status) & 3,
+			  "gfreecnt=%d\n", i, WT_P_KIND(atomic_load(&p->status)),
 			  (unsigned long)p->schedtick, (unsigned long)p->syscalltick, mid,
 			  wt_runq_len(p), p->slots.n);
 	}
@@ -83,15 +83,18 @@ static void trace_workers(struct wt_wbuf *o)
 	}
 }
 
+/* Go's G status numbers (its _Gidle... constants), which schedtrace prints. */
+enum { G_IDLE = 0, G_RUNNABLE = 1, G_RUNNING = 2, G_SYSCALL = 3, G_WAITING = 4, G_DEAD = 6 };
+
 /* Go's G status number for a task. */
 static int go_status(struct wt_task *t, int st, struct wt_m *m)
 {
 	switch (st) {
-	case WT_IDLE: return 0;
-	case WT_RUNNABLE: return 1;
-	case WT_RUNNING: return m && m->insyscall ? 3 : 2;
-	case WT_WAITING: return 4;
-	default: return 6;
+	case WT_IDLE: return G_IDLE;
+	case WT_RUNNABLE: return G_RUNNABLE;
+	case WT_RUNNING: return m && m->insyscall ? G_SYSCALL : G_RUNNING;
+	case WT_WAITING: return G_WAITING;
+	default: return G_DEAD;
 	}
 }
 

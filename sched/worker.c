@@ -43,6 +43,28 @@
 _Atomic int wt_nthreads;
 static struct wt_slab mslab = WT_SLAB_INIT(sizeof(struct wt_m));
 
+/* Starts fn(arg) on a new detached OS thread of weft's own: a real glibc
+ * thread (real pthread_create) with a stack of `stack` bytes, created with
+ * the thread pointer pinned (tls.c: trap mode).  Returns 0 or -errno (the
+ * caller's errno kept); the caller counts the thread in wt_nthreads and
+ * says what failed.  Context: any (task, g0, sysmon), no switch while
+ * pinned; glibc allocates. */
+int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack)
+{
+	pthread_attr_t a;
+	pthread_t th;
+	real.pthread_attr_init(&a);
+	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	real.pthread_attr_setstacksize(&a, stack);
+	struct wt_pin pin = wt_tls_pin();
+	int saved_errno = errno; /* a failing pthread_create may set it */
+	int err = real.pthread_create(&th, &a, fn, arg);
+	errno = saved_errno;
+	wt_tls_unpin(pin);
+	real.pthread_attr_destroy(&a);
+	return -err;
+}
+
 /* Counts one more OS thread unless that would pass WEFT_MAXTHREADS. */
 static bool reserve_thread(void)
 {
@@ -90,7 +112,7 @@ void wt_worker_init_self(struct wt_m *m)
 	m->ostid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	m->g0_tp = wt_arch_get_tp();
 	m->cur_tp = m->g0_tp;
-	m->g0.tp = m->g0_tp; /* even with arch_prctl: a signal handler on g0 must see no task */
+	m->g0.tp = m->g0_tp; /* even in syscall mode: a signal handler on g0 must see no task */
 	m->fastrand = 0x9e3779b97f4a7c15ull * (uint64_t)(m->id + 1);
 	m->sigstk = wt_crash_altstack();
 	wt_tls_worker_enter(m);
@@ -130,19 +152,11 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	m->p = p;
 	m->spinning = spinning;
 
-	pthread_attr_t a;
-	pthread_t th;
-	real.pthread_attr_init(&a);
-	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	real.pthread_attr_setstacksize(&a, 256 << 10);
-	struct wt_pin pin = wt_tls_pin();
-	int err = real.pthread_create(&th, &a, worker_main, m);
-	wt_tls_unpin(pin);
-	real.pthread_attr_destroy(&a);
+	int err = wt_thread_spawn(worker_main, m, 256 << 10);
 	if (err) {
 		atomic_fetch_sub(&wt_nthreads, 1);
 		wt_print("weft: cannot create worker thread: %s\n",
-			 err == EAGAIN ? "resource limit (EAGAIN)" : "error");
+			 err == -EAGAIN ? "resource limit (EAGAIN)" : "error");
 		return NULL;
 	}
 	return m;

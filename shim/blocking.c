@@ -9,7 +9,6 @@
  * instead (netio.c, poll.c).  Calls glibc makes internally (stdio's read,
  * system()'s waitpid) are not seen here.
  */
-#include <dlfcn.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/select.h>

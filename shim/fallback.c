@@ -16,8 +16,8 @@
  *   fdatasync, sync, syncfs, truncate, ftruncate           disk writeback;
  *   sendfile, copy_file_range, splice, tee, vmsplice       in-kernel copies.
  * fcntl and lockf bracket only their waiting commands; every other command
- * goes straight to libc.  Return values and errno are libc's: errno is
- * saved before wt_exitsyscall and restored after it.  waitpid, wait, waitid
+ * goes straight to libc.  Return values and errno are libc's (the runtime
+ * calls made after libc's leave errno alone).  waitpid, wait, waitid
  * and fsync are in blocking.c.
  *
  * Context: any caller.  A thread weft did not create (wt_cur() == NULL)
@@ -38,32 +38,6 @@
 #include "shim.h"
 #include "../sched/netpoll.h"
 
-/* `call` between the syscall marks, errno as the call left it. */
-#define BRACKETED(type, call)                                   \
-	({                                                      \
-		type r_;                                        \
-		if (!wt_cur()) {                                \
-			r_ = call;                              \
-		} else {                                        \
-			wt_entersyscall();                      \
-			r_ = call;                              \
-			int e_ = errno;                         \
-			wt_exitsyscall();                       \
-			errno = e_;                             \
-		}                                               \
-		r_;                                             \
-	})
-
-/* libc's definition of name, looked up once (a racing first call stores
- * the same pointer). */
-#define NEXT(name, type)                                        \
-	({                                                      \
-		static __typeof__(type) f_;                     \
-		if (!f_)                                        \
-			f_ = (type)dlsym(RTLD_NEXT, name);      \
-		f_;                                             \
-	})
-
 /* ---- open: a mode argument exists only with O_CREAT or O_TMPFILE ---- */
 
 #define NEEDS_MODE(fl) (((fl) & O_CREAT) || ((fl) & O_TMPFILE) == O_TMPFILE)
@@ -75,21 +49,19 @@ static int open_common(open_fn f, int dirfd, openat_fn fat, const char *path, in
 		       va_list ap)
 {
 	mode_t mode = NEEDS_MODE(flags) ? va_arg(ap, mode_t) : 0;
-	int fd = f ? BRACKETED(int, f(path, flags, mode))
-		   : BRACKETED(int, fat(dirfd, path, flags, mode));
-	if (fd >= 0) {
-		int e = errno;
+	int fd = f ? BRACKETED(f(path, flags, mode))
+		   : BRACKETED(fat(dirfd, path, flags, mode));
+	if (fd >= 0)
 		wt_fd_set_kind(fd, WT_FD_UNKNOWN); /* a number the poller may know */
-		errno = e;
-	}
 	return fd;
 }
 
 WT_EXPORT int open(const char *path, int flags, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, flags);
-	int r = open_common(NEXT("open", open_fn), 0, NULL, path, flags, ap);
+	int r = open_common(real.open, 0, NULL, path, flags, ap);
 	va_end(ap);
 	return r;
 }
@@ -97,8 +69,9 @@ WT_EXPORT int open(const char *path, int flags, ...)
 WT_EXPORT int open64(const char *path, int flags, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, flags);
-	int r = open_common(NEXT("open64", open_fn), 0, NULL, path, flags, ap);
+	int r = open_common(real.open64, 0, NULL, path, flags, ap);
 	va_end(ap);
 	return r;
 }
@@ -106,8 +79,9 @@ WT_EXPORT int open64(const char *path, int flags, ...)
 WT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, flags);
-	int r = open_common(NULL, dirfd, NEXT("openat", openat_fn), path, flags, ap);
+	int r = open_common(NULL, dirfd, real.openat, path, flags, ap);
 	va_end(ap);
 	return r;
 }
@@ -115,8 +89,9 @@ WT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 WT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, flags);
-	int r = open_common(NULL, dirfd, NEXT("openat64", openat_fn), path, flags, ap);
+	int r = open_common(NULL, dirfd, real.openat64, path, flags, ap);
 	va_end(ap);
 	return r;
 }
@@ -151,19 +126,14 @@ static int fcntl_common(fcntl_fn f, int fd, int cmd, va_list ap)
 		return f(fd, cmd);
 	case F_SETFL: { /* O_NONBLOCK may change: the poller looks again */
 		int r = f(fd, cmd, va_arg(ap, int));
-		int e = errno;
 		wt_fd_flags_changed(fd);
-		errno = e;
 		return r;
 	}
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC: {
 		int r = f(fd, cmd, va_arg(ap, int));
-		if (r >= 0) {
-			int e = errno;
+		if (r >= 0)
 			wt_fd_set_kind(r, WT_FD_UNKNOWN);
-			errno = e;
-		}
 		return r;
 	}
 	case F_SETFD:
@@ -177,7 +147,7 @@ static int fcntl_common(fcntl_fn f, int fd, int cmd, va_list ap)
 	case F_SETLKW: /* = F_SETLKW64 on LP64 */
 	case F_OFD_SETLKW: {
 		struct flock *lk = va_arg(ap, struct flock *);
-		return BRACKETED(int, f(fd, cmd, lk));
+		return BRACKETED(f(fd, cmd, lk));
 	}
 	default:
 		return f(fd, cmd, va_arg(ap, void *));
@@ -187,8 +157,9 @@ static int fcntl_common(fcntl_fn f, int fd, int cmd, va_list ap)
 WT_EXPORT int fcntl(int fd, int cmd, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, cmd);
-	int r = fcntl_common(NEXT("fcntl", fcntl_fn), fd, cmd, ap);
+	int r = fcntl_common(real.fcntl, fd, cmd, ap);
 	va_end(ap);
 	return r;
 }
@@ -196,8 +167,9 @@ WT_EXPORT int fcntl(int fd, int cmd, ...)
 WT_EXPORT int fcntl64(int fd, int cmd, ...)
 {
 	va_list ap;
+	wt_real_init();
 	va_start(ap, cmd);
-	int r = fcntl_common(NEXT("fcntl64", fcntl_fn), fd, cmd, ap);
+	int r = fcntl_common(real.fcntl64, fd, cmd, ap);
 	va_end(ap);
 	return r;
 }
@@ -206,14 +178,15 @@ WT_EXPORT int fcntl64(int fd, int cmd, ...)
  * sees: only F_LOCK waits. */
 WT_EXPORT int lockf(int fd, int cmd, off_t len)
 {
-	int (*f)(int, int, off_t) = NEXT("lockf", int (*)(int, int, off_t));
-	return cmd == F_LOCK ? BRACKETED(int, f(fd, cmd, len)) : f(fd, cmd, len);
+	wt_real_init();
+	return cmd == F_LOCK ? BRACKETED(real.lockf(fd, cmd, len)) : real.lockf(fd, cmd, len);
 }
 
 WT_EXPORT int lockf64(int fd, int cmd, off64_t len)
 {
-	int (*f)(int, int, off64_t) = NEXT("lockf64", int (*)(int, int, off64_t));
-	return cmd == F_LOCK ? BRACKETED(int, f(fd, cmd, len)) : f(fd, cmd, len);
+	wt_real_init();
+	return cmd == F_LOCK ? BRACKETED(real.lockf64(fd, cmd, len))
+			     : real.lockf64(fd, cmd, len);
 }
 
 /* ---- signals ---- */
@@ -253,16 +226,8 @@ BLOCKING(int, ftruncate64, (int fd, off64_t len), (fd, len))
 
 WT_EXPORT void sync(void)
 {
-	void (*f)(void) = NEXT("sync", void (*)(void));
-	if (!wt_cur()) {
-		f();
-		return;
-	}
-	int e = errno;
-	wt_entersyscall();
-	f();
-	wt_exitsyscall();
-	errno = e; /* sync cannot fail; leave errno as it was */
+	wt_real_init();
+	BRACKETED((real.sync(), 0)); /* sync cannot fail: errno stays as it was */
 }
 
 /* ---- in-kernel copies ---- */

@@ -7,7 +7,6 @@
  * close does (netio.c: close, dup2/3, fclose, close_range, closefrom;
  * spawn.c: pclose).
  */
-#include <dlfcn.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
@@ -17,11 +16,6 @@
 
 #include "shim.h"
 #include "../sched/netpoll.h"
-
-#define REAL(name)                                               \
-	static __typeof__(name) *real_##name;                    \
-	if (!real_##name)                                        \
-		real_##name = dlsym(RTLD_NEXT, #name)
 
 static int fresh(int fd)
 {
@@ -41,60 +35,60 @@ static int fresh2(int r, const int fds[2])
 
 WT_EXPORT int socket(int dom, int type, int proto)
 {
-	REAL(socket);
-	return fresh(real_socket(dom, type, proto));
+	wt_real_init();
+	return fresh(real.socket(dom, type, proto));
 }
 
 WT_EXPORT int socketpair(int dom, int type, int proto, int sv[2])
 {
-	REAL(socketpair);
-	return fresh2(real_socketpair(dom, type, proto, sv), sv);
+	wt_real_init();
+	return fresh2(real.socketpair(dom, type, proto, sv), sv);
 }
 
 WT_EXPORT int pipe(int fds[2])
 {
-	REAL(pipe);
-	return fresh2(real_pipe(fds), fds);
+	wt_real_init();
+	return fresh2(real.pipe(fds), fds);
 }
 
 WT_EXPORT int pipe2(int fds[2], int fl)
 {
-	REAL(pipe2);
-	return fresh2(real_pipe2(fds, fl), fds);
+	wt_real_init();
+	return fresh2(real.pipe2(fds, fl), fds);
 }
 
 WT_EXPORT int dup(int fd)
 {
-	REAL(dup);
-	return fresh(real_dup(fd));
+	wt_real_init();
+	return fresh(real.dup(fd));
 }
 
 WT_EXPORT int eventfd(unsigned v, int fl)
 {
-	REAL(eventfd);
-	return fresh(real_eventfd(v, fl));
+	wt_real_init();
+	return fresh(real.eventfd(v, fl));
 }
 
 WT_EXPORT int timerfd_create(int clk, int fl)
 {
-	REAL(timerfd_create);
-	return fresh(real_timerfd_create(clk, fl));
+	wt_real_init();
+	return fresh(real.timerfd_create(clk, fl));
 }
 
 WT_EXPORT int signalfd(int fd, const sigset_t *m, int fl)
 {
-	REAL(signalfd);
-	return fresh(real_signalfd(fd, m, fl));
+	wt_real_init();
+	return fresh(real.signalfd(fd, m, fl));
 }
 
 WT_EXPORT int epoll_create(int n)
 {
-	REAL(epoll_create);
-	return fresh(real_epoll_create(n));
+	wt_real_init();
+	return fresh(real.epoll_create(n));
 }
 
 WT_EXPORT int epoll_create1(int fl)
 {
-	REAL(epoll_create1);
-	return fresh(real_epoll_create1(fl));
+	wt_real_init();
+	return fresh(real.epoll_create1(fl));
 }

@@ -2,7 +2,6 @@
  * ioctl.c — ioctl passes through; FIONBIO (set or clear O_NONBLOCK) makes
  * the poller look at the descriptor's flags again (sched/netpoll.c).
  */
-#include <dlfcn.h>
 #include <sys/ioctl.h>
 
 #include "shim.h"
@@ -10,18 +9,13 @@
 
 WT_EXPORT int ioctl(int fd, unsigned long req, ...)
 {
-	static int (*real_ioctl)(int, unsigned long, ...);
-	if (!real_ioctl)
-		real_ioctl = dlsym(RTLD_NEXT, "ioctl");
+	wt_real_init();
 	__builtin_va_list ap;
 	__builtin_va_start(ap, req);
 	void *arg = __builtin_va_arg(ap, void *);
 	__builtin_va_end(ap);
-	int r = real_ioctl(fd, req, arg);
-	if (req == FIONBIO && r == 0) {
-		int e = errno;
+	int r = real.ioctl(fd, req, arg);
+	if (req == FIONBIO && r == 0)
 		wt_fd_flags_changed(fd);
-		errno = e;
-	}
 	return r;
 }

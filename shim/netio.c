@@ -20,7 +20,6 @@
  * call between entersyscall and exitsyscall; so do descriptors epoll
  * refuses (regular files) and recv with MSG_WAITALL.
  */
-#include <dlfcn.h>
 #include <limits.h>
 #include <string.h>
 #include <poll.h>
@@ -34,11 +33,6 @@
 #include "shim.h"
 #include "../sched/netpoll.h"
 #include "../sched/task.h"
-
-#define REAL(name)                                               \
-	static __typeof__(name) *real_##name;                    \
-	if (!real_##name)                                        \
-		real_##name = dlsym(RTLD_NEXT, #name)
 
 /* Arguments of one call, for its non-blocking and plain forms. */
 struct op {
@@ -60,13 +54,11 @@ static long neg(long r)
 	return r < 0 ? -errno : r;
 }
 
+/* The blocking call, its errno already in its value (neg). */
 static long plain(struct op *o)
 {
 	o->plain = true;
-	wt_entersyscall();
-	long r = o->block(o);
-	wt_exitsyscall();
-	return r;
+	return BRACKETED(o->block(o));
 }
 
 static bool poll_ready(int fd, int mode)
@@ -103,12 +95,10 @@ static long io(struct op *o, int mode, int64_t *deadline)
 			return -EAGAIN;
 		case -EBADF:
 			return -EBADF;
-		case -EINTR: {
-			struct wt_task *t = wt_cur();
-			if (t && t->sig_norestart)
+		case -EINTR:
+			if (!wt_netpoll_restarts())
 				return -EINTR;
 			continue;
-		}
 		case -ECANCELED:
 			wt_cancel_act();
 		default: /* -EPERM: epoll refuses it */
@@ -135,31 +125,30 @@ static long rd_nowait(struct op *o)
 
 static long rd_block(struct op *o)
 {
-	REAL(readv);
-	return neg(real_readv(o->fd, o->iov, o->iovcnt));
+	return neg(real.readv(o->fd, o->iov, o->iovcnt));
 }
 
 WT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-	REAL(read);
+	wt_real_init();
 	if (!wt_cur())
-		return real_read(fd, buf, n);
+		return real.read(fd, buf, n);
 	wt_testcancel();
 	struct iovec v = { buf, n };
 	struct op o = { .fd = fd, .iov = &v, .iovcnt = 1, .nowait = rd_nowait, .block = rd_block };
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	return ret(io(&o, WT_IO_READ, &dl));
 }
 
 WT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
-	REAL(readv);
+	wt_real_init();
 	if (!wt_cur())
-		return real_readv(fd, iov, cnt);
+		return real.readv(fd, iov, cnt);
 	wt_testcancel();
 	struct op o = { .fd = fd, .iov = (struct iovec *)iov, .iovcnt = cnt,
 			.nowait = rd_nowait, .block = rd_block };
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	return ret(io(&o, WT_IO_READ, &dl));
 }
 
@@ -171,24 +160,23 @@ static long recv_nowait(struct op *o)
 
 static long recv_block(struct op *o)
 {
-	REAL(recvfrom);
-	return neg(real_recvfrom(o->fd, o->iov->iov_base, o->iov->iov_len, o->flags, o->addr,
+	return neg(real.recvfrom(o->fd, o->iov->iov_base, o->iov->iov_len, o->flags, o->addr,
 				 o->addrlen));
 }
 
 WT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int fl, struct sockaddr *a,
 			   socklen_t *al)
 {
-	REAL(recvfrom);
+	wt_real_init();
 	if (!wt_cur() || (fl & MSG_DONTWAIT))
-		return real_recvfrom(fd, buf, n, fl, a, al);
+		return real.recvfrom(fd, buf, n, fl, a, al);
 	wt_testcancel();
 	struct iovec v = { buf, n };
 	struct op o = { .fd = fd, .iov = &v, .flags = fl, .addr = a, .addrlen = al,
 			.nowait = (fl & MSG_WAITALL) ? NULL : recv_nowait, .block = recv_block };
 	if (fl & MSG_WAITALL)
 		return ret(plain(&o)); /* the kernel assembles the whole buffer */
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	return ret(io(&o, WT_IO_READ, &dl));
 }
 
@@ -204,38 +192,36 @@ static long recvmsg_nowait(struct op *o)
 
 static long recvmsg_block(struct op *o)
 {
-	REAL(recvmsg);
-	return neg(real_recvmsg(o->fd, o->msg, o->flags));
+	return neg(real.recvmsg(o->fd, o->msg, o->flags));
 }
 
 WT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int fl)
 {
-	REAL(recvmsg);
+	wt_real_init();
 	if (!wt_cur() || (fl & MSG_DONTWAIT))
-		return real_recvmsg(fd, msg, fl);
+		return real.recvmsg(fd, msg, fl);
 	wt_testcancel();
 	struct op o = { .fd = fd, .msg = msg, .flags = fl, .nowait = recvmsg_nowait,
 			.block = recvmsg_block };
 	if (fl & MSG_WAITALL)
 		return ret(plain(&o));
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	return ret(io(&o, WT_IO_READ, &dl));
 }
 
 static long accept_block(struct op *o)
 {
-	REAL(accept4);
-	return neg(real_accept4(o->fd, o->addr, o->addrlen, o->flags));
+	return neg(real.accept4(o->fd, o->addr, o->addrlen, o->flags));
 }
 
 WT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int fl)
 {
-	REAL(accept4);
+	wt_real_init();
 	if (!wt_cur())
-		return real_accept4(fd, a, al, fl);
+		return real.accept4(fd, a, al, fl);
 	wt_testcancel();
 	struct op o = { .fd = fd, .addr = a, .addrlen = al, .flags = fl, .block = accept_block };
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	long r = io(&o, WT_IO_READ, &dl);
 	if (r >= 0)
 		wt_fd_set_kind((int)r, WT_FD_UNKNOWN); /* a number used before */
@@ -256,8 +242,7 @@ static long wr_nowait(struct op *o)
 
 static long wr_block(struct op *o)
 {
-	REAL(writev);
-	return neg(real_writev(o->fd, o->iov, o->iovcnt));
+	return neg(real.writev(o->fd, o->iov, o->iovcnt));
 }
 
 static long send_nowait(struct op *o)
@@ -271,12 +256,9 @@ static long send_nowait(struct op *o)
 
 static long send_block(struct op *o)
 {
-	if (o->msg) {
-		REAL(sendmsg);
-		return neg(real_sendmsg(o->fd, o->msg, o->flags));
-	}
-	REAL(sendto);
-	return neg(real_sendto(o->fd, o->iov->iov_base, o->iov->iov_len, o->flags, o->addr,
+	if (o->msg)
+		return neg(real.sendmsg(o->fd, o->msg, o->flags));
+	return neg(real.sendto(o->fd, o->iov->iov_base, o->iov->iov_len, o->flags, o->addr,
 			       o->alen));
 }
 
@@ -298,7 +280,7 @@ static void advance(struct iovec **iov, int *cnt, size_t n)
 static long write_all(struct op *o, size_t want)
 {
 	size_t done = 0;
-	int64_t dl = -2;
+	int64_t dl = WT_DEADLINE_SOCKOPT;
 	for (;;) {
 		long r = io(o, WT_IO_WRITE, &dl);
 		if (r < 0)
@@ -318,9 +300,9 @@ static long write_all(struct op *o, size_t want)
 
 WT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	REAL(write);
+	wt_real_init();
 	if (!wt_cur())
-		return real_write(fd, buf, n);
+		return real.write(fd, buf, n);
 	wt_testcancel();
 	struct iovec v = { (void *)buf, n };
 	struct op o = { .fd = fd, .iov = &v, .iovcnt = 1, .nowait = wr_nowait, .block = wr_block };
@@ -337,9 +319,9 @@ static size_t iov_total(const struct iovec *iov, int cnt)
 
 WT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	REAL(writev);
+	wt_real_init();
 	if (!wt_cur() || cnt <= 0 || cnt > IOV_MAX)
-		return real_writev(fd, iov, cnt);
+		return real.writev(fd, iov, cnt);
 	wt_testcancel();
 	struct iovec copy[cnt];
 	memcpy(copy, iov, sizeof copy);
@@ -351,9 +333,9 @@ WT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 WT_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int fl, const struct sockaddr *a,
 			 socklen_t al)
 {
-	REAL(sendto);
+	wt_real_init();
 	if (!wt_cur() || (fl & MSG_DONTWAIT))
-		return real_sendto(fd, buf, n, fl, a, al);
+		return real.sendto(fd, buf, n, fl, a, al);
 	wt_testcancel();
 	struct iovec v = { (void *)buf, n };
 	struct op o = { .fd = fd, .iov = &v, .iovcnt = 1, .flags = fl, .addr = (void *)a,
@@ -368,9 +350,9 @@ WT_EXPORT ssize_t send(int fd, const void *buf, size_t n, int fl)
 
 WT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int fl)
 {
-	REAL(sendmsg);
+	wt_real_init();
 	if (!wt_cur() || (fl & MSG_DONTWAIT) || msg->msg_iovlen > IOV_MAX)
-		return real_sendmsg(fd, msg, fl);
+		return real.sendmsg(fd, msg, fl);
 	wt_testcancel();
 	int cnt = (int)msg->msg_iovlen;
 	struct iovec copy[cnt > 0 ? cnt : 1];
@@ -386,7 +368,7 @@ WT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int fl)
 
 WT_EXPORT int close(int fd)
 {
-	REAL(close);
+	wt_real_init();
 	if (fd >= 0 && fd == wt_netpoll_fd()) {
 		errno = EBADF; /* weft's own: the program never opened it */
 		return -1;
@@ -394,65 +376,63 @@ WT_EXPORT int close(int fd)
 	/* Before the close: once it is closed, another task may get the
 	 * same number from socket() and park on it. */
 	wt_netpoll_close(fd);
-	return real_close(fd);
+	return real.close(fd);
 }
 
 WT_EXPORT int dup2(int old, int new)
 {
-	REAL(dup2);
+	wt_real_init();
 	if (new >= 0 && new == wt_netpoll_fd()) {
 		errno = EBUSY; /* what Linux says for a number being installed */
 		return -1;
 	}
-	int r = real_dup2(old, new);
-	if (r >= 0 && old != new) {
-		int e = errno;
+	int r = real.dup2(old, new);
+	if (r >= 0 && old != new)
 		wt_netpoll_close(new);
-		errno = e;
-	}
 	return r;
 }
 
 WT_EXPORT int dup3(int old, int new, int fl)
 {
-	REAL(dup3);
+	wt_real_init();
 	if (new >= 0 && new == wt_netpoll_fd()) {
 		errno = EBUSY;
 		return -1;
 	}
-	int r = real_dup3(old, new, fl);
-	if (r >= 0) {
-		int e = errno;
+	int r = real.dup3(old, new, fl);
+	if (r >= 0)
 		wt_netpoll_close(new);
-		errno = e;
-	}
 	return r;
 }
 
 /* Closes libc makes inside these: the numbers may come back as other files. */
 WT_EXPORT int fclose(FILE *fp)
 {
-	REAL(fclose);
+	wt_real_init();
 	int fd = fp ? fileno(fp) : -1;
 	if (fd >= 0 && fd != wt_netpoll_fd())
 		wt_netpoll_close(fd); /* before, as close() */
-	return real_fclose(fp);
+	return real.fclose(fp);
 }
 
 /* close_range and closefrom must spare weft's own epoll descriptor. */
 WT_EXPORT int close_range(unsigned lo, unsigned hi, int fl)
 {
-	REAL(close_range);
+	wt_real_init();
+	if (!real.close_range) { /* a libc older than close_range */
+		errno = ENOSYS;
+		return -1;
+	}
 	int ep = wt_netpoll_fd();
 	int r;
 	if (!(fl & CLOSE_RANGE_CLOEXEC))
 		wt_netpoll_close_range(lo, hi); /* before, as close() */
 	if (ep >= 0 && (unsigned)ep >= lo && (unsigned)ep <= hi && !(fl & CLOSE_RANGE_CLOEXEC)) {
-		r = (unsigned)ep > lo ? real_close_range(lo, (unsigned)ep - 1, fl) : 0;
+		r = (unsigned)ep > lo ? real.close_range(lo, (unsigned)ep - 1, fl) : 0;
 		if (r == 0 && (unsigned)ep < hi)
-			r = real_close_range((unsigned)ep + 1, hi, fl);
+			r = real.close_range((unsigned)ep + 1, hi, fl);
 	} else {
-		r = real_close_range(lo, hi, fl);
+		r = real.close_range(lo, hi, fl);
 	}
 	return r;
 }

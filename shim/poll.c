@@ -16,7 +16,6 @@
  * mask) need the kernel's atomic mask swap: they run as a blocking call
  * between entersyscall and exitsyscall, holding a thread.
  */
-#include <dlfcn.h>
 #include <limits.h>
 #include <string.h>
 #include <poll.h>
@@ -27,11 +26,6 @@
 #include "shim.h"
 #include "../sched/netpoll.h"
 #include "../sched/task.h"
-
-#define REAL(name)                                               \
-	static __typeof__(name) *real_##name;                    \
-	if (!real_##name)                                        \
-		real_##name = dlsym(RTLD_NEXT, #name)
 
 static long fail(long r)
 {
@@ -88,9 +82,8 @@ static long wait_on(int fd, look_fn look, void *arg, int64_t dl)
 /* Parks with no descriptors: poll(NULL, 0, ms) is a sleep. */
 static int sleep_until(int64_t dl)
 {
-	struct wt_task *t = wt_cur();
 	int r;
-	while ((r = wt_park(&t->timer, NULL, 0, dl, true)) == WT_PARK_WOKEN)
+	while ((r = wt_park_sleep(dl)) == WT_PARK_WOKEN)
 		;
 	if (r == WT_PARK_CANCELED)
 		wt_cancel_act();
@@ -177,20 +170,14 @@ static long poll_wait(struct pollfd *fds, nfds_t n, int64_t dl)
 
 static int poll_plain(struct pollfd *fds, nfds_t n, int ms)
 {
-	REAL(poll);
-	wt_entersyscall();
-	int r = real_poll(fds, n, ms);
-	int e = errno;
-	wt_exitsyscall();
-	errno = e;
-	return r;
+	return BRACKETED(real.poll(fds, n, ms));
 }
 
 WT_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
 {
-	REAL(poll);
+	wt_real_init();
 	if (!wt_cur() || ms == 0)
-		return real_poll(fds, n, ms);
+		return real.poll(fds, n, ms);
 	wt_testcancel();
 	struct pollset ps = { fds, n };
 	long r = n ? look_poll(&ps) : 0;
@@ -205,22 +192,16 @@ WT_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
 
 WT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *m)
 {
-	REAL(ppoll);
+	wt_real_init();
 	if (!wt_cur() || (ts && ts->tv_sec == 0 && ts->tv_nsec == 0))
-		return real_ppoll(fds, n, ts, m);
+		return real.ppoll(fds, n, ts, m);
 	if (ts && !wt_ts_valid(ts)) {
 		errno = EINVAL;
 		return -1;
 	}
 	wt_testcancel();
-	if (m) {
-		wt_entersyscall();
-		int r = real_ppoll(fds, n, ts, m);
-		int e = errno;
-		wt_exitsyscall();
-		errno = e;
-		return r;
-	}
+	if (m)
+		return BRACKETED(real.ppoll(fds, n, ts, m));
 	struct pollset ps = { fds, n };
 	long r = n ? look_poll(&ps) : 0;
 	if (r != 0)
@@ -328,21 +309,15 @@ static long select_task(int n, fd_set *r, fd_set *w, fd_set *e, int64_t dl)
 
 WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 {
-	REAL(select);
+	wt_real_init();
 	if (!wt_cur() || n < 0 || n > FD_SETSIZE || (tv && tv->tv_sec == 0 && tv->tv_usec == 0) ||
 	    (tv && (tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= 1000000)))
-		return real_select(n, r, w, e, tv);
+		return real.select(n, r, w, e, tv);
 	wt_testcancel();
 	int64_t dl = tv ? wt_nanotime() + tv->tv_sec * 1000000000ll + tv->tv_usec * 1000ll : -1;
 	long k = select_task(n, r, w, e, dl);
-	if (k == -EPERM) {
-		wt_entersyscall();
-		k = real_select(n, r, w, e, tv);
-		int err = errno;
-		wt_exitsyscall();
-		errno = err;
-		return (int)k;
-	}
+	if (k == -EPERM)
+		return BRACKETED(real.select(n, r, w, e, tv));
 	if (tv) { /* Linux reports the time left */
 		int64_t left = dl - wt_nanotime();
 		if (left < 0)
@@ -356,24 +331,18 @@ WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 WT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
 		      const sigset_t *m)
 {
-	REAL(pselect);
+	wt_real_init();
 	bool zero = ts && ts->tv_sec == 0 && ts->tv_nsec == 0;
 	if (!wt_cur() || zero)
-		return real_pselect(n, r, w, e, ts, m);
+		return real.pselect(n, r, w, e, ts, m);
 	long k = -EPERM;
 	if (!m && n >= 0 && n <= FD_SETSIZE && (!ts || wt_ts_valid(ts))) {
 		wt_testcancel();
 		k = select_task(n, r, w, e,
 				ts ? wt_nanotime() + ts->tv_sec * 1000000000ll + ts->tv_nsec : -1);
 	}
-	if (k == -EPERM) { /* a signal mask, or arguments the kernel judges */
-		wt_entersyscall();
-		k = real_pselect(n, r, w, e, ts, m);
-		int err = errno;
-		wt_exitsyscall();
-		errno = err;
-		return (int)k;
-	}
+	if (k == -EPERM) /* a signal mask, or arguments the kernel judges */
+		return BRACKETED(real.pselect(n, r, w, e, ts, m));
 	return (int)fail(k);
 }
 
@@ -393,9 +362,9 @@ static long look_epoll(void *arg)
 
 WT_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
 {
-	REAL(epoll_wait);
+	wt_real_init();
 	if (!wt_cur() || ms == 0)
-		return real_epoll_wait(ep, ev, max, ms);
+		return real.epoll_wait(ep, ev, max, ms);
 	wt_testcancel();
 	struct epset s = { ep, ev, max };
 	long r = look_epoll(&s);
@@ -405,29 +374,18 @@ WT_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
 	r = wait_on(ep, look_epoll, &s, dl);
 	if (r == -ECANCELED)
 		wt_cancel_act();
-	if (r == -EPERM) {
-		wt_entersyscall();
-		r = real_epoll_wait(ep, ev, max, remaining_ms(dl));
-		int e = errno;
-		wt_exitsyscall();
-		errno = e;
-		return (int)r;
-	}
+	if (r == -EPERM)
+		return BRACKETED(real.epoll_wait(ep, ev, max, remaining_ms(dl)));
 	return (int)fail(r);
 }
 
 WT_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const sigset_t *m)
 {
-	REAL(epoll_pwait);
+	wt_real_init();
 	if (!m)
 		return epoll_wait(ep, ev, max, ms);
 	if (!wt_cur() || ms == 0)
-		return real_epoll_pwait(ep, ev, max, ms, m);
+		return real.epoll_pwait(ep, ev, max, ms, m);
 	wt_testcancel();
-	wt_entersyscall();
-	int r = real_epoll_pwait(ep, ev, max, ms, m);
-	int e = errno;
-	wt_exitsyscall();
-	errno = e;
-	return r;
+	return BRACKETED(real.epoll_pwait(ep, ev, max, ms, m));
 }

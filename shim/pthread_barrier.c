@@ -21,20 +21,6 @@ struct bar {
 
 _Static_assert(sizeof(struct bar) <= sizeof(pthread_barrier_t), "barrier layout");
 
-static int (*real_init)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
-static int (*real_wait)(pthread_barrier_t *);
-static int (*real_destroy)(pthread_barrier_t *);
-
-#include <dlfcn.h>
-static void resolve(void)
-{
-	if (!real_wait) {
-		real_init = dlsym(RTLD_NEXT, "pthread_barrier_init");
-		real_destroy = dlsym(RTLD_NEXT, "pthread_barrier_destroy");
-		real_wait = dlsym(RTLD_NEXT, "pthread_barrier_wait");
-	}
-}
-
 WT_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a,
 				   unsigned count)
 {
@@ -44,8 +30,8 @@ WT_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierat
 	if (a)
 		pthread_barrierattr_getpshared(a, &shared);
 	if (shared == PTHREAD_PROCESS_SHARED) {
-		resolve();
-		int r = real_init(b, a, count);
+		wt_real_init();
+		int r = real.pthread_barrier_init(b, a, count);
 		/* glibc keeps its own layout; mark it ours-not via word 3. */
 		return r;
 	}
@@ -65,8 +51,8 @@ WT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
 	struct bar *s = (struct bar *)b;
 	if (!(atomic_load(&s->flags) & 0x80000000u)) {
-		resolve();
-		return real_wait(b);
+		wt_real_init();
+		return real.pthread_barrier_wait(b);
 	}
 	unsigned count = atomic_load(&s->count);
 	uint64_t v = atomic_load(&s->state), nv;
@@ -90,8 +76,8 @@ WT_EXPORT int pthread_barrier_destroy(pthread_barrier_t *b)
 {
 	struct bar *s = (struct bar *)b;
 	if (!(atomic_load(&s->flags) & 0x80000000u)) {
-		resolve();
-		return real_destroy(b);
+		wt_real_init();
+		return real.pthread_barrier_destroy(b);
 	}
 	if ((uint32_t)atomic_load(&s->state) != 0)
 		return EBUSY;

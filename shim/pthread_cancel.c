@@ -1,9 +1,9 @@
 /*
  * pthread_cancel.c — deferred cancellation of tasks.
  *
- * The request is a bit in the task (t->cancel); cancellation points are the
- * waits weft implements (cond waits, join, sleeps, sem_wait, barrier-free
- * waits) and pthread_testcancel.  A task parked in one is woken
+ * The request is a bit in the task (sched/task.c); cancellation points
+ * are the waits weft implements (cond waits, join, sleeps, sem_wait,
+ * barrier-free waits) and pthread_testcancel.  A task parked in one is woken
  * (wt_park_cancel) and exits through glibc's unwinder with
  * PTHREAD_CANCELED, so cleanup handlers run.  Asynchronous cancellation is
  * accepted as a setting and acts as deferred (documented).  glibc's own
@@ -36,11 +36,9 @@ WT_EXPORT int pthread_setcancelstate(int state, int *old)
 			*old = PTHREAD_CANCEL_ENABLE;
 		return 0;
 	}
-	int prev = state == PTHREAD_CANCEL_DISABLE
-			   ? atomic_fetch_or(&t->cancel, WT_CANCEL_DISABLED)
-			   : atomic_fetch_and(&t->cancel, ~WT_CANCEL_DISABLED);
+	bool was = wt_cancel_set_disabled(t, state == PTHREAD_CANCEL_DISABLE);
 	if (old)
-		*old = prev & WT_CANCEL_DISABLED ? PTHREAD_CANCEL_DISABLE : PTHREAD_CANCEL_ENABLE;
+		*old = was ? PTHREAD_CANCEL_DISABLE : PTHREAD_CANCEL_ENABLE;
 	return 0;
 }
 
@@ -54,11 +52,9 @@ WT_EXPORT int pthread_setcanceltype(int type, int *old)
 			*old = PTHREAD_CANCEL_DEFERRED;
 		return 0;
 	}
-	int prev = type == PTHREAD_CANCEL_ASYNCHRONOUS
-			   ? atomic_fetch_or(&t->cancel, WT_CANCEL_ASYNC)
-			   : atomic_fetch_and(&t->cancel, ~WT_CANCEL_ASYNC);
+	bool was = wt_cancel_set_async(t, type == PTHREAD_CANCEL_ASYNCHRONOUS);
 	if (old)
-		*old = prev & WT_CANCEL_ASYNC ? PTHREAD_CANCEL_ASYNCHRONOUS : PTHREAD_CANCEL_DEFERRED;
+		*old = was ? PTHREAD_CANCEL_ASYNCHRONOUS : PTHREAD_CANCEL_DEFERRED;
 	if (type == PTHREAD_CANCEL_ASYNCHRONOUS)
 		wt_testcancel();
 	return 0;

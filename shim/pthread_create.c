@@ -20,10 +20,10 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		wt_real_init();
 		return real.pthread_create(th, attr, fn, arg);
 	}
-	int err;
-	struct wt_task *t = wt_task_create(attr, fn, arg, &err);
-	if (!t)
-		return err;
+	struct wt_task *t;
+	int r = wt_task_create(attr, fn, arg, &t);
+	if (r)
+		return -r;
 	*th = (pthread_t)t->tp;
 	return 0;
 }
@@ -90,21 +90,14 @@ WT_EXPORT int pthread_detach(pthread_t th)
 
 WT_EXPORT void pthread_exit(void *ret)
 {
-	struct wt_task *t = wt_cur();
-	wt_real_init();
-	if (t)
-		t->retval = ret;
 	/* glibc's forced unwind runs cleanup handlers and C++ destructors and
-	 * lands in the cancel buffer of wt_task_entry (or of the main wrapper). */
-	real.pthread_exit(ret);
-	__builtin_unreachable();
+	 * lands in the cancel buffer of the task's first frame (sched/task.c). */
+	wt_task_unwind(ret);
 }
 
 WT_EXPORT pthread_t pthread_self(void)
 {
-	pthread_t self;
-	__asm__("movq %%fs:0x10, %0" : "=r"(self));
-	return self;
+	return (pthread_t)wt_arch_tcb_self();
 }
 
 WT_EXPORT int pthread_equal(pthread_t a, pthread_t b)
@@ -123,9 +116,8 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 	size_t sz = t->user_stack ? (size_t)(t->stack_hi - t->stack_lo) : t->stack_size;
 	pthread_attr_setstack(a, t->stack_hi - sz, sz);
 	pthread_attr_setguardsize(a, t->user_stack ? 0 : 4096);
-	int d = atomic_load(&t->join);
-	pthread_attr_setdetachstate(a, d == WT_DETACHED ? PTHREAD_CREATE_DETACHED
-						     : PTHREAD_CREATE_JOINABLE);
+	pthread_attr_setdetachstate(a, wt_task_detached(t) ? PTHREAD_CREATE_DETACHED
+							   : PTHREAD_CREATE_JOINABLE);
 	return 0;
 }
 

@@ -12,7 +12,8 @@
  *            plus flag bits.  Robust (16), priority-inheritance (32),
  *            priority-protect (64) and process-shared (128) mutexes are left
  *            to glibc: they need the kernel's futex protocols (a waiting task
- *            then blocks its worker, which issue 3's sysmon detects).
+ *            then blocks its worker, which sysmon's blocked-worker detection
+ *            hands its proc on from).
  */
 #include "shim.h"
 #include "../sched/task.h"
@@ -37,7 +38,7 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 	/* Spin a little when another proc may be releasing it right now. */
 	if (wt_sched.nprocs > 1) {
 		for (int i = 0; i < 64; i++) {
-			__builtin_ia32_pause();
+			wt_arch_pause();
 			int z = 0;
 			if (atomic_load_explicit(w, memory_order_relaxed) == 0 &&
 			    atomic_compare_exchange_weak_explicit(w, &z, 1, memory_order_acquire,

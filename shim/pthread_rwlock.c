@@ -58,12 +58,10 @@
  * new readers out while other readers hold it and a writer waits.
  * rwlocks are not cancellation points; their waits are not cancelable.
  */
-#include <dlfcn.h>
 #include <limits.h>
 
 #include "shim.h"
 #include "../sched/task.h"
-#include "../sched/throw.h"
 
 #define R_MASK ((1u << 29) - 1)
 #define R_MAX ((1u << 28) - 1)
@@ -80,43 +78,6 @@
 #define SET_CUR_WRITER(l, v) __atomic_store_n(&(l)->__data.__cur_writer, (v), __ATOMIC_RELAXED)
 
 #define KIND_NONRECURSIVE PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP
-
-/* ---- process-shared locks: glibc's ---- */
-
-static struct {
-	int (*init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
-	int (*destroy)(pthread_rwlock_t *);
-	int (*rdlock)(pthread_rwlock_t *);
-	int (*wrlock)(pthread_rwlock_t *);
-	int (*tryrdlock)(pthread_rwlock_t *);
-	int (*trywrlock)(pthread_rwlock_t *);
-	int (*timedrdlock)(pthread_rwlock_t *, const struct timespec *);
-	int (*timedwrlock)(pthread_rwlock_t *, const struct timespec *);
-	int (*clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
-	int (*clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
-	int (*unlock)(pthread_rwlock_t *);
-	_Atomic int done;
-} glibc;
-
-static void resolve(void)
-{
-	if (atomic_load_explicit(&glibc.done, memory_order_acquire))
-		return;
-	glibc.init = dlsym(RTLD_NEXT, "pthread_rwlock_init");
-	glibc.destroy = dlsym(RTLD_NEXT, "pthread_rwlock_destroy");
-	glibc.rdlock = dlsym(RTLD_NEXT, "pthread_rwlock_rdlock");
-	glibc.wrlock = dlsym(RTLD_NEXT, "pthread_rwlock_wrlock");
-	glibc.tryrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_tryrdlock");
-	glibc.trywrlock = dlsym(RTLD_NEXT, "pthread_rwlock_trywrlock");
-	glibc.timedrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_timedrdlock");
-	glibc.timedwrlock = dlsym(RTLD_NEXT, "pthread_rwlock_timedwrlock");
-	glibc.clockrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_clockrdlock");
-	glibc.clockwrlock = dlsym(RTLD_NEXT, "pthread_rwlock_clockwrlock");
-	glibc.unlock = dlsym(RTLD_NEXT, "pthread_rwlock_unlock");
-	if (!glibc.init || !glibc.rdlock || !glibc.wrlock || !glibc.unlock)
-		wt_throw("libc has no pthread_rwlock_*");
-	atomic_store_explicit(&glibc.done, 1, memory_order_release);
-}
 
 /* ---- the lock word ---- */
 
@@ -199,7 +160,7 @@ static int contend(pthread_rwlock_t *l, unsigned *s, int *spins, unsigned bit, c
 	_Atomic unsigned *w = WORD(l);
 	if (*spins > 0) {
 		(*spins)--;
-		__builtin_ia32_pause();
+		wt_arch_pause();
 		*s = atomic_load_explicit(w, memory_order_relaxed);
 		return -1;
 	}
@@ -335,8 +296,8 @@ WT_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_
 		pthread_rwlockattr_getkind_np(a, &kind);
 	}
 	if (shared != PTHREAD_PROCESS_PRIVATE) {
-		resolve();
-		return glibc.init(l, a);
+		wt_real_init();
+		return real.pthread_rwlock_init(l, a);
 	}
 	__builtin_memset(l, 0, sizeof *l);
 	l->__data.__flags = (unsigned)kind;
@@ -346,8 +307,8 @@ WT_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_
 WT_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
-		resolve();
-		return glibc.destroy(l);
+		wt_real_init();
+		return real.pthread_rwlock_destroy(l);
 	}
 	return 0; /* as glibc: nothing to release */
 }
@@ -370,8 +331,8 @@ static int lock_entry(pthread_rwlock_t *l, bool write, clockid_t clk,
 WT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
-		resolve();
-		return glibc.rdlock(l);
+		wt_real_init();
+		return real.pthread_rwlock_rdlock(l);
 	}
 	return lock_entry(l, false, CLOCK_REALTIME, NULL, false);
 }
@@ -379,8 +340,8 @@ WT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 WT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
-		resolve();
-		return glibc.wrlock(l);
+		wt_real_init();
+		return real.pthread_rwlock_wrlock(l);
 	}
 	return lock_entry(l, true, CLOCK_REALTIME, NULL, false);
 }
@@ -388,8 +349,8 @@ WT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 WT_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
-		resolve();
-		return glibc.tryrdlock(l);
+		wt_real_init();
+		return real.pthread_rwlock_tryrdlock(l);
 	}
 	return rdlock(l, -1, true);
 }
@@ -397,8 +358,8 @@ WT_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 WT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
-		resolve();
-		return glibc.trywrlock(l);
+		wt_real_init();
+		return real.pthread_rwlock_trywrlock(l);
 	}
 	return wrlock(l, -1, true);
 }
@@ -406,8 +367,8 @@ WT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 WT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abs)
 {
 	if (SHARED(l)) {
-		resolve();
-		return glibc.timedrdlock(l, abs);
+		wt_real_init();
+		return real.pthread_rwlock_timedrdlock(l, abs);
 	}
 	return lock_entry(l, false, CLOCK_REALTIME, abs, true);
 }
@@ -415,8 +376,8 @@ WT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct times
 WT_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abs)
 {
 	if (SHARED(l)) {
-		resolve();
-		return glibc.timedwrlock(l, abs);
+		wt_real_init();
+		return real.pthread_rwlock_timedwrlock(l, abs);
 	}
 	return lock_entry(l, true, CLOCK_REALTIME, abs, true);
 }
@@ -425,8 +386,9 @@ WT_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 					 const struct timespec *abs)
 {
 	if (SHARED(l)) {
-		resolve();
-		return glibc.clockrdlock ? glibc.clockrdlock(l, clk, abs) : EINVAL;
+		wt_real_init();
+		return real.pthread_rwlock_clockrdlock ? real.pthread_rwlock_clockrdlock(l, clk, abs)
+						       : EINVAL;
 	}
 	return lock_entry(l, false, clk, abs, true);
 }
@@ -435,8 +397,9 @@ WT_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 					 const struct timespec *abs)
 {
 	if (SHARED(l)) {
-		resolve();
-		return glibc.clockwrlock ? glibc.clockwrlock(l, clk, abs) : EINVAL;
+		wt_real_init();
+		return real.pthread_rwlock_clockwrlock ? real.pthread_rwlock_clockwrlock(l, clk, abs)
+						       : EINVAL;
 	}
 	return lock_entry(l, true, clk, abs, true);
 }
@@ -444,8 +407,8 @@ WT_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 WT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
-		resolve();
-		return glibc.unlock(l);
+		wt_real_init();
+		return real.pthread_rwlock_unlock(l);
 	}
 	/* As glibc: the caller is the writer iff __cur_writer is its tid. */
 	if (CUR_WRITER(l) == wt_self_tid() &&

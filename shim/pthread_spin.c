@@ -24,7 +24,7 @@ WT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 		for (int i = 0; i < 200; i++) {
 			if (take(w))
 				return 0;
-			__builtin_ia32_pause();
+			wt_arch_pause();
 		}
 		if (wt_cur())
 			wt_yield();

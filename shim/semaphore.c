@@ -24,13 +24,11 @@
  * units live in the value, not in the wake.
  * sem_wait, sem_timedwait and sem_clockwait are cancellation points.
  */
-#include <dlfcn.h>
 #include <limits.h>
 #include <semaphore.h>
 
 #include "shim.h"
 #include "../sched/task.h"
-#include "../sched/throw.h"
 
 struct wsem {
 	_Atomic uint64_t data;
@@ -50,38 +48,6 @@ static inline struct wsem *S(sem_t *s)
 static inline bool is_ours(sem_t *s)
 {
 	return __atomic_load_n(&S(s)->private, __ATOMIC_RELAXED) == 0;
-}
-
-/* ---- shared and named semaphores: glibc's ---- */
-
-static struct {
-	int (*init)(sem_t *, int, unsigned);
-	int (*destroy)(sem_t *);
-	int (*wait)(sem_t *);
-	int (*trywait)(sem_t *);
-	int (*timedwait)(sem_t *, const struct timespec *);
-	int (*clockwait)(sem_t *, clockid_t, const struct timespec *);
-	int (*post)(sem_t *);
-	int (*getvalue)(sem_t *, int *);
-	_Atomic int done;
-} glibc;
-
-static void resolve(void)
-{
-	if (atomic_load_explicit(&glibc.done, memory_order_acquire))
-		return;
-	glibc.init = dlsym(RTLD_NEXT, "sem_init");
-	glibc.destroy = dlsym(RTLD_NEXT, "sem_destroy");
-	glibc.wait = dlsym(RTLD_NEXT, "sem_wait");
-	glibc.trywait = dlsym(RTLD_NEXT, "sem_trywait");
-	glibc.timedwait = dlsym(RTLD_NEXT, "sem_timedwait");
-	glibc.clockwait = dlsym(RTLD_NEXT, "sem_clockwait");
-	glibc.post = dlsym(RTLD_NEXT, "sem_post");
-	glibc.getvalue = dlsym(RTLD_NEXT, "sem_getvalue");
-	if (!glibc.init || !glibc.wait || !glibc.post || !glibc.trywait || !glibc.timedwait ||
-	    !glibc.getvalue || !glibc.destroy)
-		wt_throw("libc has no sem_*");
-	atomic_store_explicit(&glibc.done, 1, memory_order_release);
 }
 
 /* ---- weft's semaphores ---- */
@@ -146,8 +112,8 @@ WT_EXPORT int sem_init(sem_t *sem, int pshared, unsigned value)
 	if (value > SEM_VALUE_MAX)
 		return fail(EINVAL);
 	if (pshared) {
-		resolve();
-		return glibc.init(sem, pshared, value);
+		wt_real_init();
+		return real.sem_init(sem, pshared, value);
 	}
 	struct wsem *s = S(sem);
 	atomic_store_explicit(&s->data, value, memory_order_relaxed);
@@ -159,8 +125,8 @@ WT_EXPORT int sem_init(sem_t *sem, int pshared, unsigned value)
 WT_EXPORT int sem_destroy(sem_t *sem)
 {
 	if (!is_ours(sem)) {
-		resolve();
-		return glibc.destroy(sem);
+		wt_real_init();
+		return real.sem_destroy(sem);
 	}
 	return 0; /* as glibc: nothing to release */
 }
@@ -168,8 +134,8 @@ WT_EXPORT int sem_destroy(sem_t *sem)
 WT_EXPORT int sem_wait(sem_t *sem)
 {
 	if (!is_ours(sem)) {
-		resolve();
-		return glibc.wait(sem);
+		wt_real_init();
+		return real.sem_wait(sem);
 	}
 	wt_testcancel();
 	if (trydown(S(sem)))
@@ -181,8 +147,8 @@ WT_EXPORT int sem_wait(sem_t *sem)
 WT_EXPORT int sem_trywait(sem_t *sem)
 {
 	if (!is_ours(sem)) {
-		resolve();
-		return glibc.trywait(sem);
+		wt_real_init();
+		return real.sem_trywait(sem);
 	}
 	return trydown(S(sem)) ? 0 : fail(EAGAIN);
 }
@@ -204,8 +170,8 @@ static int timedwait(sem_t *sem, clockid_t clk, const struct timespec *abs)
 WT_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abs)
 {
 	if (!is_ours(sem)) {
-		resolve();
-		return glibc.timedwait(sem, abs);
+		wt_real_init();
+		return real.sem_timedwait(sem, abs);
 	}
 	return timedwait(sem, CLOCK_REALTIME, abs);
 }
@@ -213,8 +179,8 @@ WT_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abs)
 WT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timespec *abs)
 {
 	if (!is_ours(sem)) {
-		resolve();
-		return glibc.clockwait ? glibc.clockwait(sem, clk, abs) : fail(EINVAL);
+		wt_real_init();
+		return real.sem_clockwait ? real.sem_clockwait(sem, clk, abs) : fail(EINVAL);
 	}
 	return timedwait(sem, clk, abs);
 }
@@ -222,8 +188,8 @@ WT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timespec *ab
 WT_EXPORT int sem_post(sem_t *sem)
 {
 	if (!is_ours(sem)) {
-		resolve();
-		return glibc.post(sem);
+		wt_real_init();
+		return real.sem_post(sem);
 	}
 	struct wsem *s = S(sem);
 	uint64_t d = atomic_load_explicit(&s->data, memory_order_relaxed);
@@ -240,8 +206,8 @@ WT_EXPORT int sem_post(sem_t *sem)
 WT_EXPORT int sem_getvalue(sem_t *sem, int *sval)
 {
 	if (!is_ours(sem)) {
-		resolve();
-		return glibc.getvalue(sem, sval);
+		wt_real_init();
+		return real.sem_getvalue(sem, sval);
 	}
 	*sval = (int)VALUE(atomic_load_explicit(&S(sem)->data, memory_order_relaxed));
 	return 0;

@@ -8,8 +8,6 @@
 #ifndef WEFT_SHIM_H
 #define WEFT_SHIM_H
 
-
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -24,35 +22,41 @@
 
 #define WT_EXPORT __attribute__((visibility("default")))
 
+/* BRACKETED(call): the value of call, a libc call that may block, made
+ * between wt_entersyscall and wt_exitsyscall (sched/syscall.c), so that
+ * the proc goes to other tasks while it blocks.  The value and errno are
+ * as the call left them (the runtime never touches errno, and wt_exitsyscall
+ * may switch the task to another worker, but its TLS goes with it).  A
+ * thread weft did not create (wt_cur() == NULL) makes the call plainly.  call must have a value: (f(), 0) for a void f.
+ * Context: any caller; may block the worker, never parks. */
+#define BRACKETED(call)                                   \
+	({                                                \
+		__typeof__(call) r_;                      \
+		if (!wt_cur()) {                          \
+			r_ = (call);                      \
+		} else {                                  \
+			wt_entersyscall();                \
+			r_ = (call);                      \
+			wt_exitsyscall();                 \
+		}                                         \
+		r_;                                       \
+	})
+
 /* BLOCKING(ret, name, params, args) defines the interposed `name`: libc's
- * own function called between wt_entersyscall and wt_exitsyscall, errno and
- * return value kept as libc left them (sched/syscall.c).  Used by
- * shim/blocking.c and shim/fallback.c; tools/gen-exports.sh reads lines that
- * start with "BLOCKING(".  blocking.c may still carry its own copy: keep the
- * two texts identical (an identical redefinition is allowed). */
-#define BLOCKING(ret, name, params, args)                                   \
-	WT_EXPORT ret name params                                           \
-	{                                                                   \
-		static ret(*real_) params;                                  \
-		if (!real_)                                                 \
-			real_ = dlsym(RTLD_NEXT, #name);                    \
-		if (!wt_cur())                                              \
-			return real_ args;                                  \
-		wt_entersyscall();                                          \
-		ret r_ = real_ args;                                        \
-		int e_ = errno;                                             \
-		wt_exitsyscall();                                           \
-		errno = e_;                                                 \
-		return r_;                                                  \
+ * own function, BRACKETED.  Used by shim/blocking.c and shim/fallback.c;
+ * tools/gen-exports.sh reads lines that start with "BLOCKING(". */
+#define BLOCKING(ret, name, params, args)             \
+	WT_EXPORT ret name params                     \
+	{                                             \
+		wt_real_init();                       \
+		return BRACKETED(real.name args);     \
 	}
 
 /* The caller's owner id, as glibc writes it in __owner: the tid field of the
  * caller's TCB (a task's unique fake tid, or a real thread's tid). */
 static inline int wt_self_tid(void)
 {
-	int tid;
-	__asm__ volatile("movl %%fs:(%1), %0" : "=r"(tid) : "r"(wt_off_tid));
-	return tid;
+	return wt_arch_self_tid_at(wt_off_tid);
 }
 
 static inline bool wt_ts_valid(const struct timespec *ts)

@@ -5,14 +5,14 @@
  * pokes; preemption): the program's handlers for them are recorded and
  * chained from weft's, and thread masks never block them, because a
  * blocked synchronous SIGSEGV kills the process and trap-mode TLS repair
- * (sched/tls.c) arrives as one.
+ * (sched/tls.c) arrives as one.  The program's other handlers run through
+ * a trampoline; sched/sighandler.c decides all that (wt_sig_action).
  *
  * On a task, pthread_sigmask/sigprocmask read and write the task's own
  * mask (the worker thread follows it, sched/sigtask.c), pthread_kill queues
  * the signal on the task, sigpending adds the task's queued ones, and the
  * sigwait family takes them.  Threads weft did not create use libc's.
  */
-#include <dlfcn.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -23,11 +23,6 @@
 #include "../sched/sigtask.h"
 #include "../sched/task.h"
 
-
-static bool owned(int sig)
-{
-	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGURG) && wt_runtime_on();
-}
 
 static uint64_t bits_of(const sigset_t *set)
 {
@@ -42,57 +37,6 @@ static void set_bits(sigset_t *set, uint64_t b)
 	memcpy(set, &b, sizeof b);
 }
 
-/* Program handlers run through sched/sighandler.c's trampoline. */
-static bool wrapped(int sig)
-{
-	return sig >= 1 && sig <= 64 && sig != SIGKILL && sig != SIGSTOP && sig != 32 &&
-	       sig != 33 && wt_runtime_on();
-}
-
-static bool is_handler(const struct sigaction *sa)
-{
-	return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
-}
-
-static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *old)
-{
-	bool had = wt_user_sa_set[sig];
-	struct sigaction prev = wt_user_sa[sig], kold;
-	if (!sa) {
-		if (had) {
-			if (old)
-				*old = prev;
-			return 0;
-		}
-		return real.sigaction(sig, NULL, old);
-	}
-	if (is_handler(sa)) {
-		/* The record first: a signal may come as soon as the kernel has
-		 * the trampoline. */
-		struct sigaction k = *sa;
-		k.sa_sigaction = wt_sig_trampoline;
-		k.sa_flags = (sa->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
-		/* SIGSEGV and SIGBUS stay open for weft: the trampoline reads
-		 * TLS, which in trap mode may fault to be repaired (tls.c). */
-		sigdelset(&k.sa_mask, SIGSEGV);
-		sigdelset(&k.sa_mask, SIGBUS);
-		wt_user_sa[sig] = *sa;
-		wt_user_sa_set[sig] = true;
-		if (real.sigaction(sig, &k, &kold) < 0) {
-			wt_user_sa[sig] = prev;
-			wt_user_sa_set[sig] = had;
-			return -1;
-		}
-	} else {
-		if (real.sigaction(sig, sa, &kold) < 0)
-			return -1;
-		wt_user_sa_set[sig] = false;
-	}
-	if (old)
-		*old = had ? prev : kold;
-	return 0;
-}
-
 WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	wt_real_init();
@@ -104,19 +48,13 @@ WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *o
 			wt_dump_hide(old);
 		return r;
 	}
-	if (!owned(sig))
-		return wrapped(sig) ? set_wrapped(sig, sa, old) : real.sigaction(sig, sa, old);
-	struct sigaction prev = wt_user_sa[sig];
-	if (!wt_user_sa_set[sig]) {
-		memset(&prev, 0, sizeof prev);
-		prev.sa_handler = SIG_DFL;
+	if (!wt_sig_takes(sig))
+		return real.sigaction(sig, sa, old);
+	int r = wt_sig_action(sig, sa, old);
+	if (r < 0) {
+		errno = -r;
+		return -1;
 	}
-	if (sa) {
-		wt_user_sa[sig] = *sa;
-		wt_user_sa_set[sig] = sa->sa_handler != SIG_DFL;
-	}
-	if (old)
-		*old = prev;
 	return 0;
 }
 
@@ -249,7 +187,7 @@ WT_EXPORT int sigpending(sigset_t *set)
 	}
 	struct wt_task *t = task();
 	if (t)
-		k |= atomic_load(&t->sigpend);
+		k |= wt_sig_pending(t);
 	set_bits(set, k);
 	return 0;
 }
@@ -262,46 +200,26 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 		return real.pthread_kill(th, sig);
 	if (sig < 0 || sig >= 65)
 		return EINVAL;
-	if (atomic_load(&t->state) == WT_DEAD)
+	if (wt_task_dead(t))
 		return ESRCH;
 	if (sig == 0)
 		return 0;
 	/* glibc refuses its internal signals too. */
 	if (sig == 32 || sig == 33)
 		return EINVAL;
-	return wt_sig_send(t, sig);
+	return -wt_sig_send(t, sig);
 }
 
 /* ---- sigwait, sigwaitinfo, sigtimedwait ----
- * On a task: publish the set in t->sigwait, raise the queued signals of the
- * set on this thread (its mask keeps them pending), and wait in the kernel
- * for the set, between entersyscall and exitsyscall.  A pthread_kill during
- * the wait pokes this thread; the poke raises the signal, which the wait
- * then takes.  Before exitsyscall (which may move the task to another
- * thread), what was raised and not taken goes back to the task's queue. */
+ * On a task: libc's sigtimedwait, inside the runtime's bracket for it
+ * (sched/sigtask.c: wt_sig_wait_begin/end), which hands it the task's
+ * queued signals of the set. */
 
-static int (*real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
-
-static void drain(struct wt_task *t)
-{
-	uint64_t left = __atomic_exchange_n(&t->sigraised, 0, __ATOMIC_RELAXED);
-	while (left) {
-		uint64_t bit = left & -left;
-		left &= ~bit;
-		uint64_t one = bit;
-		struct timespec zero = { 0, 0 };
-		siginfo_t si;
-		if (wt_syscall6(SYS_rt_sigtimedwait, (long)&one, (long)&si, (long)&zero, 8, 0, 0) > 0)
-			atomic_fetch_or(&t->sigpend, bit);
-	}
-}
 
 static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *info,
 			     const struct timespec *ts)
 {
-	if (!real_sigtimedwait)
-		real_sigtimedwait = dlsym(RTLD_NEXT, "sigtimedwait");
-	uint64_t want = bits_of(set) & ~(WT_SIGBIT(32) | WT_SIGBIT(33));
+	uint64_t want = bits_of(set);
 	int64_t deadline = -1;
 	if (ts) {
 		if (!wt_ts_valid(ts) || ts->tv_sec < 0) {
@@ -320,24 +238,11 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 			left.tv_nsec = l % 1000000000;
 			lp = &left;
 		}
-		wt_entersyscall();
-		__atomic_store_n(&t->sigwait, want, __ATOMIC_RELAXED);
-		atomic_signal_fence(memory_order_seq_cst);
-		unsigned intr = t->sigintr;
-		wt_sig_deliver(t);
-		int r = real_sigtimedwait(set, info, lp);
-		int e = errno;
-		__atomic_store_n(&t->sigwait, 0, __ATOMIC_RELAXED);
-		atomic_signal_fence(memory_order_seq_cst);
-		if (r > 0 && r < 65)
-			__atomic_fetch_and(&t->sigraised, ~WT_SIGBIT(r), __ATOMIC_RELAXED);
-		drain(t);
-		bool again = r < 0 && e == EINTR && t->sigintr != intr;
-		wt_exitsyscall();
-		if (!again) {
-			errno = e;
-			return r;
-		}
+		unsigned intr = wt_sig_wait_begin(t, want);
+		int r = real.sigtimedwait(set, info, lp);
+		bool again = wt_sig_wait_end(t, r, errno, intr);
+		if (!again)
+			return r; /* errno as the call left it: the runtime leaves it alone */
 		/* Interrupted by a poke, not by a handler: wait on. */
 	}
 }
@@ -345,11 +250,9 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 WT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
 {
 	struct wt_task *t = task();
-	if (!t) {
-		if (!real_sigtimedwait)
-			real_sigtimedwait = dlsym(RTLD_NEXT, "sigtimedwait");
-		return real_sigtimedwait(set, info, ts);
-	}
+	wt_real_init();
+	if (!t)
+		return real.sigtimedwait(set, info, ts);
 	return task_sigtimedwait(t, set, info, ts);
 }
 

@@ -15,11 +15,11 @@
 
 /* Parks until deadline (mono ns).  Returns 0, or EINTR when a signal's
  * handler ran (it ran as the task resumed, sched/sigtask.c). */
-static int park_until(struct wt_task *t, int64_t deadline)
+static int park_until(int64_t deadline)
 {
 	for (;;) {
 		wt_wait_reason("sleep");
-		int r = wt_park(&t->timer, NULL, 0, deadline, true);
+		int r = wt_park_sleep(deadline);
 		if (r == WT_PARK_CANCELED)
 			wt_cancel_act();
 		if (r == WT_PARK_TIMEDOUT || wt_nanotime() >= deadline)
@@ -47,7 +47,7 @@ WT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *r
 		deadline = wt_abs_to_mono(clk == CLOCK_MONOTONIC ? CLOCK_MONOTONIC : clk, req);
 	else
 		deadline = wt_nanotime() + (int64_t)req->tv_sec * 1000000000 + req->tv_nsec;
-	int r = park_until(t, deadline);
+	int r = park_until(deadline);
 	if (rem && !(flags & TIMER_ABSTIME)) {
 		int64_t left = r ? deadline - wt_nanotime() : 0;
 		if (left < 0)

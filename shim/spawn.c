@@ -9,7 +9,6 @@
  * for their duration.  system and pclose wait for the child inside libc and
  * run as blocking system calls.  fork: sched/fork.c.
  */
-#include <dlfcn.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,42 +16,27 @@
 #include "shim.h"
 #include "../sched/fork.h"
 #include "../sched/netpoll.h"
-#include "../sched/throw.h"
 
 #define PINNED(call)                            \
 	({                                      \
 		struct wt_pin p_ = wt_tls_pin(); \
-		__typeof__(call) r_ = call;     \
+		__typeof__(call) pr_ = call;    \
 		wt_tls_unpin(p_);               \
-		r_;                             \
+		pr_;                            \
 	})
-
-static void *next(const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-	if (!p)
-		wt_throw("libc lacks a process-creation function weft wraps");
-	return p;
-}
 
 WT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			  const posix_spawnattr_t *at, char *const argv[], char *const envp[])
 {
-	static int (*f)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-			const posix_spawnattr_t *, char *const[], char *const[]);
-	if (!f)
-		f = next("posix_spawn");
-	return PINNED(f(pid, path, fa, at, argv, envp));
+	wt_real_init();
+	return PINNED(real.posix_spawn(pid, path, fa, at, argv, envp));
 }
 
 WT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			   const posix_spawnattr_t *at, char *const argv[], char *const envp[])
 {
-	static int (*f)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-			const posix_spawnattr_t *, char *const[], char *const[]);
-	if (!f)
-		f = next("posix_spawnp");
-	return PINNED(f(pid, file, fa, at, argv, envp));
+	wt_real_init();
+	return PINNED(real.posix_spawnp(pid, file, fa, at, argv, envp));
 }
 
 /* system waits for its child inside libc (an internal waitpid nobody can
@@ -61,39 +45,23 @@ WT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
  * task does not switch until exitsyscall. */
 WT_EXPORT int system(const char *cmd)
 {
-	static int (*f)(const char *);
-	if (!f)
-		f = next("system");
-	wt_entersyscall();
-	int r = PINNED(f(cmd));
-	int e = errno;
-	wt_exitsyscall();
-	errno = e;
-	return r;
+	wt_real_init();
+	return BRACKETED(PINNED(real.system(cmd)));
 }
 
 WT_EXPORT FILE *popen(const char *cmd, const char *mode)
 {
-	static FILE *(*f)(const char *, const char *);
-	if (!f)
-		f = next("popen");
-	return PINNED(f(cmd, mode));
+	wt_real_init();
+	return PINNED(real.popen(cmd, mode));
 }
 
 /* pclose waits for the child inside libc, as system does. */
 WT_EXPORT int pclose(FILE *fp)
 {
-	static int (*f)(FILE *);
-	if (!f)
-		f = next("pclose");
+	wt_real_init();
 	int fd = fp ? fileno(fp) : -1;
 	wt_netpoll_close(fd); /* libc closes it: forget the number first */
-	wt_entersyscall();
-	int r = f(fp);
-	int e = errno;
-	wt_exitsyscall();
-	errno = e;
-	return r;
+	return BRACKETED(real.pclose(fp));
 }
 
 /* fork: the child continues with the forking task alone on a fresh runtime
@@ -101,10 +69,8 @@ WT_EXPORT int pclose(FILE *fp)
  * the program's child handlers have run, trap-mode TLS comes back. */
 WT_EXPORT pid_t fork(void)
 {
-	static pid_t (*f)(void);
-	if (!f)
-		f = next("fork");
-	pid_t pid = f();
+	wt_real_init();
+	pid_t pid = real.fork();
 	if (pid == 0 && wt_runtime_on())
 		wt_fork_child_tls();
 	return pid;
@@ -113,13 +79,15 @@ WT_EXPORT pid_t fork(void)
 /* _Fork runs no atfork handlers: the same steps, here. */
 WT_EXPORT pid_t _Fork(void)
 {
-	static pid_t (*f)(void);
-	if (!f)
-		f = next("_Fork");
+	wt_real_init();
+	if (!real._Fork) { /* a libc older than _Fork */
+		errno = ENOSYS;
+		return -1;
+	}
 	if (!wt_runtime_on())
-		return f();
+		return real._Fork();
 	struct wt_pin pin = wt_tls_pin();
-	pid_t pid = f();
+	pid_t pid = real._Fork();
 	if (pid != 0) {
 		wt_tls_unpin(pin);
 	} else {

@@ -15,17 +15,15 @@
  * word is in memory shared with another process whose wake we cannot see.
  * Every other system call passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
- * own locks) cannot be seen here: issue 3's blocked-worker detection.
+ * own locks) cannot be seen here: sysmon's blocked-worker detection
+ * hands their procs on.
  */
-#include <dlfcn.h>
 #include <linux/futex.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
 
 #include "shim.h"
 #include "../sched/task.h"
-
-static long (*real_syscall)(long, ...);
 
 static bool futex_same(const void *addr, uintptr_t val)
 {
@@ -103,7 +101,6 @@ WT_EXPORT long syscall(long nr, ...)
 		if (handled)
 			return r;
 	}
-	if (!real_syscall)
-		real_syscall = dlsym(RTLD_NEXT, "syscall");
-	return real_syscall(nr, a, b, c, d, e, f);
+	wt_real_init();
+	return real.syscall(nr, a, b, c, d, e, f);
 }

@@ -1,25 +1,51 @@
 /*
  * arch.h (x86_64) — what the runtime needs from the instruction set: the
- * saved context and the switch (switch.S), the task entry frame
- * (entry.S, ctx.c), the thread-pointer register, and barriers the memory
- * model makes cheaper here.  sched/ includes "arch.h" through the
- * architecture's directory on the include path.
+ * saved context and the switch (switch.S, ctx.c), the task entry frame
+ * (entry.S), the thread pointer and the TCB header it points at (tp.c),
+ * the preemption stub and the state it saves (preempt.S, xsave.c), reading
+ * and rewriting a signal's interrupted context (sigctx.c), the raw system
+ * call (syscall.c, syscall_sigok.S), and the barriers and hints the memory
+ * model makes cheaper here.  Shared byte offsets: offsets.h.
+ *
+ * sched/ and shim/ include "arch.h" through the architecture's directory on
+ * the include path (-Iarch/$(ARCH)); another architecture provides the same
+ * names in arch/<arch>/.
  */
 #ifndef WEFT_ARCH_H
 #define WEFT_ARCH_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <ucontext.h>
+
+#include "offsets.h"
 
 /* Orders a store before an atomic read-modify-write against a load after it
  * (Linux's smp_mb__after_atomic).  On x86 every lock-prefixed instruction is
  * a full barrier, so only the compiler needs telling. */
 #define wt_mb_after_rmw() atomic_signal_fence(memory_order_seq_cst)
 
+/* A spin-wait hint: one round of a busy loop (pause). */
+static inline void wt_arch_pause(void)
+{
+	__builtin_ia32_pause();
+}
+
+/* ---- contexts ---- */
+
 /* A saved context (switch.S): everything else is on the stack at sp. */
 struct wt_ctx {
 	uintptr_t sp; /* stack pointer after the callee-saved pushes */
 	uintptr_t tp; /* thread pointer (fs base) to load, 0 = keep */
+};
+/* What wt_ctx_switch leaves at ctx.sp (offsets.h: WT_FRAME_*). */
+struct wt_switch_frame {
+	uint32_t mxcsr;
+	uint16_t fcw, pad;
+	uintptr_t r15, r14, r13, r12, rbx, rbp;
+	uintptr_t ret; /* return address */
 };
 /* Saves the caller into *save, loads *load; writes load->tp into *cur_tp
  * when it switches the thread pointer. */
@@ -27,14 +53,86 @@ void wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintptr_t *cu
 /* A context that starts fn(arg) on stack_top with thread pointer tp; its
  * first frame ends unwinding. */
 void wt_ctx_make(struct wt_ctx *c, void *stack_top, void (*fn)(void *), void *arg, uintptr_t tp);
+/* The registers of a switched-out context whose frame is at sp, as an
+ * unwinder wants them (the rest of *uc zeroed).  Its caller's stack pointer
+ * is sp + WT_FRAME_SIZE. */
+void wt_ctx_regs(uintptr_t sp, ucontext_t *uc);
 /* entry.S: calls fn(arg) on the stack at sp (16-byte aligned); returns
  * when fn does, on the caller's stack. */
 void wt_call_on_stack(void *sp, void (*fn)(void *), void *arg);
-/* preempt.S: where a preempted task is made to "call": saves every
- * register and the xsave state, calls wt_preempt_park, restores. */
-void wt_async_preempt(void);
+
+/* ---- the thread pointer (fs base) and the TCB at it ---- */
+
 uintptr_t wt_arch_get_tp(void);
+/* Sets the thread pointer the kernel knows about (arch_prctl; survives
+ * preemption by the kernel). */
 void wt_arch_set_tp(uintptr_t tp);
+/* Sets it without the kernel (wrfsbase): only where wt_arch_tp_fast_cpu. */
+static inline void wt_arch_set_tp_fast(uintptr_t tp)
+{
+	__asm__ volatile("wrfsbase %0" : : "r"(tp) : "memory");
+}
+/* The CPU sets the thread pointer from user space (FSGSBASE, probed). */
+bool wt_arch_tp_fast_cpu(void);
+/* The kernel enables that and keeps the value across its context switches
+ * (it advertises FSGSBASE in AT_HWCAP2). */
+bool wt_arch_tp_fast_kernel(void);
+/* Fills the ABI's header of a new TCB at tp from the TCB at from: its self
+ * pointers, multiple_threads, and sysinfo, stack and pointer guards and
+ * feature bits copied. */
+void wt_arch_tcb_init(uintptr_t tp, uintptr_t from);
+/* The TCB's self pointer (glibc's pthread_self). */
+static inline uintptr_t wt_arch_tcb_self(void)
+{
+	uintptr_t self;
+	__asm__("movq %%fs:%c1, %0" : "=r"(self) : "i"(WT_TCB_SELF));
+	return self;
+}
+/* The 32-bit field at off from the thread pointer (glibc's tid in struct
+ * pthread, at an offset found at start). */
+static inline int wt_arch_self_tid_at(size_t off)
+{
+	int tid;
+	__asm__ volatile("movl %%fs:(%1), %0" : "=r"(tid) : "r"(off));
+	return tid;
+}
+
+/* ---- asynchronous preemption ---- */
+
+/* preempt.S: where a preempted task is made to "call": saves every
+ * register and the extended state, calls wt_preempt_park, restores. */
+void wt_async_preempt(void);
+/* xsave.c: finds what extended state the stub saves and how.  Initial
+ * thread, at start. */
+void wt_arch_preempt_init(void);
+/* Bytes of extended state the stub saves below its registers (set by
+ * wt_arch_preempt_init; alignment included). */
+extern uint32_t wt_xsave_size;
+static inline size_t wt_arch_preempt_state_size(void)
+{
+	return wt_xsave_size;
+}
+
+/* ---- a signal's interrupted context ---- */
+
+static inline uintptr_t wt_arch_uc_pc(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+}
+static inline uintptr_t wt_arch_uc_sp(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+}
+/* sigctx.c: makes the interrupted context call fn when the handler
+ * returns, as if it had at its pc (the pc pushed as the return address,
+ * below the red zone, as preempt.S expects). */
+void wt_arch_uc_push_call(ucontext_t *uc, void (*fn)(void));
+/* sigctx.c: the context was interrupted inside a system call: on its
+ * instruction, which the kernel rewound to restart it, or just after it
+ * with the call ended by EINTR. */
+bool wt_arch_uc_in_syscall(const ucontext_t *uc);
+
+/* ---- system calls ---- */
 
 /* syscall.c: a system call; returns the kernel's value (-errno on
  * failure) and leaves errno alone. */

@@ -1,9 +1,9 @@
 /*
- * ctx.c — building a fresh task context and reading/writing the thread
- * pointer outside a switch.  The frame layout is switch.S's.
+ * ctx.c (x86_64) — building a fresh task context, and reading a
+ * switched-out one back as registers.  The frame layout is switch.S's
+ * (struct wt_switch_frame, offsets.h).
  */
-#include <asm/prctl.h>
-#include <sys/syscall.h>
+#include <string.h>
 
 #include "../../sched/base.h"
 #include "arch.h"
@@ -13,35 +13,40 @@ void wt_task_trampoline(void);
 /* Context: any.  Does not allocate. */
 void wt_ctx_make(struct wt_ctx *c, void *stack_top, void (*fn)(void *), void *arg, uintptr_t tp)
 {
-	uintptr_t *sp = (uintptr_t *)WT_ALIGN_DOWN((uintptr_t)stack_top, 16);
+	uintptr_t top = WT_ALIGN_DOWN((uintptr_t)stack_top, 16);
+	struct wt_switch_frame *f = (struct wt_switch_frame *)top - 1;
 	uint32_t mxcsr;
 	uint16_t fcw;
 
 	/* A new thread inherits the creator's floating-point environment. */
 	__asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
 	__asm__ volatile("fnstcw %0" : "=m"(fcw));
-	sp -= 8;                                  /* 8 words: the saved frame */
-	sp[0] = mxcsr | ((uintptr_t)fcw << 32);
-	sp[1] = 0;                                /* r15 */
-	sp[2] = 0;                                /* r14 */
-	sp[3] = (uintptr_t)fn;                    /* r13: entry function */
-	sp[4] = (uintptr_t)arg;                   /* r12: its argument */
-	sp[5] = 0;                                /* rbx */
-	sp[6] = 0;                                /* rbp */
-	sp[7] = (uintptr_t)wt_task_trampoline;    /* return address */
-	c->sp = (uintptr_t)sp;
+	f->mxcsr = mxcsr;
+	f->fcw = fcw;
+	f->pad = 0;
+	f->r15 = 0;
+	f->r14 = 0;
+	f->r13 = (uintptr_t)fn;                   /* entry.S: the entry function */
+	f->r12 = (uintptr_t)arg;                  /* its argument */
+	f->rbx = 0;
+	f->rbp = 0;
+	f->ret = (uintptr_t)wt_task_trampoline;
+	c->sp = (uintptr_t)f;
 	c->tp = tp;
 }
 
-uintptr_t wt_arch_get_tp(void)
+/* Context: any (the task dump's thread).  Reads the frame only. */
+void wt_ctx_regs(uintptr_t sp, ucontext_t *uc)
 {
-	uintptr_t tp;
-	__asm__ volatile("movq %%fs:0, %0" : "=r"(tp));
-	return tp;
-}
-
-/* Sets the thread pointer the kernel knows about (survives preemption). */
-void wt_arch_set_tp(uintptr_t tp)
-{
-	wt_syscall6(SYS_arch_prctl, ARCH_SET_FS, (long)tp, 0, 0, 0, 0);
+	const struct wt_switch_frame *f = (const struct wt_switch_frame *)sp;
+	memset(uc, 0, sizeof *uc);
+	greg_t *g = uc->uc_mcontext.gregs;
+	g[REG_R15] = (greg_t)f->r15;
+	g[REG_R14] = (greg_t)f->r14;
+	g[REG_R13] = (greg_t)f->r13;
+	g[REG_R12] = (greg_t)f->r12;
+	g[REG_RBX] = (greg_t)f->rbx;
+	g[REG_RBP] = (greg_t)f->rbp;
+	g[REG_RIP] = (greg_t)f->ret;
+	g[REG_RSP] = (greg_t)(sp + WT_FRAME_SIZE);
 }

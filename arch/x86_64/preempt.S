@@ -3,7 +3,8 @@
  *
  * The SIGURG handler (sched/preempt.c) does not switch tasks itself: it
  * rewrites the interrupted context as if the task had called this stub at
- * the interrupted instruction, below its 128-byte red zone, and returns.
+ * the interrupted instruction, below its 128-byte red zone (sigctx.c:
+ * wt_arch_uc_push_call), and returns.
  * After sigreturn the task runs here on its own stack, saves everything the
  * interrupted code may have live, calls wt_preempt_park (which may switch
  * to other tasks and return on another worker), restores, and returns to
@@ -16,7 +17,7 @@
  *   -144           rflags
  *   -152 .. -264   rax rcx rdx rbx rbp rsi rdi r8 r9 r10 r11 r12 r13 r14 r15
  *                  (%rbx keeps the address of the r15 slot across the call)
- *   below          extended state: wt_xsave_size bytes, 64-byte aligned,
+ *   below          extended state: wt_xsave_size bytes (xsave.c), 64-byte aligned,
  *                  written by xsave64 with the XCR0 mask (header zeroed
  *                  first, as xrstor checks it), or fxsave64 (512 bytes)
  *                  where the CPU or kernel has no XSAVE.
@@ -26,6 +27,8 @@
  * extended state; fninit and vzeroupper leave the C code and the tasks this
  * worker runs meanwhile a clean x87 stack and upper-half state.
  */
+#include "offsets.h"
+
 	.text
 	.globl	wt_async_preempt
 	.hidden	wt_async_preempt
@@ -36,7 +39,7 @@ wt_async_preempt:
 	/* Entered by a rewritten signal context, not by a call: CFA = rsp + 8,
 	 * the return address (interrupted rip) at CFA - 8, as after a call.
 	 * The red-zone skip makes the caller's rsp CFA + 128. */
-	.cfi_val_offset rsp, 128
+	.cfi_val_offset rsp, WT_REDZONE
 	pushfq
 	.cfi_adjust_cfa_offset 8
 	pushq	%rax
@@ -92,14 +95,14 @@ wt_async_preempt:
 	cmpb	$0, wt_xsave_ok(%rip)
 	je	1f
 	xorl	%eax, %eax			/* zero the 64-byte XSAVE header */
-	movq	%rax, 512(%rsp)
-	movq	%rax, 520(%rsp)
-	movq	%rax, 528(%rsp)
-	movq	%rax, 536(%rsp)
-	movq	%rax, 544(%rsp)
-	movq	%rax, 552(%rsp)
-	movq	%rax, 560(%rsp)
-	movq	%rax, 568(%rsp)
+	movq	%rax, WT_XSAVE_HDR(%rsp)
+	movq	%rax, WT_XSAVE_HDR+8(%rsp)
+	movq	%rax, WT_XSAVE_HDR+16(%rsp)
+	movq	%rax, WT_XSAVE_HDR+24(%rsp)
+	movq	%rax, WT_XSAVE_HDR+32(%rsp)
+	movq	%rax, WT_XSAVE_HDR+40(%rsp)
+	movq	%rax, WT_XSAVE_HDR+48(%rsp)
+	movq	%rax, WT_XSAVE_HDR+56(%rsp)
 	movl	wt_xsave_mask(%rip), %eax	/* edx:eax = XCR0 */
 	movl	wt_xsave_mask+4(%rip), %edx
 	xsave64	(%rsp)
@@ -167,7 +170,7 @@ wt_async_preempt:
 	.cfi_restore rax
 	popfq
 	.cfi_adjust_cfa_offset -8
-	ret	$128				/* back to rip, past the red zone */
+	ret	$WT_REDZONE			/* back to rip, past the red zone */
 	.cfi_endproc
 	.size	wt_async_preempt, .-wt_async_preempt
 

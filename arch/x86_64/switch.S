@@ -8,7 +8,8 @@
  * stack pointer in save->sp, loads load->tp as the thread pointer (unless it
  * is 0 or already *cur_tp), switches to load->sp and returns there.
  *
- * Saved frame, at save->sp (offsets in bytes):
+ * Saved frame, at save->sp (offsets in bytes; offsets.h: WT_FRAME_*,
+ * struct wt_switch_frame in arch.h):
  *
  *   +0   MXCSR (4)  x87 control word (2)  pad (2)
  *   +8   r15
@@ -19,12 +20,17 @@
  *   +48  rbp
  *   +56  return address
  *
- * Thread pointer: wt_tls_mode 0 writes it with wrfsbase (no system call),
- * 1 with arch_prctl(ARCH_SET_FS).  sched/tls.c explains how mode 0 stays
- * correct on kernels that do not know user space uses wrfsbase.
+ * Thread pointer: wt_tls_mode WT_TLS_MODE_FAST (0) writes it with wrfsbase
+ * (no system call), any other with arch_prctl(ARCH_SET_FS).  tp.c and sched/tls.c explain how mode 0
+ * stays correct on kernels that do not know user space uses wrfsbase.
  * *cur_tp is stored before the write, so a fault handler that repairs the
  * thread pointer always finds the value this thread should have.
  */
+#include <asm/prctl.h>
+#include <asm/unistd.h>
+
+#include "offsets.h"
+
 	.text
 	.globl	wt_ctx_switch
 	.hidden	wt_ctx_switch
@@ -51,39 +57,39 @@ wt_ctx_switch:
 	pushq	%r15
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset r15, 0
-	subq	$8, %rsp
-	.cfi_adjust_cfa_offset 8
-	stmxcsr	(%rsp)			/* SSE control/status */
-	fnstcw	4(%rsp)			/* x87 control word */
-	movq	%rsp, (%rdi)		/* save->sp */
-	movl	(%rsp), %r9d		/* kept for the compare below; */
-	movzwl	4(%rsp), %r10d		/* the syscall path spares r9, r10 */
+	subq	$WT_FRAME_R15, %rsp		/* the control registers' slot */
+	.cfi_adjust_cfa_offset WT_FRAME_R15
+	stmxcsr	WT_FRAME_MXCSR(%rsp)	/* SSE control/status */
+	fnstcw	WT_FRAME_FCW(%rsp)	/* x87 control word */
+	movq	%rsp, WT_CTX_SP(%rdi)	/* save->sp */
+	movl	WT_FRAME_MXCSR(%rsp), %r9d	/* kept for the compare below; */
+	movzwl	WT_FRAME_FCW(%rsp), %r10d	/* the syscall path spares r9, r10 */
 
-	movq	8(%rsi), %rax		/* load->tp */
+	movq	WT_CTX_TP(%rsi), %rax	/* load->tp */
 	testq	%rax, %rax
 	jz	2f
 	cmpq	%rax, (%rdx)		/* already loaded on this thread? */
 	je	2f
 	movq	%rax, (%rdx)		/* *cur_tp first: see the header */
-	cmpl	$0, wt_tls_mode(%rip)
+	cmpl	$WT_TLS_MODE_FAST, wt_tls_mode(%rip)	/* WT_TLS_WRFSBASE (sched/tls.h)? */
 	jne	1f
 	wrfsbase %rax
 	jmp	2f
 1:	movq	%rsi, %r8		/* arch_prctl(ARCH_SET_FS, tp) */
 	movq	%rax, %rsi
-	movl	$0x1002, %edi
-	movl	$158, %eax
+	movl	$ARCH_SET_FS, %edi
+	movl	$__NR_arch_prctl, %eax
 	syscall
 	movq	%r8, %rsi
-2:	movq	(%rsi), %rsp		/* the other stack from here on */
-	cmpl	(%rsp), %r9d		/* loading the control registers */
+2:	movq	WT_CTX_SP(%rsi), %rsp	/* the other stack from here on */
+	cmpl	WT_FRAME_MXCSR(%rsp), %r9d	/* loading the control registers */
 	je	3f			/* serialises: skip when unchanged */
-	ldmxcsr	(%rsp)
-3:	cmpw	4(%rsp), %r10w
+	ldmxcsr	WT_FRAME_MXCSR(%rsp)
+3:	cmpw	WT_FRAME_FCW(%rsp), %r10w
 	je	4f
-	fldcw	4(%rsp)
-4:	addq	$8, %rsp
-	.cfi_adjust_cfa_offset -8
+	fldcw	WT_FRAME_FCW(%rsp)
+4:	addq	$WT_FRAME_R15, %rsp
+	.cfi_adjust_cfa_offset -WT_FRAME_R15
 	popq	%r15
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore r15

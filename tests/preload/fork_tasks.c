@@ -16,19 +16,19 @@
 #define CHILD_THREADS 100
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;      /* parkers wait here for go */
-static pthread_cond_t allin = PTHREAD_COND_INITIALIZER;   /* main waits here for them */
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+/* The parkers tell main on a condvar of its own: a broadcast on cv would
+ * wake parkers already waiting, and one of them could hold mu at the fork
+ * (natively about 1 run in 10). */
+static pthread_cond_t cv_main = PTHREAD_COND_INITIALIZER;
 static int go, parked;
 static int atexit_fd = -1;
 
 static void *parker(void *arg)
 {
 	pthread_mutex_lock(&mu);
-	/* Not cv: a broadcast there would wake the parkers already waiting,
-	 * and one of them could hold mu again when the fork happens (the
-	 * child's trylock then fails: it did natively, under load). */
-	if (++parked == PARKED)
-		pthread_cond_signal(&allin);
+	parked++;
+	pthread_cond_signal(&cv_main);
 	while (!go)
 		pthread_cond_wait(&cv, &mu);
 	pthread_mutex_unlock(&mu);
@@ -143,7 +143,7 @@ int main(void)
 		pthread_create(&t[i], NULL, parker, NULL);
 	pthread_mutex_lock(&mu);
 	while (parked < PARKED)
-		pthread_cond_wait(&allin, &mu);
+		pthread_cond_wait(&cv_main, &mu);
 	pthread_mutex_unlock(&mu);
 
 	pthread_t f;

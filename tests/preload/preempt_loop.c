@@ -1,5 +1,5 @@
 /* A thread in for(;;){} must not stop main from resuming after usleep
- * (Go: seeds/001, experiment 3).  main then exits with the loop running. */
+ * (as in Go with async preemption).  main then exits with the loop running. */
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 /*
- * runqueues.c — seeds/001's experiment 2 on the C side: main starts 200
+ * runqueues.c — Go's schedtrace run-queue experiment on the C side: main starts 200
  * CPU-bound threads, then joins them.  Under weft main queues each on its
  * own proc; the others fill their queues by stealing, which
  * WEFTDEBUG=schedtrace=1 shows (tests/observe/run.sh checks it).

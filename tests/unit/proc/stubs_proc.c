@@ -64,6 +64,7 @@ struct wt_real real = {
 	.pthread_attr_destroy = pthread_attr_destroy,
 	.pthread_attr_setdetachstate = pthread_attr_setdetachstate,
 	.pthread_attr_setstacksize = pthread_attr_setstacksize,
+	.sigaction = sigaction,
 };
 
 /* ---- signals: the switch-in hook ---- */
@@ -120,19 +121,14 @@ struct wt_p *wt_curp(void)
 	return t->m->insyscall ? NULL : t->m->p;
 }
 
-bool wt_implicit_settle(struct wt_m *m)
-{
-	wt_throw("stub: wt_implicit_settle");
-}
-
 void wt_implicit_exit(struct wt_m *m)
 {
 	wt_throw("stub: wt_implicit_exit");
 }
 
-void wt_preempt_yield(void)
+void wt_implicit_switch_out(struct wt_m *m)
 {
-	wt_throw("stub: wt_preempt_yield");
+	wt_throw("stub: wt_implicit_switch_out");
 }
 
 /* ---- netpoll ---- */

@@ -13,10 +13,12 @@
  * inherits the current one).  With GOMAXPROCS=1 the order of a run is
  * fully determined, and the tests compare whole logs.
  *
- * Not covered here: preemption by signal (preempt.c), system calls that
- * lose their proc (syscall.c's wt_exitsyscall path, and wt_mcall's implicit
- * syscall branch), real thread pointers (every test task keeps its worker's
- * TCB) and signal masks.
+ * Not covered here: preemption by signal (preempt.c: the tests set the
+ * request sysmon would, m->preempt, and take the paths that honour it at
+ * a park or yield), system calls that lose their proc (syscall.c's
+ * wt_exitsyscall path, and wt_mcall's implicit-syscall branch), real
+ * thread pointers (every test task
+ * keeps its worker's TCB) and signal masks.
  */
 #include <criterion/criterion.h>
 #include <sched.h>
@@ -359,6 +361,80 @@ Test(proc, yield_goes_behind_ready_work_and_returns_at_once_without_any)
 	cr_assert_eq(evlog[0].tick, evlog[1].tick, "the empty yield kept the slice");
 	cr_assert_eq(evlog[2].tick, evlog[1].tick + 1);
 	cr_assert_eq(evlog[3].tick, evlog[1].tick + 2, "A again, after X, in a new slice");
+}
+
+static bool preempt_yield;
+
+static void yield_g_a(struct tt *x)
+{
+	note(x);
+	wt_ready_m(&G->t, NULL); /* the global queue, as sysmon readies */
+	wt_ready(&X->t);         /* runnext */
+	if (preempt_yield) /* as sysmon, when A's slice ran 10 ms */
+		atomic_store(&x->t.m->preempt, curp()->schedtick + 1);
+	wt_yield();
+	note(x);
+}
+
+Test(proc, plain_yield_stays_local)
+{
+	sched_setup(1, 100);
+	A = mk(0, 'A', yield_g_a);
+	X = mk(1, 'X', just_note);
+	G = mk(2, 'G', just_note);
+	wt_ready(&A->t);
+	wait_dead(3);
+	cr_assert_str_eq(names(), "AXAG", "A behind X on its proc, G after the local queue");
+}
+
+Test(proc, yield_with_a_preemption_request_goes_behind_the_global_queue)
+{
+	sched_setup(1, 100);
+	preempt_yield = true;
+	A = mk(0, 'A', yield_g_a);
+	X = mk(1, 'X', just_note);
+	G = mk(2, 'G', just_note);
+	wt_ready(&A->t);
+	wait_dead(3);
+	cr_assert_str_eq(names(), "AXGA", "A at the global queue's back, after G");
+	struct wt_m *m = atomic_load(&wt_sched.allm);
+	cr_assert_eq(atomic_load(&m->preempt), 0, "the request was consumed");
+}
+
+static int64_t deadline;
+static _Atomic int park_result = -1;
+static int never;
+
+static void timed_park(struct tt *x)
+{
+	note(x);
+	deadline = wt_nanotime() + 2000000; /* 2 ms */
+	wt_ready(&B->t);
+	atomic_store(&park_result, wt_park(&never, flag_clear, 0, deadline, false));
+	note(x);
+}
+
+static void spin_past_deadline(struct tt *x)
+{
+	note(x);
+	while (wt_nanotime() <= deadline) /* only orders the events */
+		__builtin_ia32_pause();
+}
+
+Test(proc, expired_timers_run_when_the_worker_looks_for_work)
+{
+	/* T parks with a deadline and hands off to B, which runs past it and
+	 * exits: the worker's search fires T's timer itself (no sysmon here)
+	 * and runs T again. */
+	sched_setup(1, 100);
+	A = mk(0, 'T', timed_park);
+	B = mk(1, 'B', spin_past_deadline);
+	wt_ready(&A->t);
+	wait_dead(2);
+	cr_assert_str_eq(names(), "TBT");
+	cr_assert_eq(atomic_load(&park_result), WT_PARK_TIMEDOUT);
+	cr_assert_eq(evlog[2].m, evlog[0].m);
+	cr_assert_eq(wt_timer_count(), 0);
 }
 
 static struct tt *D, *E, *F;
