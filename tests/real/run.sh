@@ -9,7 +9,7 @@
 #    loader of every process of the run writes its own log, $tmp/ld/ld.PID
 #    (one file per process; an exec appends to its process's file).  For the
 #    program check() names (python3, perl, sort, zstd, xz, git), every
-#    process image of that name must have had libweft.so's constructor
+#    process image of that name (or NAME.version) must have had libweft.so's constructor
 #    called ("calling init: .../libweft.so") before ld.so handed control to
 #    the program ("transferring control: NAME"), and there must be at least
 #    one such image.  This is the loader of the tool's own process speaking:
@@ -32,8 +32,8 @@ weft_ran() {
     FNR == 1 { init = 0 }
     /calling init: .*\/libweft\.so$/ { init = 1 }
     /\ttransferring control: / {
-      p = $NF; sub(".*/", "", p)
-      if (p == want) { n++; if (!init) bad++ }
+      p = $NF; sub(".*/", "", p) # the path it was run by: python3 or python3.11
+      if (p == want || substr(p, 1, length(want) + 1) == want ".") { n++; if (!init) bad++ }
       init = 0
     }
     END { printf "%d of %d", n - bad, n; exit !(n > 0 && bad == 0) }' "$2"/ld.*
