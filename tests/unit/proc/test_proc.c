@@ -13,12 +13,18 @@
  * inherits the current one).  With GOMAXPROCS=1 the order of a run is
  * fully determined, and the tests compare whole logs.
  *
+ * Tests may read a proc's fields from a task on the proc's own worker
+ * (its owner); criterion's assertions run only on the test's main thread,
+ * after the tasks are done (a check on a task counts into bad_cur).
+ *
  * Not covered here: preemption by signal (preempt.c: the tests set the
  * request sysmon would, m->preempt, and take the paths that honour it at
- * a park or yield), system calls that lose their proc (syscall.c's
- * wt_exitsyscall path, and wt_mcall's implicit-syscall branch), real
- * thread pointers (every test task
- * keeps its worker's TCB) and signal masks.
+ * a park or yield); system calls that lose their proc (syscall.c's
+ * wt_exitsyscall path, wt_mcall's implicit-syscall branch, findrunnable's
+ * preference for tasks back from one); dropp with no idle proc to take;
+ * the spinning worker's re-check of every queue before it sleeps;
+ * wt_netpoll_block (the stub never sleeps in epoll); real thread pointers
+ * (every test task keeps its worker's TCB) and signal masks.
  */
 #include <criterion/criterion.h>
 #include <sched.h>
@@ -42,7 +48,7 @@ struct tt {
 };
 static struct tt tt[MAXT];
 static _Atomic int ndead;
-static _Atomic int bad_cur; /* checks on tasks that failed: 1 wt_cur(), more see users */
+static _Atomic int bad_cur; /* failed checks on tasks: 1 each wrong wt_cur(), more: see users */
 
 struct ev {
 	char name;
