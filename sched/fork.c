@@ -38,6 +38,7 @@
 
 #include "runtime.h"
 #include "fork.h"
+#include "setxid.h"
 #include "netpoll.h"
 #include "sighandler.h"
 #include "sigtask.h"
@@ -110,6 +111,7 @@ static void reset(bool reclaimed)
 	}
 
 	wt_lockrank_fork_reset();
+	wt_setxid_fork_reset();
 	atomic_store_explicit(&wt_sched.lock.v, 0, memory_order_relaxed);
 	wt_timer_fork_reset();
 	wt_park_fork_reset();

@@ -40,6 +40,7 @@ static struct held *_Atomic table;
 static const char *const names[WT_RANK_COUNT] = {
 	[WT_RANK_NONE] = "unranked",
 	[WT_RANK_START] = "START",
+	[WT_RANK_SETXID] = "SETXID",
 	[WT_RANK_TLS_SYNC] = "TLS_SYNC",
 	[WT_RANK_SYMBOL] = "SYMBOL",
 	[WT_RANK_NETPOLL_INIT] = "NETPOLL_INIT",

@@ -20,6 +20,7 @@
  * after it drops the bucket, and timer callbacks run without TIMERS.
  * Ranks between locks that never nest only fix an order for new code.
  *   START         start.c: start_lock
+ *   SETXID        setxid.c: one change of ids at a time
  *   TLS_SYNC      tls_static.c: sync_lock
  *   SYMBOL        symbol.c: the symbol tables
  *   NETPOLL_INIT  netpoll.c: creating the epoll instance
@@ -38,6 +39,7 @@
 enum wt_lockrank {
 	WT_RANK_NONE = 0,       /* not ranked: a debug build refuses it */
 	WT_RANK_START,
+	WT_RANK_SETXID,
 	WT_RANK_TLS_SYNC,
 	WT_RANK_SYMBOL,
 	WT_RANK_NETPOLL_INIT,

@@ -99,6 +99,7 @@
 #include "blocked.h"
 #include "config.h"
 #include "preempt.h"
+#include "setxid.h"
 #include "proc.h"
 #include "real.h"
 #include "sighandler.h"
@@ -115,7 +116,6 @@
 static void *cookie; /* [const after init] si_value of sysmon's requests */
 static uintptr_t main_top; /* [const after init] top of the initial thread's stack */
 extern void *__libc_stack_end; /* ld.so: where _start found argc */
-static long self_pid;
 
 /* ---- the handler ---- */
 
@@ -188,6 +188,8 @@ static void chain(int sig, siginfo_t *si, void *ucv)
 
 static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
+	if (si && wt_setxid_signal(si))
+		return;
 	if (si && si->si_code == SI_QUEUE && si->si_value.sival_ptr == cookie)
 		on_request(uc);
 	else if (!si || !wt_sig_urg(si, uc))
@@ -198,7 +200,6 @@ static void on_sigurg(int sig, siginfo_t *si, void *uc)
 void wt_preempt_init(void)
 {
 	wt_arch_preempt_init();
-	self_pid = wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	main_top = WT_ALIGN_UP((uintptr_t)__libc_stack_end, 4096);
 	if (wt_main_task && main_top < (uintptr_t)wt_main_task->stack_hi)
 		main_top = (uintptr_t)wt_main_task->stack_hi;
@@ -253,10 +254,10 @@ static void send(struct wt_m *m, int64_t now)
 	memset(&si, 0, sizeof si);
 	si.si_signo = SIGURG;
 	si.si_code = SI_QUEUE;
-	si.si_pid = (pid_t)self_pid;
+	si.si_pid = wt_pid; /* refreshed in a fork child */
 	si.si_value.sival_ptr = cookie;
 	/* The signal's delivery orders m->preempt, stored before, for the handler. */
-	wt_syscall6(SYS_rt_tgsigqueueinfo, self_pid, m->ostid, SIGURG, (long)&si, 0, 0);
+	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, SIGURG, (long)&si, 0, 0);
 }
 
 /* Context: sysmon, every tick while a proc is busy. */

@@ -12,6 +12,7 @@
 #define WEFT_REAL_H
 
 #include <fcntl.h>
+#include <grp.h>
 #include <mqueue.h>
 #include <poll.h>
 #include <pthread.h>
@@ -102,6 +103,9 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(ftruncate) R(ftruncate64)                                            \
 	R(sendfile) R(sendfile64) R(copy_file_range) R(splice) R(tee)          \
 	R(vmsplice)                                                            \
+	/* shim/setxid.c: ids, used while weft does not run the program */   \
+	R(setuid) R(setgid) R(seteuid) R(setegid) R(setreuid) R(setregid)      \
+	R(setresuid) R(setresgid) R(setgroups) R(initgroups)                   \
 	/* shim/spawn.c */                                                     \
 	R(posix_spawn) R(posix_spawnp) R(system) R(popen) R(pclose) R(fork)    \
 	O(_Fork)                                                               \

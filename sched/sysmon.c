@@ -39,6 +39,7 @@
 #include "sigtask.h"
 #include "stack.h"
 #include "syscall.h"
+#include "setxid.h"
 #include "sysmon.h"
 #include "timer.h"
 #include "trace.h"
@@ -82,6 +83,7 @@ static void *sysmon(void *arg)
 		wt_netpoll_sysmon(now);
 		wt_stack_scavenge(now);
 		wt_sig_defer_poke();
+		wt_setxid_poll();
 		bool busy = wt_sysmon_wake_idle_work();
 		if (busy)
 			wt_sysmon_preempt(now);

@@ -1,0 +1,317 @@
+/*
+ * setxid.c — a change of credentials reaches every OS thread of the process.
+ *
+ * On Linux a thread's user and group ids, saved ids and supplementary
+ * groups are its own: the setuid family of system calls changes only the
+ * calling thread.  POSIX says they are the process's, so glibc applies a
+ * change to each of its threads in turn (SIGSETXID, __nptl_setxid) and
+ * waits for them all.  Under weft that machinery cannot work: glibc finds
+ * its threads by their struct pthread, and the one a worker runs under
+ * changes with every task switch (so a handler clears the SETXID flag in a
+ * task's TCB while glibc waits on the worker's, for ever), and a worker
+ * that glibc signals may itself wait for glibc's stack lock, which the
+ * caller holds through the whole change.
+ *
+ * So weft does what glibc does, for the threads the kernel sees: every
+ * entry of /proc/self/task — workers running tasks or idle, threads in
+ * the real-thread fallback, sysmon, threads weft did not create — makes
+ * the same system call, then the caller makes it last (so that it still
+ * may signal the others, as glibc orders it).
+ *
+ * Protocol (wt_setxid, one change at a time under setxid_lock):
+ *   1. publish the operation (system call and arguments, a table of tids
+ *      with a state each) in `cur`;
+ *   2. list /proc/self/task; each tid not yet in the table is added as
+ *      SENT and sent SIGURG with si_value = the operation's address (the
+ *      preemption handler hands such a signal here: wt_setxid_signal);
+ *      sysmon, which blocks every signal, is kicked and looks itself
+ *      (wt_setxid_poll);
+ *   3. the thread's handler finds its tid SENT, claims it (SENT ->
+ *      APPLYING, a CAS, so a thread applies a change once even if the
+ *      signal came twice), makes the call, records its result, marks it
+ *      DONE and counts `pending` down;
+ *   4. the caller waits for pending to reach 0, looking again every
+ *      10 ms: a SIGURG already pending on a thread (a preemption request)
+ *      swallows ours, since standard signals do not queue, so a thread
+ *      still SENT is signalled again; one that left /proc/self/task exited
+ *      (GONE); a new thread was cloned by one not yet changed, so it is
+ *      added.  A pass that finds nobody new and nobody pending ends it;
+ *      after a second of waiting one weft: line names who is late;
+ *   5. the caller's own call.  All results must agree, as glibc requires
+ *      (it aborts otherwise): the same error everywhere is the call's
+ *      error (EPERM for an unprivileged caller), a mix is fatal.
+ * A thread cloned after the last pass was cloned by a changed thread, so
+ * it has the new ids already.
+ *
+ * Rejected: making glibc's machinery work (its thread list is of struct
+ * pthreads, which weft's workers share with tasks); a request field per
+ * worker (threads weft did not create have none, and glibc's own helper
+ * threads must change too).
+ *
+ * Context: the caller is a task or any thread; it blocks its worker (a
+ * change of ids is rare: daemons at start).  The handler side runs in a
+ * signal handler on any thread: raw system calls and atomics only.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "runtime.h"
+#include "print.h"
+#include "setxid.h"
+#include "sigtask.h"
+#include "slab.h"
+#include "sysmon.h"
+#include "throw.h"
+#include "timer.h"
+#include "worker.h"
+
+enum { SLOT_FREE = 0, SLOT_SENT, SLOT_APPLYING, SLOT_DONE, SLOT_GONE };
+
+struct slot {
+	_Atomic int tid;                /* [atomic] 0 = free; set once by the caller */
+	_Atomic int state;              /* [atomic] SLOT_* */
+};
+
+struct op {
+	long nr, a, b, c;               /* [const] the system call */
+	_Atomic int pending;            /* [atomic] SENT or APPLYING slots; futex word */
+	_Atomic int err;                /* [atomic] first result: 0 or an errno, -1 none yet */
+	_Atomic int mixed;              /* [atomic] results disagreed */
+	unsigned mask;                  /* [const] slots - 1 (a power of two) */
+	struct slot *slot;              /* [const] open addressing by tid */
+	int self;                       /* [const] the caller's tid */
+};
+
+static wt_lock_t setxid_lock = WT_LOCK_INIT(WT_RANK_SETXID);
+static struct op *_Atomic cur;      /* [atomic] the operation in progress */
+
+static unsigned hash(int tid, unsigned mask)
+{
+	return ((unsigned)tid * 2654435761u) & mask;
+}
+
+/* The slot of tid, or NULL.  Any context. */
+static struct slot *find(struct op *op, int tid)
+{
+	for (unsigned i = hash(tid, op->mask), n = 0; n <= op->mask; i = (i + 1) & op->mask, n++) {
+		int t = atomic_load_explicit(&op->slot[i].tid, memory_order_acquire);
+		if (t == tid)
+			return &op->slot[i];
+		if (t == 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+static void record(struct op *op, int err)
+{
+	int none = -1;
+	if (!atomic_compare_exchange_strong(&op->err, &none, err) && none != err)
+		atomic_store(&op->mixed, 1);
+}
+
+/* This thread's share of op, if it has one to do.  Context: the SIGURG
+ * handler or sysmon, on any thread. */
+static void apply(struct op *op)
+{
+	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	struct slot *s = find(op, tid);
+	int sent = SLOT_SENT;
+	if (!s || !atomic_compare_exchange_strong(&s->state, &sent, SLOT_APPLYING))
+		return;
+	long r = wt_syscall6(op->nr, op->a, op->b, op->c, 0, 0, 0);
+	record(op, r < 0 ? (int)-r : 0);
+	atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+	if (atomic_fetch_sub(&op->pending, 1) == 1)
+		wt_futex_wake(&op->pending, 1, false);
+}
+
+bool wt_setxid_signal(const siginfo_t *si)
+{
+	struct op *op = atomic_load_explicit(&cur, memory_order_acquire);
+	if (!op || si->si_code != SI_QUEUE || si->si_pid != wt_pid ||
+	    si->si_value.sival_ptr != (void *)op)
+		return false;
+	apply(op);
+	return true;
+}
+
+/* Fork child: the operation, if any, belonged to the parent's threads. */
+void wt_setxid_fork_reset(void)
+{
+	atomic_store_explicit(&cur, NULL, memory_order_relaxed);
+	atomic_store_explicit(&setxid_lock.v, 0, memory_order_relaxed);
+}
+
+void wt_setxid_poll(void)
+{
+	struct op *op = atomic_load_explicit(&cur, memory_order_acquire);
+	if (op)
+		apply(op);
+}
+
+static void send(struct op *op, int tid)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = SIGURG;
+	si.si_code = SI_QUEUE;
+	si.si_pid = wt_pid;
+	si.si_value.sival_ptr = op;
+	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, tid, SIGURG, (long)&si, 0, 0);
+}
+
+/* One pass over /proc/self/task: adds and signals new threads, signals
+ * again those still SENT, marks GONE those that exited.  Returns how many
+ * threads were new.  Context: the caller of wt_setxid. */
+static int pass(struct op *op, int *listed, int cap, bool resend)
+{
+	static char buf[8192];
+	int n = 0, added = 0;
+	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/task",
+			      O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0) {
+		wt_print("weft: setuid family: cannot list /proc/self/task (errno %ld); "
+			 "the change cannot reach every thread\n", -fd);
+		wt_throw("credentials change");
+	}
+	for (;;) {
+		long got = wt_syscall6(SYS_getdents64, fd, (long)buf, sizeof buf, 0, 0, 0);
+		if (got <= 0)
+			break;
+		for (long off = 0; off < got;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			int tid = 0;
+			for (const char *p = d->d_name; *p >= '0' && *p <= '9'; p++)
+				tid = tid * 10 + (*p - '0');
+			if (tid <= 0 || tid == op->self)
+				continue;
+			if (n < cap)
+				listed[n++] = tid;
+			struct slot *s = find(op, tid);
+			if (!s) {
+				if (n > (int)(op->mask / 2))
+					wt_throw("credentials change: too many threads");
+				unsigned i = hash(tid, op->mask);
+				while (atomic_load_explicit(&op->slot[i].tid, memory_order_relaxed))
+					i = (i + 1) & op->mask;
+				atomic_store_explicit(&op->slot[i].state, SLOT_SENT, memory_order_relaxed);
+				atomic_fetch_add(&op->pending, 1);
+				/* Release: the handler's find sees the state with the tid. */
+				atomic_store_explicit(&op->slot[i].tid, tid, memory_order_release);
+				send(op, tid);
+				added++;
+			} else if (resend && atomic_load(&s->state) == SLOT_SENT) {
+				send(op, tid);
+			}
+		}
+	}
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	/* A SENT thread that is not listed any more has exited. */
+	if (n < cap) {
+		for (unsigned i = 0; i <= op->mask; i++) {
+			int tid = atomic_load(&op->slot[i].tid);
+			if (!tid || atomic_load(&op->slot[i].state) != SLOT_SENT)
+				continue;
+			bool seen = false;
+			for (int k = 0; k < n && !seen; k++)
+				seen = listed[k] == tid;
+			int sent = SLOT_SENT;
+			if (!seen && atomic_compare_exchange_strong(&op->slot[i].state, &sent, SLOT_GONE) &&
+			    atomic_fetch_sub(&op->pending, 1) == 1)
+				wt_futex_wake(&op->pending, 1, false);
+		}
+	}
+	wt_sysmon_kick(); /* sysmon blocks SIGURG: it looks at cur itself */
+	return added;
+}
+
+static void say_late(struct op *op)
+{
+	char line[256];
+	int len = wt_snprintf(line, sizeof line, "weft: setuid family: waiting for threads");
+	int shown = 0;
+	for (unsigned i = 0; i <= op->mask && shown < 8; i++)
+		if (atomic_load(&op->slot[i].tid) && atomic_load(&op->slot[i].state) == SLOT_SENT) {
+			len += wt_snprintf(line + len, sizeof line - len, " %d",
+					   atomic_load(&op->slot[i].tid));
+			shown++;
+		}
+	wt_print("%s to take the change (they block SIGURG or sleep uninterruptibly)\n", line);
+}
+
+long wt_setxid(long nr, long a, long b, long c)
+{
+	wt_lock(&setxid_lock);
+	/* Room for every thread weft has and many it did not make, the table at
+	 * most half full.  The mapping is kept for the next change (a handler
+	 * of this one may still read it after it ended); a bigger one replaces
+	 * it, and the old one is left mapped for the same reason. */
+	static struct op *mem;
+	static long memcap;
+	long cap = 4096;
+	while (cap < 4l * (atomic_load(&wt_nthreads) + 1024))
+		cap *= 2;
+	size_t bytes = sizeof(struct op) + cap * sizeof(struct slot) + cap / 2 * sizeof(int);
+	if (cap > memcap) {
+		struct op *fresh = wt_mmap_anon(bytes);
+		if (!fresh) {
+			wt_unlock(&setxid_lock);
+			return -EAGAIN;
+		}
+		mem = fresh;
+		memcap = cap;
+	} else {
+		cap = memcap;
+		bytes = sizeof(struct op) + cap * sizeof(struct slot) + cap / 2 * sizeof(int);
+		memset(mem, 0, bytes);
+	}
+	struct op *op = mem;
+	op->nr = nr, op->a = a, op->b = b, op->c = c;
+	op->err = -1;
+	op->mask = (unsigned)cap - 1;
+	op->slot = (struct slot *)(op + 1);
+	op->self = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	int *listed = (int *)(op->slot + cap);
+	/* Release: pairs with the handlers' acquire load of cur. */
+	atomic_store_explicit(&cur, op, memory_order_release);
+	int64_t start = wt_nanotime();
+	bool said = false;
+	bool resend = false;
+	for (;;) {
+		int added = pass(op, listed, (int)(cap / 2), resend);
+		resend = true;
+		int left;
+		while ((left = atomic_load(&op->pending)) != 0) {
+			struct timespec ts;
+			int64_t until = wt_nanotime() + 10000000;
+			ts.tv_sec = until / 1000000000;
+			ts.tv_nsec = until % 1000000000;
+			wt_futex_wait(&op->pending, left, &ts, false);
+			if (wt_nanotime() >= until)
+				break;
+		}
+		if (!said && atomic_load(&op->pending) && wt_nanotime() - start > 1000000000) {
+			say_late(op);
+			said = true;
+		}
+		if (added == 0 && atomic_load(&op->pending) == 0)
+			break;
+	}
+	atomic_store_explicit(&cur, NULL, memory_order_release);
+	long r = wt_syscall6(nr, a, b, c, 0, 0, 0);
+	record(op, r < 0 ? (int)-r : 0);
+	bool mixed = atomic_load(&op->mixed);
+	wt_unlock(&setxid_lock);
+	if (mixed) {
+		wt_print("weft: a change of user or group ids succeeded on some threads and "
+			 "failed on others; stopping, as glibc does\n");
+		wt_throw("credentials differ between threads");
+	}
+	return r;
+}
