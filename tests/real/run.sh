@@ -62,6 +62,9 @@ check python-http python3 python3 "$here/http_threads.py"
 check python-signal python3 python3 "$here/python_signal.py"
 check sort-parallel sort sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n --parallel=8 -S 1M | md5sum'
 check perl-threads perl perl "$here/perl_threads.pl"
+# Daemons started as root that switch to nobody, serve, and stop on SIGTERM.
+check memcached-as-nobody memcached python3 "$here/daemon.py" memcached
+check nginx-as-nobody nginx python3 "$here/daemon.py" nginx
 # Compressors with worker threads (zstd sets its handlers with __sysv_signal).
 check zstd-threads zstd sh -c 'seq 1 3000000 | zstd -T4 -q -c | md5sum'
 check xz-threads xz sh -c 'seq 1 1000000 | xz -T4 -c | md5sum'
