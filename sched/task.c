@@ -177,9 +177,9 @@ fail:
 	return err;
 }
 
-void wt_task_release(struct wt_task *t, struct wt_p *p)
+void wt_task_release(struct wt_task *t, struct wt_p *p, int ended)
 {
-	wt_stack_free(t, p);
+	wt_stack_free(t, p, ended);
 	if (!t->main)
 		wt_slab_free(&task_slab, t);
 }
@@ -201,6 +201,13 @@ struct wt_task *wt_task_from_pthread(uintptr_t pt)
 		return t;
 	}
 	return NULL;
+}
+
+/* A pthread_t of weft's whose task is gone: how it ended (WT_ENDED_*,
+ * UNKNOWN counting as joined), or -1 for a pthread_t weft never made. */
+int wt_task_ended(uintptr_t pt)
+{
+	return wt_stack_ended(pt);
 }
 
 /* Runs pthread key destructors (keys live in glibc's per-TCB arrays). */
@@ -252,7 +259,7 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 	long left = atomic_fetch_sub(&wt_ntasks, 1) - 1;
 	int old = atomic_exchange(&t->join, WT_EXITED);
 	if (old == WT_DETACHED)
-		wt_task_release(t, m->p);
+		wt_task_release(t, m->p, WT_ENDED_DETACHED);
 	else if (old == WT_JOINING)
 		wt_unpark_g0(&t->join, 1, m);
 	if (left == 0)
@@ -290,7 +297,7 @@ int wt_task_join(struct wt_task *t, void **ret, int64_t deadline)
 	}
 	if (ret)
 		*ret = t->retval;
-	wt_task_release(t, wt_curp());
+	wt_task_release(t, wt_curp(), WT_ENDED_JOINED);
 	return 0;
 }
 
@@ -301,7 +308,7 @@ int wt_task_detach(struct wt_task *t)
 	if (atomic_compare_exchange_strong(&t->join, &s, WT_DETACHED))
 		return 0;
 	if (s == WT_EXITED) {
-		wt_task_release(t, wt_curp());
+		wt_task_release(t, wt_curp(), WT_ENDED_DETACHED);
 		return 0;
 	}
 	return -EINVAL;

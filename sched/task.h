@@ -6,6 +6,7 @@
 #define WEFT_TASK_H
 
 #include "runtime.h"
+#include "stack.h"
 
 /* Creates and readies a task for pthread_create, stored in *out: 0, or
  * -EAGAIN (out of memory or stack slots), -EINVAL (a program-supplied stack
@@ -15,6 +16,10 @@ WT_NORETURN void wt_task_exit(void *retval);
 WT_NORETURN void wt_task_unwind(void *retval); /* pthread_exit */
 /* The live task whose pthread_t is pt, or NULL (not a task of weft's). */
 struct wt_task *wt_task_from_pthread(uintptr_t pt);
+/* No live task has pthread_t pt: how the task that had it ended, as glibc
+ * remembers it in a cached descriptor (stack.h: WT_ENDED_*; UNKNOWN counts
+ * as joined), or -1 when pt was never weft's. */
+int wt_task_ended(uintptr_t pt);
 /* Joins t: deadline mono ns, -1 forever, WT_JOIN_TRY for tryjoin.  0,
  * -EINVAL (detached or joined by another), -EBUSY (tryjoin: running),
  * -ETIMEDOUT, -ECANCELED (the caller was cancelled while waiting). */
@@ -32,8 +37,9 @@ static inline bool wt_cancel_pending(struct wt_task *t)
 	int c = atomic_load(&t->cancel);
 	return (c & (WT_CANCEL_REQ | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) == WT_CANCEL_REQ;
 }
-void wt_task_release(struct wt_task *t, struct wt_p *p); /* joined, or detached and dead */
-/* t has exited (pthread_kill: ESRCH). */
+/* Joined (ended WT_ENDED_JOINED), or detached and dead (WT_ENDED_DETACHED). */
+void wt_task_release(struct wt_task *t, struct wt_p *p, int ended);
+/* t has exited (pthread_kill: 0, nothing sent, as glibc). */
 static inline bool wt_task_dead(struct wt_task *t)
 {
 	return atomic_load(&t->state) == WT_DEAD;

@@ -15,8 +15,8 @@
 WT_EXPORT int pthread_cancel(pthread_t th)
 {
 	struct wt_task *t = wt_task_from_pthread(th);
-	if (!t)
-		return ESRCH;
+	if (!t) /* glibc: 0 for a thread that exited, joined or not */
+		return wt_task_ended(th) >= 0 ? 0 : ESRCH;
 	wt_task_cancel(t);
 	return 0;
 }

@@ -196,17 +196,20 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 {
 	struct wt_task *t = wt_runtime_on() ? wt_task_from_pthread(th) : NULL;
 	wt_real_init();
-	if (!t)
-		return real.pthread_kill(th, sig);
-	if (sig < 0 || sig >= 65)
-		return EINVAL;
-	if (wt_task_dead(t))
-		return ESRCH;
-	if (sig == 0)
-		return 0;
-	/* glibc refuses its internal signals too. */
+	/* glibc refuses its internal signals first, then sends nothing to a
+	 * thread that has exited, joined or not, and returns 0. */
 	if (sig == 32 || sig == 33)
 		return EINVAL;
+	if (!t && wt_runtime_on() && wt_task_ended(th) >= 0)
+		return 0;
+	if (!t)
+		return real.pthread_kill(th, sig);
+	if (wt_task_dead(t))
+		return 0;
+	if (sig < 0 || sig >= 65)
+		return EINVAL;
+	if (sig == 0)
+		return 0;
 	return -wt_sig_send(t, sig);
 }
 
