@@ -16,10 +16,15 @@
  * WT_JOINING back to WT_JOINABLE; if that fails the task exited meanwhile
  * and the join completes.
  *
- * Cancellation (deferred only) is the WT_CANCEL_* bits of t->cancel:
- * pthread_cancel sets WT_CANCEL_REQ (seq_cst) and takes t out of a
- * cancelable park (park.c); a cancellation point acts when the request is
- * pending (wt_cancel_pending) by unwinding as glibc's pthread_exit does.
+ * Cancellation is the WT_CANCEL_* bits of t->cancel: pthread_cancel sets
+ * WT_CANCEL_REQ (seq_cst) and takes t out of a cancelable park (park.c); a
+ * cancellation point acts when the request is pending (wt_cancel_pending)
+ * by unwinding as glibc's pthread_exit does.  A task that runs with
+ * asynchronous cancellation, or blocks in a cancellation point libc makes
+ * (shim.h: CANCELABLE), is reached by a signal to its worker instead
+ * (preempt.c: wt_preempt_cancel): at a safe point the task unwinds from
+ * the preemption stub, and a blocked call ends with EINTR.  A mutex wait
+ * with asynchronous cancellation enabled is a cancelable park.
  *
  * pthread_exit unwinds with glibc's own forced unwind: a task's first frame
  * (first_frame, for wt_task_entry and for main) registers a cancel buffer
@@ -56,6 +61,7 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
+#include "preempt.h"
 #include "proc.h"
 #include "real.h"
 #include "sigtask.h"
@@ -337,7 +343,7 @@ WT_NORETURN void wt_cancel_act(void)
 
 /* pthread_setcancelstate / pthread_setcanceltype on t itself: sets or
  * clears WT_CANCEL_DISABLED / WT_CANCEL_ASYNC, returning whether it was
- * set.  Asynchronous cancellation acts as deferred. */
+ * set. */
 bool wt_cancel_set_disabled(struct wt_task *t, bool on)
 {
 	int prev = on ? atomic_fetch_or(&t->cancel, WT_CANCEL_DISABLED)
@@ -350,6 +356,13 @@ bool wt_cancel_set_async(struct wt_task *t, bool on)
 	int prev = on ? atomic_fetch_or(&t->cancel, WT_CANCEL_ASYNC)
 		      : atomic_fetch_and(&t->cancel, ~WT_CANCEL_ASYNC);
 	return prev & WT_CANCEL_ASYNC;
+}
+
+void wt_cancel_async_point(void)
+{
+	struct wt_task *t = wt_cur();
+	if (t && wt_cancel_async_pending(t))
+		wt_cancel_act();
 }
 
 void wt_testcancel(void)
@@ -365,8 +378,10 @@ void wt_task_cancel(struct wt_task *t)
 	if (atomic_load(&t->state) == WT_DEAD)
 		return;
 	atomic_fetch_or(&t->cancel, WT_CANCEL_REQ); /* seq_cst: see wt_park */
-	if (!(atomic_load(&t->cancel) & WT_CANCEL_DISABLED))
+	if (!(atomic_load(&t->cancel) & WT_CANCEL_DISABLED)) {
 		wt_park_cancel(t);
+		wt_preempt_cancel(t);
+	}
 }
 
 WT_NORETURN void wt_task_exit(void *retval)

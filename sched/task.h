@@ -37,6 +37,35 @@ static inline bool wt_cancel_pending(struct wt_task *t)
 	int c = atomic_load(&t->cancel);
 	return (c & (WT_CANCEL_REQ | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) == WT_CANCEL_REQ;
 }
+/* t is cancelable at any instruction (PTHREAD_CANCEL_ASYNCHRONOUS, enabled). */
+static inline bool wt_cancel_async_on(struct wt_task *t)
+{
+	int c = atomic_load(&t->cancel);
+	return (c & (WT_CANCEL_ASYNC | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) == WT_CANCEL_ASYNC;
+}
+static inline bool wt_cancel_async_pending(struct wt_task *t)
+{
+	int c = atomic_load(&t->cancel);
+	return (c & (WT_CANCEL_REQ | WT_CANCEL_ASYNC | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) ==
+	       (WT_CANCEL_REQ | WT_CANCEL_ASYNC);
+}
+/* Where weft returns to a task's own code that may run with asynchronous
+ * cancellation: acts on a pending cancel then.  Context: a task. */
+void wt_cancel_async_point(void);
+/* Around a libc call that is a cancellation point (shim.h: CANCELABLE):
+ * begin marks it, so that pthread_cancel signals the worker, and returns
+ * whether a cancel is pending already (the caller then acts on it
+ * instead of making the call).  Context: the task, inside its
+ * entersyscall bracket. */
+static inline bool wt_cancel_call_begin(struct wt_task *t)
+{
+	atomic_store(&t->cancel_call, true); /* seq_cst: see wt_preempt_cancel's reads */
+	return wt_cancel_pending(t);
+}
+static inline void wt_cancel_call_end(struct wt_task *t)
+{
+	atomic_store_explicit(&t->cancel_call, false, memory_order_relaxed);
+}
 /* Joined (ended WT_ENDED_JOINED), or detached and dead (WT_ENDED_DETACHED). */
 void wt_task_release(struct wt_task *t, struct wt_p *p, int ended);
 /* t has exited (pthread_kill: 0, nothing sent, as glibc). */

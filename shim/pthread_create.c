@@ -147,6 +147,7 @@ int wt_pthread_yield(void) __asm__("pthread_yield");
 __attribute__((visibility("default"))) int wt_pthread_yield(void)
 {
 	wt_yield();
+	wt_cancel_async_point();
 	return 0;
 }
 
@@ -155,6 +156,7 @@ WT_EXPORT int sched_yield(void)
 	if (!wt_cur())
 		return (int)wt_syscall6(24 /* SYS_sched_yield */, 0, 0, 0, 0, 0, 0);
 	wt_yield();
+	wt_cancel_async_point();
 	return 0;
 }
 

@@ -242,8 +242,17 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 			lp = &left;
 		}
 		unsigned intr = wt_sig_wait_begin(t, want);
+		if (wt_cancel_call_begin(t)) { /* a cancellation point */
+			wt_cancel_call_end(t);
+			wt_sig_wait_end(t, -1, EINTR, intr);
+			wt_cancel_act();
+		}
 		int r = real.sigtimedwait(set, info, lp);
-		bool again = wt_sig_wait_end(t, r, errno, intr);
+		int e = errno;
+		wt_cancel_call_end(t);
+		bool again = wt_sig_wait_end(t, r, e, intr);
+		if (r < 0 && e == EINTR)
+			wt_testcancel(); /* pthread_cancel ended the wait */
 		if (!again)
 			return r; /* errno as the call left it: the runtime leaves it alone */
 		/* Interrupted by a poke, not by a handler: wait on. */
@@ -256,6 +265,7 @@ WT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct ti
 	wt_real_init();
 	if (!t)
 		return real.sigtimedwait(set, info, ts);
+	wt_testcancel();
 	return task_sigtimedwait(t, set, info, ts);
 }
 
