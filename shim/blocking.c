@@ -22,6 +22,10 @@
 
 /* BLOCKING, CANCEL_POINT: shim.h. */
 
+/* pread and pwrite are the same calls as the 64 forms on LP64; a program
+ * built without _FILE_OFFSET_BITS=64 calls them by these names. */
+CANCEL_POINT(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
+CANCEL_POINT(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
 CANCEL_POINT(ssize_t, pread64, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
 CANCEL_POINT(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
 /* A blocking connect has no non-blocking form that leaves O_NONBLOCK alone;

@@ -198,7 +198,21 @@ WT_EXPORT int lockf64(int fd, int cmd, off64_t len)
 /* sigwait, sigwaitinfo, sigtimedwait: signal.c (they take task-pending
  * signals first, then wait between the same marks). */
 CANCEL_POINT(int, pause, (void), ())
-CANCEL_POINT(int, sigsuspend, (const sigset_t *mask), (mask))
+
+/* SIGURG stays open during the wait, as in every mask weft sets on a
+ * worker (shim/signal.c): pthread_cancel's signal must end it. */
+WT_EXPORT int sigsuspend(const sigset_t *mask)
+{
+	sigset_t m;
+	const sigset_t *use = mask;
+	wt_real_init();
+	if (use && wt_cur()) {
+		m = *mask;
+		sigdelset(&m, SIGURG);
+		use = &m;
+	}
+	return CANCELABLE(real.sigsuspend(use));
+}
 
 /* ---- children ---- */
 
