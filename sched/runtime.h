@@ -45,10 +45,10 @@ enum wt_join_state {
 	WT_EXITED = 3,    /* exited while joinable: a later join or detach frees it */
 };
 
-/* Bits of task->cancel (deferred cancellation only). */
+/* Bits of task->cancel. */
 #define WT_CANCEL_REQ 1       /* pthread_cancel asked */
 #define WT_CANCEL_DISABLED 2  /* PTHREAD_CANCEL_DISABLE */
-#define WT_CANCEL_ASYNC 4     /* PTHREAD_CANCEL_ASYNCHRONOUS (acted on as deferred) */
+#define WT_CANCEL_ASYNC 4     /* PTHREAD_CANCEL_ASYNCHRONOUS */
 #define WT_CANCEL_EXITING 8   /* the task is exiting: no more cancellation */
 
 struct wt_dtor;
@@ -81,6 +81,9 @@ struct wt_task {
 	struct wt_waiter waiter;        /* [owner m] */
 	struct wt_timer timer;          /* [owner m] deadline of the current wait */
 	_Atomic int cancel;             /* [atomic] WT_CANCEL_* bits */
+	/* [atomic] in a libc call that is a cancellation point (shim.h:
+	 * CANCELABLE): pthread_cancel signals its worker to end it. */
+	_Atomic bool cancel_call;
 	char name[16];                  /* [owner m; pthread_setname_np] */
 	struct wt_dtor *dtors;          /* [owner m] __cxa_thread_atexit_impl list */
 	struct wt_cleanup *cleanup;     /* [owner m] __pthread_register_cancel chain */
@@ -181,6 +184,7 @@ struct wt_m {
 					 * syscall.c) */
 	char *sigstk;                   /* [const] alternate signal stack (WT_SIGSTK bytes) */
 	int64_t mon_cpu, mon_sent;      /* [sysmon] CPU time at its last look; last signal */
+	int64_t mon_cancel;             /* [sysmon] last cancellation signal (wt_sysmon_cancel) */
 	uint64_t sigmask;               /* [owner m] this thread's blocked set as last set by
 					 * weft (wt_sig_eff form), WT_SIGMASK_UNKNOWN if not */
 	/* sighandler.c: program signals that interrupted weft on this thread,

@@ -16,10 +16,15 @@
  * WT_JOINING back to WT_JOINABLE; if that fails the task exited meanwhile
  * and the join completes.
  *
- * Cancellation (deferred only) is the WT_CANCEL_* bits of t->cancel:
- * pthread_cancel sets WT_CANCEL_REQ (seq_cst) and takes t out of a
- * cancelable park (park.c); a cancellation point acts when the request is
- * pending (wt_cancel_pending) by unwinding as glibc's pthread_exit does.
+ * Cancellation is the WT_CANCEL_* bits of t->cancel: pthread_cancel sets
+ * WT_CANCEL_REQ (seq_cst) and takes t out of a cancelable park (park.c); a
+ * cancellation point acts when the request is pending (wt_cancel_pending)
+ * by unwinding as glibc's pthread_exit does.  A task that runs with
+ * asynchronous cancellation, or blocks in a cancellation point libc makes
+ * (shim.h: CANCELABLE), is reached by a signal to its worker instead
+ * (preempt.c: wt_preempt_cancel): at a safe point the task unwinds from
+ * the preemption stub, and a blocked call ends with EINTR.  A mutex wait
+ * with asynchronous cancellation enabled is a cancelable park.
  *
  * pthread_exit unwinds with glibc's own forced unwind: a task's first frame
  * (first_frame, for wt_task_entry and for main) registers a cancel buffer
@@ -56,6 +61,7 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
+#include "preempt.h"
 #include "proc.h"
 #include "real.h"
 #include "sigtask.h"
@@ -200,7 +206,7 @@ fail:
 	return err;
 }
 
-void wt_task_release(struct wt_task *t, struct wt_p *p)
+void wt_task_release(struct wt_task *t, struct wt_p *p, int ended)
 {
 	if (t->offarena_dead) {
 		wt_lock(&wt_sched.alllock);
@@ -208,7 +214,7 @@ void wt_task_release(struct wt_task *t, struct wt_p *p)
 		t->offarena_dead = false;
 		wt_unlock(&wt_sched.alllock);
 	}
-	wt_stack_free(t, p);
+	wt_stack_free(t, p, ended);
 	if (!t->main)
 		wt_slab_free(&task_slab, t);
 }
@@ -234,6 +240,13 @@ struct wt_task *wt_task_from_pthread(uintptr_t pt)
 		return t;
 	}
 	return NULL;
+}
+
+/* A pthread_t of weft's whose task is gone: how it ended (WT_ENDED_*,
+ * UNKNOWN counting as joined), or -1 for a pthread_t weft never made. */
+int wt_task_ended(uintptr_t pt)
+{
+	return wt_stack_ended(pt);
 }
 
 /* Runs pthread key destructors (keys live in glibc's per-TCB arrays). */
@@ -285,7 +298,7 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 	long left = atomic_fetch_sub(&wt_ntasks, 1) - 1;
 	int old = atomic_exchange(&t->join, WT_EXITED);
 	if (old == WT_DETACHED)
-		wt_task_release(t, m->p);
+		wt_task_release(t, m->p, WT_ENDED_DETACHED);
 	else if (old == WT_JOINING)
 		wt_unpark_g0(&t->join, 1, m);
 	if (left == 0)
@@ -323,7 +336,7 @@ int wt_task_join(struct wt_task *t, void **ret, int64_t deadline)
 	}
 	if (ret)
 		*ret = t->retval;
-	wt_task_release(t, wt_curp());
+	wt_task_release(t, wt_curp(), WT_ENDED_JOINED);
 	return 0;
 }
 
@@ -334,7 +347,7 @@ int wt_task_detach(struct wt_task *t)
 	if (atomic_compare_exchange_strong(&t->join, &s, WT_DETACHED))
 		return 0;
 	if (s == WT_EXITED) {
-		wt_task_release(t, wt_curp());
+		wt_task_release(t, wt_curp(), WT_ENDED_DETACHED);
 		return 0;
 	}
 	return -EINVAL;
@@ -363,7 +376,7 @@ WT_NORETURN void wt_cancel_act(void)
 
 /* pthread_setcancelstate / pthread_setcanceltype on t itself: sets or
  * clears WT_CANCEL_DISABLED / WT_CANCEL_ASYNC, returning whether it was
- * set.  Asynchronous cancellation acts as deferred. */
+ * set. */
 bool wt_cancel_set_disabled(struct wt_task *t, bool on)
 {
 	int prev = on ? atomic_fetch_or(&t->cancel, WT_CANCEL_DISABLED)
@@ -376,6 +389,13 @@ bool wt_cancel_set_async(struct wt_task *t, bool on)
 	int prev = on ? atomic_fetch_or(&t->cancel, WT_CANCEL_ASYNC)
 		      : atomic_fetch_and(&t->cancel, ~WT_CANCEL_ASYNC);
 	return prev & WT_CANCEL_ASYNC;
+}
+
+void wt_cancel_async_point(void)
+{
+	struct wt_task *t = wt_cur();
+	if (t && wt_cancel_async_pending(t))
+		wt_cancel_act();
 }
 
 void wt_testcancel(void)
@@ -391,8 +411,10 @@ void wt_task_cancel(struct wt_task *t)
 	if (atomic_load(&t->state) == WT_DEAD)
 		return;
 	atomic_fetch_or(&t->cancel, WT_CANCEL_REQ); /* seq_cst: see wt_park */
-	if (!(atomic_load(&t->cancel) & WT_CANCEL_DISABLED))
+	if (!(atomic_load(&t->cancel) & WT_CANCEL_DISABLED)) {
 		wt_park_cancel(t);
+		wt_preempt_cancel(t);
+	}
 }
 
 WT_NORETURN void wt_task_exit(void *retval)

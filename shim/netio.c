@@ -58,7 +58,7 @@ static long neg(long r)
 static long plain(struct op *o)
 {
 	o->plain = true;
-	return BRACKETED(o->block(o));
+	return CANCELABLE(o->block(o));
 }
 
 static bool poll_ready(int fd, int mode)
@@ -376,6 +376,9 @@ WT_EXPORT int close(int fd)
 	/* Before the close: once it is closed, another task may get the
 	 * same number from socket() and park on it. */
 	wt_netpoll_close(fd);
+	/* A cancellation point, for a cancel pending before it only: once the
+	 * kernel started it, the descriptor may be gone whatever it returns. */
+	wt_testcancel();
 	return real.close(fd);
 }
 

@@ -32,7 +32,9 @@ static bool still_locked(const void *addr, uintptr_t arg)
 	return __atomic_load_n((const int *)addr, __ATOMIC_RELAXED) == 2;
 }
 
-static int lock_slow(pthread_mutex_t *m, int64_t deadline)
+/* cancel: the wait ends for pthread_cancel (asynchronous cancellation;
+ * the caller acts on it). */
+static int lock_slow(pthread_mutex_t *m, int64_t deadline, bool cancel)
 {
 	_Atomic int *w = (_Atomic int *)&m->__data.__lock;
 	/* Spin a little when another proc may be releasing it right now. */
@@ -49,7 +51,9 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 	/* Acquire: pairs with the release exchange in wt_mutex_unlock. */
 	while (atomic_exchange_explicit(w, 2, memory_order_acquire) != 0) {
 		wt_wait_reason("pthread_mutex_lock");
-		int r = wt_park(w, still_locked, 0, deadline, false);
+		int r = wt_park(w, still_locked, 0, deadline, cancel);
+		if (r == WT_PARK_CANCELED)
+			return ECANCELED; /* the word stays 2: an unlock wakes one more */
 		if (r == WT_PARK_TIMEDOUT) {
 			int z = 0;
 			if (atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire,
@@ -61,8 +65,12 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 	return 0;
 }
 
-/* Returns 0 or a positive error number.  deadline: mono ns or -1. */
-int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline)
+/* Returns 0 or a positive error number.  deadline: mono ns or -1.
+ * cancel: pthread_mutex_lock and its timed forms, where a task with
+ * asynchronous cancellation enabled is cancelled while it waits, as the
+ * native signal interrupts the futex wait (ECANCELED: act on it); not a
+ * condition variable's re-lock, which must hold the mutex. */
+static int mutex_lock(pthread_mutex_t *m, int64_t deadline, bool cancel)
 {
 	int kind = kind_of(m);
 	int me = wt_self_tid();
@@ -82,7 +90,7 @@ int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline)
 	int z = 0;
 	if (unlikely(!atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire,
 							     memory_order_relaxed))) {
-		int r = lock_slow(m, deadline);
+		int r = lock_slow(m, deadline, cancel);
 		if (r)
 			return r;
 	}
@@ -90,6 +98,21 @@ int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline)
 	m->__data.__count = 1;
 	m->__data.__nusers++;
 	return 0;
+}
+
+int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline)
+{
+	return mutex_lock(m, deadline, false);
+}
+
+/* The program's own lock calls. */
+static int user_lock(pthread_mutex_t *m, int64_t deadline)
+{
+	struct wt_task *t = wt_cur();
+	int r = mutex_lock(m, deadline, t && wt_cancel_async_on(t));
+	if (r == ECANCELED)
+		wt_cancel_act();
+	return r;
 }
 
 int wt_mutex_unlock(pthread_mutex_t *m)
@@ -118,7 +141,7 @@ WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		wt_real_init();
 		return kind < 0 ? EINVAL : real.pthread_mutex_lock(m);
 	}
-	return wt_mutex_lock(m, -1);
+	return user_lock(m, -1);
 }
 
 static int mutex_trylock(pthread_mutex_t *m)
@@ -171,7 +194,7 @@ static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *a
 		return r;
 	if (!wt_ts_valid(abs))
 		return EINVAL;
-	return wt_mutex_lock(m, wt_deadline(clk, abs));
+	return user_lock(m, wt_deadline(clk, abs));
 }
 
 WT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abs)
