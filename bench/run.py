@@ -169,6 +169,15 @@ def exp_pipe(rounds, reps):
     row("one hand-off", n["ns"], w["ns"], "ns")
 
 
+def exp_futex_pshared(rounds, reps):
+    m = {"ns": r"one round trip:\s+([\d.]+) ns"}
+    n, _ = median_runs("futex_pshared", [rounds], False, reps, 120, m)
+    w, _ = median_runs("futex_pshared", [rounds], True, reps, 120, m)
+    section("futex_pshared: parent and fork child, a shared futex word, %s round trips "
+            "(median of %d)" % ("{:,}".format(rounds), reps))
+    row("one round trip", n["ns"], w["ns"], "ns")
+
+
 def exp_spawn(count, reps):
     m = {"all": r"create\+join all:\s+([\d.]+)", "loop": r"create-join loop:\s+([\d.]+)",
          "create": r"create all:\s+([\d.]+)", "thr": r"OS threads after create:\s+(\d+)"}
@@ -391,7 +400,7 @@ def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "--demo"
     if mode not in ("--demo", "--full"):
         sys.exit("usage: bench/run.py --demo | --full")
-    for p in ("switch", "pipe_switch", "spawn", "waiters", "blocking", "timeslice",
+    for p in ("switch", "pipe_switch", "futex_pshared", "spawn", "waiters", "blocking", "timeslice",
               "tightloop", "cpubound", "echo_server", "echo_load", "grow"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
             sys.exit("bench: %s/%s missing: run `make bench-progs`" % (BIN, p))
@@ -417,6 +426,7 @@ def main():
     else:
         exp_switch(200000, 3)
         exp_pipe(50000, 3)
+        exp_futex_pshared(20000, 3)
         exp_spawn(10000, 1)
         exp_waiters(10000, 120)
         exp_waiters(100000, 240)

@@ -39,6 +39,7 @@
 #include "runtime.h"
 #include "fork.h"
 #include "setxid.h"
+#include "pshared.h"
 #include "netpoll.h"
 #include "sighandler.h"
 #include "sigtask.h"
@@ -112,6 +113,8 @@ static void reset(bool reclaimed)
 
 	wt_lockrank_fork_reset();
 	wt_setxid_fork_reset();
+	if (t)
+		wt_pshared_fork_reset(t);
 	atomic_store_explicit(&wt_sched.lock.v, 0, memory_order_relaxed);
 	wt_timer_fork_reset();
 	wt_park_fork_reset();

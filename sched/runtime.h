@@ -61,6 +61,9 @@ struct wt_task {
 	_Atomic int state;              /* [atomic] enum wt_task_state */
 	uint64_t id;                    /* [const] 1 = main */
 	int tid;                        /* [const] the value in its TCB's tid */
+	int psid;                       /* [owner m] owner id for process-shared locks, 0 =
+					 * none yet (pshared.c) */
+	int pslot;                      /* [owner m] psid's slot, < 0 = a repeated one */
 	uintptr_t tp;                   /* [const] thread pointer = pthread_t */
 	char *stack_lo, *stack_hi;      /* [const] lowest the stack may reach; its start */
 	char *stack_top;                /* [const] top of its slot or mapping */

@@ -70,6 +70,7 @@
 #include "start.h"
 #include "syscall.h"
 #include "task.h"
+#include "pshared.h"
 #include "throw.h"
 #include "tls.h"
 #include "tls_static.h"
@@ -89,6 +90,7 @@ struct wt_task *wt_task_alloc(void)
 	t->waiter.addr = NULL;
 	t->timer.idx = -1;
 	t->slot = -1;
+	t->psid = 0;
 	return t;
 }
 
@@ -425,6 +427,7 @@ WT_NORETURN void wt_task_exit(void *retval)
 	extern void __call_tls_dtors(void);
 	__call_tls_dtors();
 	run_key_dtors();
+	wt_pshared_release(t);
 	wt_mcall(after_exit, NULL);
 	wt_throw("a dead task was resumed");
 }

@@ -11,9 +11,11 @@
  *   __kind   glibc's kind: 0 normal, 1 recursive, 2 errorcheck, 3 adaptive,
  *            plus flag bits.  Robust (16), priority-inheritance (32),
  *            priority-protect (64) and process-shared (128) mutexes are left
- *            to glibc: they need the kernel's futex protocols (a waiting task
- *            then blocks its worker, which sysmon's blocked-worker detection
- *            hands its proc on from).
+ *            to glibc: they need the kernel's futex protocols.  glibc's calls
+ *            are made PSHARED (the owner id glibc records is unique across
+ *            processes, sched/pshared.c) and a lock that may wait is
+ *            BRACKETED, so the proc goes to other tasks while the worker
+ *            sleeps in the kernel.
  */
 #include "shim.h"
 #include "../sched/task.h"
@@ -65,6 +67,31 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline, bool cancel)
 	return 0;
 }
 
+/* glibc's lock of a special mutex: a try first, then a wait BRACKETED.
+ * abs on clk, or NULL for no timeout.  0 or a positive error number. */
+static int special_lock(pthread_mutex_t *m, int kind, clockid_t clk, const struct timespec *abs)
+{
+	wt_real_init();
+	int r = PSHARED(real.pthread_mutex_trylock(m));
+	if (r == EBUSY) {
+		if (!abs)
+			r = PSHARED(BRACKETED(real.pthread_mutex_lock(m)));
+		else if (clk == CLOCK_REALTIME || !real.pthread_mutex_clocklock)
+			r = PSHARED(BRACKETED(real.pthread_mutex_timedlock(m, abs)));
+		else
+			r = PSHARED(BRACKETED(real.pthread_mutex_clocklock(m, clk, abs)));
+	}
+	if ((kind & 16) && (kind & 128) && (r == 0 || r == EOWNERDEAD))
+		wt_pshared_robust_locked();
+	return r;
+}
+
+static int special_unlock(pthread_mutex_t *m)
+{
+	wt_real_init();
+	return PSHARED(real.pthread_mutex_unlock(m));
+}
+
 /* Returns 0 or a positive error number.  deadline: mono ns or -1.
  * cancel: pthread_mutex_lock and its timed forms, where a task with
  * asynchronous cancellation enabled is cancelled while it waits, as the
@@ -73,6 +100,10 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline, bool cancel)
 static int mutex_lock(pthread_mutex_t *m, int64_t deadline, bool cancel)
 {
 	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) && kind >= 0) {
+		/* A condition variable's re-lock: no timeout there. */
+		return special_lock(m, kind, CLOCK_MONOTONIC, NULL);
+	}
 	int me = wt_self_tid();
 	if (kind & KIND_MASK) {
 		if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP &&
@@ -118,6 +149,8 @@ static int user_lock(pthread_mutex_t *m, int64_t deadline)
 int wt_mutex_unlock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) && kind >= 0)
+		return special_unlock(m);
 	if (kind & KIND_MASK) {
 		int me = wt_self_tid();
 		if ((kind & KIND_MASK) != PTHREAD_MUTEX_ADAPTIVE_NP &&
@@ -137,10 +170,8 @@ int wt_mutex_unlock(pthread_mutex_t *m)
 WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
-	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
-		wt_real_init();
-		return kind < 0 ? EINVAL : real.pthread_mutex_lock(m);
-	}
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
+		return kind < 0 ? EINVAL : special_lock(m, kind, CLOCK_REALTIME, NULL);
 	return user_lock(m, -1);
 }
 
@@ -170,7 +201,12 @@ WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	int kind = kind_of(m);
 	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
 		wt_real_init();
-		return kind < 0 ? EINVAL : real.pthread_mutex_trylock(m);
+		if (kind < 0)
+			return EINVAL;
+		int r = PSHARED(real.pthread_mutex_trylock(m));
+		if ((kind & 16) && (kind & 128) && (r == 0 || r == EOWNERDEAD))
+			wt_pshared_robust_locked();
+		return r;
 	}
 	return mutex_trylock(m);
 }
@@ -178,14 +214,8 @@ WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
 	int kind = kind_of(m);
-	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
-		wt_real_init();
-		if (kind < 0)
-			return EINVAL;
-		if (clk == CLOCK_REALTIME || !real.pthread_mutex_clocklock)
-			return real.pthread_mutex_timedlock(m, abs);
-		return real.pthread_mutex_clocklock(m, clk, abs);
-	}
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
+		return kind < 0 ? EINVAL : special_lock(m, kind, clk, abs);
 	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
 		return EINVAL;
 	/* POSIX: no validation needed when the lock is free. */
@@ -211,10 +241,8 @@ WT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 WT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
-	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
-		wt_real_init();
-		return kind < 0 ? EINVAL : real.pthread_mutex_unlock(m);
-	}
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
+		return kind < 0 ? EINVAL : special_unlock(m);
 	return wt_mutex_unlock(m);
 }
 
@@ -222,6 +250,13 @@ WT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *
 {
 	wt_real_init();
 	return real.pthread_mutex_init(m, a); /* glibc computes __kind from the attr */
+}
+
+/* glibc records the caller as the owner again: its process-shared id. */
+WT_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)
+{
+	wt_real_init();
+	return PSHARED(real.pthread_mutex_consistent(m));
 }
 
 WT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "../sched/runtime.h"
+#include "../sched/pshared.h"
 #include "../sched/real.h"
 #include "../sched/start.h"
 #include "../sched/syscall.h"
@@ -72,6 +73,19 @@
 				wt_testcancel();                  \
 		}                                                 \
 		r_;                                               \
+	})
+
+/* PSHARED(call): the value of call, glibc's function on a process-shared
+ * mutex, condition variable or rwlock, made with the task's process-shared
+ * owner id in its TCB (sched/pshared.c), since glibc records owners by that
+ * field.  PSHARED(BRACKETED(call)) for one that may block.
+ * Context: any caller. */
+#define PSHARED(call)                                     \
+	({                                                \
+		int tid_ = wt_pshared_enter();            \
+		__typeof__(call) rp_ = (call);            \
+		wt_pshared_leave(tid_);                   \
+		rp_;                                      \
 	})
 
 /* BLOCKING(ret, name, params, args) defines the interposed `name`: libc's
