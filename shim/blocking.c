@@ -23,10 +23,6 @@
 
 BLOCKING(ssize_t, pread64, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
 BLOCKING(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
-/* A blocking connect has no non-blocking form that leaves O_NONBLOCK alone;
- * on loopback it returns at once, elsewhere it holds a thread for a round
- * trip. */
-BLOCKING(int, connect, (int fd, const struct sockaddr *a, socklen_t al), (fd, a, al))
 BLOCKING(pid_t, waitpid, (pid_t pid, int *st, int opt), (pid, st, opt))
 BLOCKING(pid_t, wait, (int *st), (st))
 BLOCKING(int, waitid, (idtype_t t, id_t id, siginfo_t *in, int opt), (t, id, in, opt))
