@@ -76,6 +76,7 @@ struct wt_task {
 	_Atomic int join;               /* [atomic] enum wt_join_state; joiners park on it */
 	bool main;                      /* [const] the program's main() */
 	bool user_stack;                /* [const] pthread_attr_setstack */
+	bool offarena_dead;             /* [sched.alllock] exited, on task.c's offarena_dead */
 	/* Wait state: one wait at a time, so these live here, not on the stack. */
 	struct wt_waiter waiter;        /* [owner m] */
 	struct wt_timer timer;          /* [owner m] deadline of the current wait */

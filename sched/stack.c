@@ -208,8 +208,18 @@ static int stack_init(void)
 		if (!(p < 0 && p > -4096))
 			break;
 	}
-	if (p < 0 && p > -4096)
-		return -ENOMEM;
+	if (p < 0 && p > -4096) {
+		/* Not even 64 GiB of address space (RLIMIT_AS, a strict
+		 * overcommit policy): every stack is a mapping of its own, of
+		 * the size the thread asked for, as glibc's are. */
+		A.bits = 0;
+		A.nslots = 0;
+		wt_print("weft: the address space allows no stack arena (RLIMIT_AS or "
+			 "vm.overcommit_memory=2): each thread gets a stack of its own size "
+			 "(%lu KiB by default), as natively, and stacks do not grow\n",
+			 (unsigned long)(wt_default_stack >> 10));
+		return 0;
+	}
 	A.nslots = 1 << A.bits;
 	if (A.bits < ARENA_BITS)
 		wt_print("weft: the address space allows a stack arena of %lu GiB only (RLIMIT_AS "

@@ -97,15 +97,38 @@ void wt_task_link(struct wt_task *t)
 	wt_unlock(&wt_sched.alllock);
 }
 
-static void task_unlink(struct wt_task *t)
+/* Exited tasks whose stack lies outside the arena (a program-supplied
+ * stack, or a mapping of its own), until joined or detached: their
+ * pthread_t cannot be found through the arena's slot owners, and a join
+ * must still find them.  [sched.alllock], linked through alllink/allprev,
+ * which an exited task no longer uses for the list of live tasks. */
+static struct wt_task *offarena_dead;
+
+static void unlink_from(struct wt_task **head, struct wt_task *t)
 {
-	wt_lock(&wt_sched.alllock);
 	if (t->allprev)
 		t->allprev->alllink = t->alllink;
 	else
-		wt_sched.alltasks = t->alllink;
+		*head = t->alllink;
 	if (t->alllink)
 		t->alllink->allprev = t->allprev;
+}
+
+/* An exiting task leaves the list of live tasks (the dump, schedtrace and
+ * the static-TLS sync walk it); one outside the arena waits on
+ * offarena_dead for its join.  Context: g0. */
+static void task_unlink(struct wt_task *t)
+{
+	wt_lock(&wt_sched.alllock);
+	unlink_from(&wt_sched.alltasks, t);
+	if (t->slot < 0 && !t->main) {
+		t->allprev = NULL;
+		t->alllink = offarena_dead;
+		if (t->alllink)
+			t->alllink->allprev = t;
+		offarena_dead = t;
+		t->offarena_dead = true;
+	}
 	wt_unlock(&wt_sched.alllock);
 }
 
@@ -179,6 +202,12 @@ fail:
 
 void wt_task_release(struct wt_task *t, struct wt_p *p)
 {
+	if (t->offarena_dead) {
+		wt_lock(&wt_sched.alllock);
+		unlink_from(&offarena_dead, t);
+		t->offarena_dead = false;
+		wt_unlock(&wt_sched.alllock);
+	}
 	wt_stack_free(t, p);
 	if (!t->main)
 		wt_slab_free(&task_slab, t);
@@ -193,10 +222,14 @@ struct wt_task *wt_task_from_pthread(uintptr_t pt)
 	if (t && t->tp == pt)
 		return t;
 	if (!t && pt) {
-		/* A program-supplied stack is outside the arena: search. */
+		/* A stack outside the arena (program-supplied, or a mapping of
+		 * its own): search the live tasks, then the exited ones. */
 		wt_lock(&wt_sched.alllock);
 		for (t = wt_sched.alltasks; t && t->tp != pt; t = t->alllink)
 			;
+		if (!t)
+			for (t = offarena_dead; t && t->tp != pt; t = t->alllink)
+				;
 		wt_unlock(&wt_sched.alllock);
 		return t;
 	}
@@ -472,6 +505,7 @@ void wt_task_fork_reset(struct wt_task *self)
 	}
 	atomic_store_explicit(&wt_sched.alllock.v, 0, memory_order_relaxed);
 	wt_sched.alltasks = NULL;
+	offarena_dead = NULL; /* the other tasks' records leak, as their stacks do */
 	if (self) {
 		self->alllink = self->allprev = NULL;
 		wt_sched.alltasks = self;
