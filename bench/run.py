@@ -263,6 +263,18 @@ def exp_blocking(count, spin, stall_ms):
         rows.append(("%-8s %s" % (kind, what), ncell or "FAILED", wcell or "FAILED", r))
 
 
+def exp_connect(count):
+    section("connect: %s threads in a blocking connect(2) to a full accept queue"
+            % "{:,}".format(count))
+    m = {"th": r"connects wait: (\d+)", "ok": r"connected: (\d+)",
+         "t": r"all connected after: ([\d.]+) s"}
+    n, _ = median_runs("connect", [count], False, 1, 120, m)
+    w, _ = median_runs("connect", [count], True, 1, 120, m)
+    row("OS threads while they wait", n["th"], w["th"])
+    row("connected", n["ok"], w["ok"], ratio=False)
+    row("backlog grown -> all connected", n["t"], w["t"], "s")
+
+
 def exp_timeslice(ms):
     m = {"gaps": r"descheduled gaps: (\d+)", "med": r"median ([\d.]+)", "p90": r"p90 ([\d.]+)",
          "late": r"later thread first ran at: ([\d.]+) s"}
@@ -400,8 +412,9 @@ def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "--demo"
     if mode not in ("--demo", "--full"):
         sys.exit("usage: bench/run.py --demo | --full")
-    for p in ("switch", "pipe_switch", "futex_pshared", "spawn", "waiters", "blocking", "timeslice",
-              "tightloop", "cpubound", "echo_server", "echo_load", "grow"):
+    for p in ("switch", "pipe_switch", "futex_pshared", "spawn", "waiters", "blocking",
+              "timeslice", "tightloop", "cpubound", "echo_server", "echo_load", "grow",
+              "connect"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
             sys.exit("bench: %s/%s missing: run `make bench-progs`" % (BIN, p))
     if not os.path.exists(LIB):
@@ -418,6 +431,7 @@ def main():
         exp_spawn(10000, 1)
         exp_waiters(10000, 120)
         exp_blocking(100, 8, 750)
+        exp_connect(1000)
         exp_timeslice(500)
         exp_tightloop(750)
         exp_cpubound(25, 1)
@@ -431,6 +445,7 @@ def main():
         exp_waiters(10000, 120)
         exp_waiters(100000, 240)
         exp_blocking(1000, 8, 2000)
+        exp_connect(8000)
         exp_timeslice(2000)
         exp_tightloop(3000)
         exp_cpubound(50, 3)

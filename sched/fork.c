@@ -41,6 +41,7 @@
 #include "setxid.h"
 #include "pshared.h"
 #include "netpoll.h"
+#include "uring.h"
 #include "sighandler.h"
 #include "sigtask.h"
 #include "stack.h"
@@ -124,6 +125,7 @@ static void reset(bool reclaimed)
 	wt_tls_fork_reset();
 	wt_sysmon_fork_reset();
 	wt_netpoll_after_fork();
+	wt_uring_after_fork();
 	wt_sig_handlers_fork_reset();
 	atomic_store(&wt_nimplicit, 0);
 

@@ -109,6 +109,10 @@ struct wt_task {
 	uint64_t sigraised;             /* [owner m; handler] raised for sigwait, blocked */
 	unsigned sigintr;               /* [owner m; handler] pokes that interrupted a call */
 	bool sig_norestart;             /* [owner m] a handler without SA_RESTART ran on it */
+	/* Its one io_uring call in flight (uring.c): the reaper writes the
+	 * result, then sets done (release); the task reads done (acquire). */
+	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
+	long uring_res;                 /* [written by the reaper before uring_done] */
 };
 
 /* The current task, read through the program-visible thread pointer: this

@@ -28,10 +28,6 @@ CANCEL_POINT(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf,
 CANCEL_POINT(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
 CANCEL_POINT(ssize_t, pread64, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
 CANCEL_POINT(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
-/* A blocking connect has no non-blocking form that leaves O_NONBLOCK alone;
- * on loopback it returns at once, elsewhere it holds a thread for a round
- * trip. */
-CANCEL_POINT(int, connect, (int fd, const struct sockaddr *a, socklen_t al), (fd, a, al))
 CANCEL_POINT(pid_t, waitpid, (pid_t pid, int *st, int opt), (pid, st, opt))
 CANCEL_POINT(pid_t, wait, (int *st), (st))
 CANCEL_POINT(int, waitid, (idtype_t t, id_t id, siginfo_t *in, int opt), (t, id, in, opt))
