@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include <sys/syscall.h>
+
 #include "shim.h"
 #include "../sched/proc.h"
 #include "../sched/task.h"
@@ -154,7 +156,7 @@ __attribute__((visibility("default"))) int wt_pthread_yield(void)
 WT_EXPORT int sched_yield(void)
 {
 	if (!wt_cur())
-		return (int)wt_syscall6(24 /* SYS_sched_yield */, 0, 0, 0, 0, 0, 0);
+		return (int)wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 	wt_yield();
 	wt_cancel_async_point();
 	return 0;
