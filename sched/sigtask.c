@@ -213,6 +213,40 @@ bool wt_sig_wait_end(struct wt_task *t, int r, int err, unsigned intr)
 	return again;
 }
 
+/* ---- sigsuspend and pause on a task ----
+ * The task's mask becomes the call's for the wait (so senders see what it
+ * takes, and deliver raises those on this thread, where the old thread mask
+ * keeps them pending), and the thread waits in rt_sigsuspend with that
+ * mask, SIGURG open: a pthread_kill during the wait pokes the thread, the
+ * poke raises the signal, and its handler runs as the poke returns.  The
+ * call returns once a program handler ran on the task (t->sighandled moved),
+ * so a poke or preemption request that ran none is waited through.  The
+ * kernel restores the thread mask as rt_sigsuspend returns; the task's
+ * field gets its old value back.  Context: t (task code or a handler on
+ * it); a system call of the task's: it blocks its worker, never parks.
+ * Returns -EINTR, as sigsuspend always does. */
+int wt_sig_suspend(struct wt_task *t, uint64_t mask)
+{
+	mask &= ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) | WT_SIGBIT(32) | WT_SIGBIT(33));
+	unsigned before = t->sighandled;
+	uint64_t old = t->sigmask;
+	wt_entersyscall();
+	__atomic_store_n(&t->sigmask, mask, __ATOMIC_RELAXED);
+	if (unlikely(wt_sig_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	deliver(t);
+	uint64_t eff = wt_sig_eff(mask);
+	while (t->sighandled == before)
+		wt_syscall6_sigok(SYS_rt_sigsuspend, (long)&eff, 8, 0, 0, 0, 0);
+	__atomic_store_n(&t->sigmask, old, __ATOMIC_RELAXED);
+	if (unlikely(wt_sig_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~old)
+		deliver(t);
+	wt_exitsyscall();
+	return -EINTR;
+}
+
 /* The sender's half of the Dekker pairs above. */
 static void barrier(void)
 {

@@ -9,7 +9,6 @@
  * What blocks here and why it cannot be polled:
  *   open* / creat     a FIFO's open waits for the other end; NFS, FUSE;
  *   flock, fcntl(F_SETLKW, F_OFD_SETLKW), lockf(F_LOCK)   file locks;
- *   sigwait*, pause, sigsuspend                            signals;
  *   wait3, wait4                                           children;
  *   msgrcv, msgsnd, semop, semtimedop                      System V IPC;
  *   mq_send, mq_receive and their timed forms              POSIX queues;
@@ -191,10 +190,8 @@ WT_EXPORT int lockf64(int fd, int cmd, off64_t len)
 
 /* ---- signals ---- */
 
-/* sigwait, sigwaitinfo, sigtimedwait: signal.c (they take task-pending
- * signals first, then wait between the same marks). */
-BLOCKING(int, pause, (void), ())
-BLOCKING(int, sigsuspend, (const sigset_t *mask), (mask))
+/* sigwait, sigwaitinfo, sigtimedwait, sigsuspend and pause: signal.c (the
+ * task's mask and queued signals take part in the wait). */
 
 /* ---- children ---- */
 

@@ -210,6 +210,35 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 	return -wt_sig_send(t, sig);
 }
 
+/* ---- sigsuspend, pause ----
+ * On a task: sched/sigtask.c's wait, with the task's mask replaced by the
+ * call's for its duration; it returns once a handler ran on the task.  A
+ * thread weft did not create calls libc.  Cancellation points. */
+
+WT_EXPORT int sigsuspend(const sigset_t *mask)
+{
+	struct wt_task *t = task();
+	wt_real_init();
+	if (!t)
+		return real.sigsuspend(mask);
+	wt_testcancel();
+	errno = -wt_sig_suspend(t, bits_of(mask));
+	wt_testcancel();
+	return -1;
+}
+
+WT_EXPORT int pause(void)
+{
+	struct wt_task *t = task();
+	wt_real_init();
+	if (!t)
+		return real.pause();
+	wt_testcancel();
+	errno = -wt_sig_suspend(t, t->sigmask);
+	wt_testcancel();
+	return -1;
+}
+
 /* ---- sigwait, sigwaitinfo, sigtimedwait ----
  * On a task: libc's sigtimedwait, inside the runtime's bracket for it
  * (sched/sigtask.c: wt_sig_wait_begin/end), which hands it the task's
