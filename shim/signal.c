@@ -210,6 +210,35 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 	return -wt_sig_send(t, sig);
 }
 
+/* raise: the signal is the calling task's, as pthread_kill(pthread_self())
+ * makes it (libc's would queue a blocked one on the worker thread, where
+ * the next task run there would find it pending).  Delivered before it
+ * returns when not blocked. */
+WT_EXPORT int raise(int sig)
+{
+	struct wt_task *t = task();
+	wt_real_init();
+	if (!t || sig == 32 || sig == 33)
+		return real.raise(sig);
+	if (sig < 0 || sig >= 65) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (sig == 0)
+		return 0;
+	int r = wt_sig_send(t, sig);
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return 0;
+}
+
+WT_EXPORT int gsignal(int sig)
+{
+	return raise(sig);
+}
+
 /* ---- sigsuspend, pause ----
  * On a task: sched/sigtask.c's wait, with the task's mask replaced by the
  * call's for its duration; it returns once a handler ran on the task.  A
