@@ -432,6 +432,12 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	if (t)
 		t->sighandled++; /* a sigsuspend it interrupted returns (sigtask.c) */
 	struct wt_m *m = t ? t->m : NULL;
+	/* The kernel blocks sig and sa_mask on the thread meanwhile; a handler
+	 * that parks leaves that mask to the next task on this worker, which
+	 * would keep its own signals pending there.  The next switch-in sets
+	 * its mask afresh. */
+	if (m)
+		m->sigmask = WT_SIGMASK_UNKNOWN;
 	if (u.sa_flags & SA_SIGINFO)
 		u.sa_sigaction(sig, si, ucv);
 	else

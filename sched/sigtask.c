@@ -26,6 +26,9 @@
  *             thread with a marker (SI_QUEUE, sival WT_POKE, our pid).
  *   task:   every switch-in, mask change (wt_sig_setmask) and park (park.c,
  *           under the bucket lock) reads sigpend after its own writes.
+ * A task switched back into a park (t->sig_hold) raises nothing until the
+ * park has finished with t->waiter and t->timer (park.c raises then): a
+ * handler that sleeps or waits reuses both.
  * The pairs are store-buffer (Dekker) pairs: the sender's RMW + barrier
  * against the task's plain store + load; with membarrier, every running
  * thread passes a full barrier between the sender's RMW and its reads, so
@@ -145,8 +148,8 @@ void wt_sig_switchin_slow(struct wt_task *t)
 		sigmask_set_deliver(eff);
 		m->sigmask = eff;
 	}
-	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed))
-		deliver(t);
+	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) && !t->sig_hold)
+		deliver(t); /* held: park.c delivers once the park is over */
 }
 
 /* Context: t itself (pthread_sigmask).  Always a system call, as natively:
@@ -305,7 +308,9 @@ bool wt_sig_urg(siginfo_t *si, void *uc)
 	struct wt_task *t = wt_cur();
 	if (si->si_code == SI_QUEUE && si->si_pid == wt_pid && si->si_value.sival_int == WT_POKE) {
 		wt_sig_redeliver(uc);
-		if (t && !deliver(t))
+		/* A task finishing a park (t->sig_hold) takes its signals as the
+		 * park returns (park.c). */
+		if (t && !t->sig_hold && !deliver(t))
 			t->sigintr++; /* a call it interrupted did not run a handler */
 		return true;
 	}
