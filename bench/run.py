@@ -169,6 +169,15 @@ def exp_pipe(rounds, reps):
     row("one hand-off", n["ns"], w["ns"], "ns")
 
 
+def exp_futex_pshared(rounds, reps):
+    m = {"ns": r"one round trip:\s+([\d.]+) ns"}
+    n, _ = median_runs("futex_pshared", [rounds], False, reps, 120, m)
+    w, _ = median_runs("futex_pshared", [rounds], True, reps, 120, m)
+    section("futex_pshared: parent and fork child, a shared futex word, %s round trips "
+            "(median of %d)" % ("{:,}".format(rounds), reps))
+    row("one round trip", n["ns"], w["ns"], "ns")
+
+
 def exp_spawn(count, reps):
     m = {"all": r"create\+join all:\s+([\d.]+)", "loop": r"create-join loop:\s+([\d.]+)",
          "create": r"create all:\s+([\d.]+)", "thr": r"OS threads after create:\s+(\d+)"}
@@ -252,6 +261,18 @@ def exp_blocking(count, spin, stall_ms):
         if nd and wd and "stalled" not in (wcell or ""):
             r = "%.1fx" % (nd / wd)
         rows.append(("%-8s %s" % (kind, what), ncell or "FAILED", wcell or "FAILED", r))
+
+
+def exp_connect(count):
+    section("connect: %s threads in a blocking connect(2) to a full accept queue"
+            % "{:,}".format(count))
+    m = {"th": r"connects wait: (\d+)", "ok": r"connected: (\d+)",
+         "t": r"all connected after: ([\d.]+) s"}
+    n, _ = median_runs("connect", [count], False, 1, 120, m)
+    w, _ = median_runs("connect", [count], True, 1, 120, m)
+    row("OS threads while they wait", n["th"], w["th"])
+    row("connected", n["ok"], w["ok"], ratio=False)
+    row("backlog grown -> all connected", n["t"], w["t"], "s")
 
 
 def exp_timeslice(ms):
@@ -391,8 +412,9 @@ def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "--demo"
     if mode not in ("--demo", "--full"):
         sys.exit("usage: bench/run.py --demo | --full")
-    for p in ("switch", "pipe_switch", "spawn", "waiters", "blocking", "timeslice",
-              "tightloop", "cpubound", "echo_server", "echo_load", "grow"):
+    for p in ("switch", "pipe_switch", "futex_pshared", "spawn", "waiters", "blocking",
+              "timeslice", "tightloop", "cpubound", "echo_server", "echo_load", "grow",
+              "connect"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
             sys.exit("bench: %s/%s missing: run `make bench-progs`" % (BIN, p))
     if not os.path.exists(LIB):
@@ -409,6 +431,7 @@ def main():
         exp_spawn(10000, 1)
         exp_waiters(10000, 120)
         exp_blocking(100, 8, 750)
+        exp_connect(1000)
         exp_timeslice(500)
         exp_tightloop(750)
         exp_cpubound(25, 1)
@@ -417,10 +440,12 @@ def main():
     else:
         exp_switch(200000, 3)
         exp_pipe(50000, 3)
+        exp_futex_pshared(20000, 3)
         exp_spawn(10000, 1)
         exp_waiters(10000, 120)
         exp_waiters(100000, 240)
         exp_blocking(1000, 8, 2000)
+        exp_connect(8000)
         exp_timeslice(2000)
         exp_tightloop(3000)
         exp_cpubound(50, 3)

@@ -39,7 +39,9 @@
 #include "runtime.h"
 #include "fork.h"
 #include "setxid.h"
+#include "pshared.h"
 #include "netpoll.h"
+#include "uring.h"
 #include "sighandler.h"
 #include "sigtask.h"
 #include "stack.h"
@@ -112,6 +114,8 @@ static void reset(bool reclaimed)
 
 	wt_lockrank_fork_reset();
 	wt_setxid_fork_reset();
+	if (t)
+		wt_pshared_fork_reset(t);
 	atomic_store_explicit(&wt_sched.lock.v, 0, memory_order_relaxed);
 	wt_timer_fork_reset();
 	wt_park_fork_reset();
@@ -121,6 +125,7 @@ static void reset(bool reclaimed)
 	wt_tls_fork_reset();
 	wt_sysmon_fork_reset();
 	wt_netpoll_after_fork();
+	wt_uring_after_fork();
 	wt_sig_handlers_fork_reset();
 	atomic_store(&wt_nimplicit, 0);
 

@@ -16,6 +16,9 @@
  *   TLS_SYNC -> ALLTASKS           a dlopen's static TLS reaches every task
  *   PARK -> TIMERS                 a waiter adds its deadline under its bucket
  *   any -> SLAB                    slabs allocate under their callers' locks
+ *   URING_INIT -> NETPOLL_INIT     the ring joins the epoll set as it is made
+ *   URING_SQ -> URING_CQ           a full completion queue is drained to submit
+ *   URING_CQ -> PARK, SCHED        a completion unparks its task
  * Every other lock is taken alone: notably a waker readies tasks (SCHED)
  * after it drops the bucket, and timer callbacks run without TIMERS.
  * Ranks between locks that never nest only fix an order for new code.
@@ -23,8 +26,11 @@
  *   SETXID        setxid.c: one change of ids at a time
  *   TLS_SYNC      tls_static.c: sync_lock
  *   SYMBOL        symbol.c: the symbol tables
+ *   URING_INIT    uring.c: creating the io_uring instance
  *   NETPOLL_INIT  netpoll.c: creating the epoll instance
  *   STACK_INIT    stack.c: reserving the arena
+ *   URING_SQ      uring.c: the submission queue
+ *   URING_CQ      uring.c: draining the completion queue
  *   ALLTASKS      wt_sched.alllock: the list of all tasks
  *   PARK          park.c: the parking lot's buckets (wt_spin_t, its only
  *                 users); two buckets are never held at once
@@ -42,8 +48,11 @@ enum wt_lockrank {
 	WT_RANK_SETXID,
 	WT_RANK_TLS_SYNC,
 	WT_RANK_SYMBOL,
+	WT_RANK_URING_INIT,
 	WT_RANK_NETPOLL_INIT,
 	WT_RANK_STACK_INIT,
+	WT_RANK_URING_SQ,
+	WT_RANK_URING_CQ,
 	WT_RANK_ALLTASKS,
 	WT_RANK_PARK,
 	WT_RANK_TIMERS,

@@ -53,6 +53,7 @@
 #include "print.h"
 #include "proc.h"
 #include "slab.h"
+#include "uring.h"
 
 /* What weft last saw of a number: whether it is a socket (for SO_RCVTIMEO
  * and SO_SNDTIMEO), and its O_NONBLOCK.  UNKNOWN until looked at, and
@@ -138,6 +139,10 @@ static _Atomic int64_t last_poll; /* mono ns of the last epoll_wait */
 /* Turns the events of one epoll_wait into a list of woken tasks. */
 static void ready(int fd, uint32_t ev, struct wt_task **list)
 {
+	if (fd == wt_uring_fd()) {
+		wt_uring_reap(list); /* completions: uring.c */
+		return;
+	}
 	struct pd *pd = pd_of(fd, false);
 	if (!pd)
 		return;
@@ -272,6 +277,55 @@ static bool seq_unchanged(const void *addr, uintptr_t s)
 	return atomic_load_explicit((_Atomic uint32_t *)addr, memory_order_relaxed) == (uint32_t)s;
 }
 
+/* O_NONBLOCK as last seen (enum pd_nonblock), or -errno from F_GETFL;
+ * fcntl(F_SETFL) and ioctl(FIONBIO) through the program's own calls make
+ * weft look again (wt_fd_flags_changed). */
+static int nonblock(struct pd *pd, int fd)
+{
+	int nb = atomic_load_explicit(&pd->nonblock, memory_order_relaxed);
+	if (nb == NB_UNKNOWN) {
+		long fl = wt_syscall6(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
+		if (fl < 0)
+			return (int)fl;
+		nb = fl & O_NONBLOCK ? NB_NONBLOCK : NB_BLOCKING;
+		atomic_store_explicit(&pd->nonblock, nb, memory_order_relaxed);
+	}
+	return nb;
+}
+
+/* 1 when fd's description is O_NONBLOCK, 0 when not, -errno when F_GETFL
+ * fails (a bad descriptor).  Context: any. */
+int wt_fd_nonblock(int fd)
+{
+	struct pd *pd = pd_of(fd, true);
+	if (!pd)
+		return -EBADF;
+	int nb = nonblock(pd, fd);
+	return nb < 0 ? nb : nb == NB_NONBLOCK;
+}
+
+/* The deadline (mono ns, -1 none) SO_RCVTIMEO (mode READ) or SO_SNDTIMEO
+ * (WRITE) sets for a call starting now. */
+static int64_t sock_deadline(struct pd *pd, int fd, int mode)
+{
+	if (atomic_load_explicit(&pd->sock, memory_order_relaxed) == SOCK_NOT)
+		return -1;
+	struct timeval tv = { 0, 0 };
+	socklen_t len = sizeof tv;
+	long r = wt_syscall6(SYS_getsockopt, fd, SOL_SOCKET,
+			     mode == WT_IO_READ ? SO_RCVTIMEO : SO_SNDTIMEO, (long)&tv, (long)&len, 0);
+	atomic_store_explicit(&pd->sock, r == -ENOTSOCK ? SOCK_NOT : SOCK_YES, memory_order_relaxed);
+	if (r == 0 && (tv.tv_sec || tv.tv_usec))
+		return wt_nanotime() + tv.tv_sec * 1000000000ll + tv.tv_usec * 1000ll;
+	return -1;
+}
+
+int64_t wt_fd_sock_deadline(int fd, int mode)
+{
+	struct pd *pd = pd_of(fd, true);
+	return pd ? sock_deadline(pd, fd, mode) : -1;
+}
+
 /*
  * Park the current task until fd may be ready for mode.  *deadline:
  * WT_DEADLINE_SOCKOPT = not looked up yet (this function reads SO_RCVTIMEO /
@@ -285,16 +339,9 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 	struct pd *pd = pd_of(fd, true);
 	if (!pd || !start())
 		return -EPERM;
-	/* O_NONBLOCK as last seen; fcntl(F_SETFL) and ioctl(FIONBIO) through
-	 * the program's own calls make weft look again (wt_fd_flags_changed). */
-	int nb = atomic_load_explicit(&pd->nonblock, memory_order_relaxed);
-	if (nb == NB_UNKNOWN) {
-		long fl = wt_syscall6(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
-		if (fl < 0)
-			return -EPERM; /* let the real call report it */
-		nb = fl & O_NONBLOCK ? NB_NONBLOCK : NB_BLOCKING;
-		atomic_store_explicit(&pd->nonblock, nb, memory_order_relaxed);
-	}
+	int nb = nonblock(pd, fd);
+	if (nb < 0)
+		return -EPERM; /* let the real call report it */
 	if (nb == NB_NONBLOCK) {
 		/* The program wants EAGAIN, unless epoll refuses fd: a regular
 		 * file never says EAGAIN, O_NONBLOCK or not. */
@@ -303,21 +350,8 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 			return -EAGAIN;
 		return -EPERM;
 	}
-	if (*deadline == WT_DEADLINE_SOCKOPT) {
-		*deadline = -1;
-		if (atomic_load_explicit(&pd->sock, memory_order_relaxed) != SOCK_NOT) {
-			struct timeval tv = { 0, 0 };
-			socklen_t len = sizeof tv;
-			long r = wt_syscall6(SYS_getsockopt, fd, SOL_SOCKET,
-					     mode == WT_IO_READ ? SO_RCVTIMEO : SO_SNDTIMEO,
-					     (long)&tv, (long)&len, 0);
-			atomic_store_explicit(&pd->sock, r == -ENOTSOCK ? SOCK_NOT : SOCK_YES,
-					      memory_order_relaxed);
-			if (r == 0 && (tv.tv_sec || tv.tv_usec))
-				*deadline = wt_nanotime() + tv.tv_sec * 1000000000ll +
-					    tv.tv_usec * 1000ll;
-		}
-	}
+	if (*deadline == WT_DEADLINE_SOCKOPT)
+		*deadline = sock_deadline(pd, fd, mode);
 	/* Registered before (kind POLLABLE): skip the epoll_ctl.  Every way
 	 * the program closes a number (close, dup2/3, fclose, pclose,
 	 * close_range, closefrom) and every call that hands one out makes
@@ -400,7 +434,7 @@ void wt_netpoll_close_range(unsigned lo, unsigned hi)
 			continue;
 		for (unsigned i = 0; i < CHUNK; i++) {
 			unsigned fd = c * CHUNK + i;
-			if (fd < lo || fd > hi || (int)fd == epfd)
+			if (fd < lo || fd > hi || (int)fd == epfd || (int)fd == wt_uring_fd())
 				continue;
 			if (atomic_load_explicit(&pds[i].kind, memory_order_relaxed) != WT_FD_UNKNOWN ||
 			    atomic_load_explicit(&pds[i].nonblock, memory_order_relaxed) != NB_UNKNOWN)

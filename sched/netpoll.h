@@ -35,6 +35,8 @@ void wt_netpoll_after_fork(void);
 int wt_fd_kind(int fd);
 void wt_fd_set_kind(int fd, int kind);
 void wt_fd_flags_changed(int fd);
+int wt_fd_nonblock(int fd);
+int64_t wt_fd_sock_deadline(int fd, int mode);
 extern _Atomic long wt_netpoll_waiters;
 
 #endif

@@ -133,13 +133,20 @@ static void on_request(ucontext_t *uc)
 	if (wt_pc_in_weft(pc))
 		return; /* weft checks its flags itself; its futex waits keep the proc */
 	bool sys = wt_arch_uc_in_syscall(uc);
+	if (m->insyscall != 0 && sys && atomic_load(&t->cancel_call) && wt_cancel_pending(t) &&
+	    !atomic_load_explicit(&m->implicit, memory_order_relaxed)) {
+		/* A cancellation point blocked in libc: the call ends with EINTR
+		 * and the shim acts on the cancel (shim.h: CANCELABLE). */
+		wt_arch_uc_syscall_eintr(uc);
+		return;
+	}
 	if (m->insyscall == 0) {
 		if (sys) {
 			if (m->p)
 				wt_implicit_enter(m);
 			return;
 		}
-		if (!wt_preempt_wanted(m))
+		if (!wt_preempt_wanted(m) && !wt_cancel_async_pending(t))
 			return;
 	} else if (!atomic_load_explicit(&m->implicit, memory_order_relaxed) ||
 		   m->insyscall != 1 || sys) {
@@ -232,6 +239,73 @@ void wt_preempt_park(void)
 		wt_implicit_exit(t->m);
 	if (wt_preempt_wanted(t->m))
 		wt_preempt_yield();
+	/* Asynchronous cancellation: unwind from here, through the stub
+	 * (a signal frame for the unwinder) into the interrupted code. */
+	if (wt_cancel_async_pending(t))
+		wt_cancel_act();
+}
+
+/* ---- cancellation ----
+ * A cancel that a parked task cannot see: t runs with asynchronous
+ * cancellation, or blocks in a cancellation point that libc makes
+ * (CANCELABLE).  Its worker gets a request; the handler above sends a
+ * running task through the stub (wt_preempt_park unwinds) at a safe
+ * point, or ends a blocked call with EINTR.  A request that finds the
+ * task between its check and the call, or at no safe point, or switched
+ * out, is repeated by sysmon (wt_sysmon_cancel) while such a task runs;
+ * a switched-out one is met by its own checks when it runs again, or by
+ * preemption after a slice. */
+static _Atomic int cancel_watch; /* [atomic] sysmon should look for such tasks */
+
+static void poke(struct wt_m *m)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = SIGURG;
+	si.si_code = SI_QUEUE;
+	si.si_pid = wt_pid;
+	si.si_value.sival_ptr = cookie;
+	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, SIGURG, (long)&si, 0, 0);
+}
+
+static bool needs_signal(struct wt_task *t)
+{
+	return wt_cancel_async_pending(t) || (atomic_load(&t->cancel_call) && wt_cancel_pending(t));
+}
+
+/* pthread_cancel of t has set the request.  Context: any. */
+void wt_preempt_cancel(struct wt_task *t)
+{
+	if (!needs_signal(t))
+		return;
+	atomic_store(&cancel_watch, 1);
+	struct wt_m *m = __atomic_load_n(&t->m, __ATOMIC_RELAXED);
+	if (m && __atomic_load_n(&m->curg, __ATOMIC_RELAXED) == t && cookie)
+		poke(m);
+}
+
+/* Context: sysmon, every tick. */
+void wt_sysmon_cancel(int64_t now)
+{
+	if (!atomic_load(&cancel_watch) || !cookie)
+		return;
+	atomic_store(&cancel_watch, 0); /* seq_cst: before the looks below */
+	bool more = false;
+	wt_lock(&wt_sched.lock);
+	struct wt_m *all = atomic_load_explicit(&wt_sched.allm, memory_order_acquire);
+	wt_unlock(&wt_sched.lock);
+	for (struct wt_m *m = all; m; m = m->alllink) {
+		struct wt_task *t = __atomic_load_n(&m->curg, __ATOMIC_RELAXED);
+		if (!t || !needs_signal(t))
+			continue;
+		more = true;
+		if (now - m->mon_cancel >= 1000000) {
+			m->mon_cancel = now;
+			poke(m);
+		}
+	}
+	if (more)
+		atomic_store(&cancel_watch, 1);
 }
 
 /* ---- sysmon side ---- */

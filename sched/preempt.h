@@ -10,5 +10,9 @@
 void wt_preempt_init(void);                /* initial thread, at start */
 void wt_sysmon_preempt(int64_t now);       /* sysmon: signal long runners and blocked workers */
 void wt_preempt_park(void);                /* the stub (preempt.S), on the task */
+/* pthread_cancel of t (request set): signal its worker when t runs with
+ * asynchronous cancellation or blocks in a libc cancellation point. */
+void wt_preempt_cancel(struct wt_task *t);
+void wt_sysmon_cancel(int64_t now);        /* sysmon: repeat those signals */
 
 #endif

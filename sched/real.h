@@ -90,7 +90,8 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	/* shim/ioctl.c, shim/syscall.c */                                     \
 	R(ioctl) R(syscall)                                                    \
 	/* shim/blocking.c */                                                  \
-	R(pread64) R(pwrite64) R(waitpid) R(wait) R(waitid)                    \
+	R(pread) R(pwrite) R(pread64) R(pwrite64)                                \
+	R(waitpid) R(wait) R(waitid)                                             \
 	R(fsync)                                                               \
 	/* shim/fallback.c */                                                  \
 	R(open) R(open64) R(openat) R(openat64)                                \

@@ -45,10 +45,10 @@ enum wt_join_state {
 	WT_EXITED = 3,    /* exited while joinable: a later join or detach frees it */
 };
 
-/* Bits of task->cancel (deferred cancellation only). */
+/* Bits of task->cancel. */
 #define WT_CANCEL_REQ 1       /* pthread_cancel asked */
 #define WT_CANCEL_DISABLED 2  /* PTHREAD_CANCEL_DISABLE */
-#define WT_CANCEL_ASYNC 4     /* PTHREAD_CANCEL_ASYNCHRONOUS (acted on as deferred) */
+#define WT_CANCEL_ASYNC 4     /* PTHREAD_CANCEL_ASYNCHRONOUS */
 #define WT_CANCEL_EXITING 8   /* the task is exiting: no more cancellation */
 
 struct wt_dtor;
@@ -61,6 +61,9 @@ struct wt_task {
 	_Atomic int state;              /* [atomic] enum wt_task_state */
 	uint64_t id;                    /* [const] 1 = main */
 	int tid;                        /* [const] the value in its TCB's tid */
+	int psid;                       /* [owner m] owner id for process-shared locks, 0 =
+					 * none yet (pshared.c) */
+	int pslot;                      /* [owner m] psid's slot, < 0 = a repeated one */
 	uintptr_t tp;                   /* [const] thread pointer = pthread_t */
 	char *stack_lo, *stack_hi;      /* [const] lowest the stack may reach; its start */
 	char *stack_top;                /* [const] top of its slot or mapping */
@@ -76,10 +79,14 @@ struct wt_task {
 	_Atomic int join;               /* [atomic] enum wt_join_state; joiners park on it */
 	bool main;                      /* [const] the program's main() */
 	bool user_stack;                /* [const] pthread_attr_setstack */
+	bool offarena_dead;             /* [sched.alllock] exited, on task.c's offarena_dead */
 	/* Wait state: one wait at a time, so these live here, not on the stack. */
 	struct wt_waiter waiter;        /* [owner m] */
 	struct wt_timer timer;          /* [owner m] deadline of the current wait */
 	_Atomic int cancel;             /* [atomic] WT_CANCEL_* bits */
+	/* [atomic] in a libc call that is a cancellation point (shim.h:
+	 * CANCELABLE): pthread_cancel signals its worker to end it. */
+	_Atomic bool cancel_call;
 	char name[16];                  /* [owner m; pthread_setname_np] */
 	struct wt_dtor *dtors;          /* [owner m] __cxa_thread_atexit_impl list */
 	struct wt_cleanup *cleanup;     /* [owner m] __pthread_register_cancel chain */
@@ -106,6 +113,10 @@ struct wt_task {
 					 * the park to finish (park.c) */
 	unsigned sighandled;            /* [owner m; handler] program handlers run on it
 					 * (sigsuspend waits for one) */
+	/* Its one io_uring call in flight (uring.c): the reaper writes the
+	 * result, then sets done (release); the task reads done (acquire). */
+	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
+	long uring_res;                 /* [written by the reaper before uring_done] */
 };
 
 /* The current task, read through the program-visible thread pointer: this
@@ -184,6 +195,7 @@ struct wt_m {
 					 * syscall.c) */
 	char *sigstk;                   /* [const] alternate signal stack (WT_SIGSTK bytes) */
 	int64_t mon_cpu, mon_sent;      /* [sysmon] CPU time at its last look; last signal */
+	int64_t mon_cancel;             /* [sysmon] last cancellation signal (wt_sysmon_cancel) */
 	uint64_t sigmask;               /* [owner m] this thread's blocked set as last set by
 					 * weft (wt_sig_eff form), WT_SIGMASK_UNKNOWN if not */
 	/* sighandler.c: program signals that interrupted weft on this thread,

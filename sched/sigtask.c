@@ -223,7 +223,8 @@ bool wt_sig_wait_end(struct wt_task *t, int r, int err, unsigned intr)
  * mask, SIGURG open: a pthread_kill during the wait pokes the thread, the
  * poke raises the signal, and its handler runs as the poke returns.  The
  * call returns once a program handler ran on the task (t->sighandled moved),
- * so a poke or preemption request that ran none is waited through.  The
+ * so a poke or preemption request that ran none is waited through, or a
+ * cancel of a call marked a cancellation point arrived.  The
  * kernel restores the thread mask as rt_sigsuspend returns; the task's
  * field gets its old value back.  Context: t (task code or a handler on
  * it); a system call of the task's: it blocks its worker, never parks.
@@ -239,7 +240,10 @@ int wt_sig_suspend(struct wt_task *t, uint64_t mask)
 		atomic_thread_fence(memory_order_seq_cst);
 	deliver(t);
 	uint64_t eff = wt_sig_eff(mask);
-	while (t->sighandled == before)
+	/* A cancel requested while the caller marked the call a cancellation
+	 * point (shim/signal.c) signals this worker, and ends the wait. */
+	while (t->sighandled == before &&
+	       !(atomic_load(&t->cancel_call) && wt_cancel_pending(t)))
 		wt_syscall6_sigok(SYS_rt_sigsuspend, (long)&eff, 8, 0, 0, 0, 0);
 	__atomic_store_n(&t->sigmask, old, __ATOMIC_RELAXED);
 	if (unlikely(wt_sig_fence))

@@ -101,6 +101,7 @@ static struct {
 	int nslots;                   /* [const] */
 	_Atomic uintptr_t *st;        /* [CAS] ST_* or owner; by k (dense) */
 	_Atomic unsigned char *g0;    /* [slot owner] guard installed at G0; by k */
+	_Atomic unsigned char *ended; /* [atomic] WT_ENDED_* of a free home slot's last task; by k */
 	bool madv;                    /* [const] guard markers work */
 	wt_lock_t lock;               /* the hints below */
 	uint32_t next;                /* [A.lock] k never handed out yet */
@@ -208,8 +209,18 @@ static int stack_init(void)
 		if (!(p < 0 && p > -4096))
 			break;
 	}
-	if (p < 0 && p > -4096)
-		return -ENOMEM;
+	if (p < 0 && p > -4096) {
+		/* Not even 64 GiB of address space (RLIMIT_AS, a strict
+		 * overcommit policy): every stack is a mapping of its own, of
+		 * the size the thread asked for, as glibc's are. */
+		A.bits = 0;
+		A.nslots = 0;
+		wt_print("weft: the address space allows no stack arena (RLIMIT_AS or "
+			 "vm.overcommit_memory=2): each thread gets a stack of its own size "
+			 "(%lu KiB by default), as natively, and stacks do not grow\n",
+			 (unsigned long)(wt_default_stack >> 10));
+		return 0;
+	}
 	A.nslots = 1 << A.bits;
 	if (A.bits < ARENA_BITS)
 		wt_print("weft: the address space allows a stack arena of %lu GiB only (RLIMIT_AS "
@@ -218,10 +229,11 @@ static int stack_init(void)
 	A.base = (char *)WT_ALIGN_UP((uintptr_t)p, REGION);
 	A.st = wt_mmap_anon(sizeof(*A.st) * A.nslots);
 	A.g0 = wt_mmap_anon(A.nslots);
+	A.ended = wt_mmap_anon(A.nslots);
 	A.cold = wt_mmap_anon((size_t)A.nslots / 8);
 	A.coldsum = wt_mmap_anon((size_t)A.nslots / 8 / 64 + 8);
 	A.ring = wt_mmap_anon(sizeof(*A.ring) * A.nslots);
-	if (!A.st || !A.g0 || !A.cold || !A.coldsum || !A.ring)
+	if (!A.st || !A.g0 || !A.ended || !A.cold || !A.coldsum || !A.ring)
 		return -ENOMEM;
 	/* Probe MADV_GUARD_INSTALL once, on the bottom slot's G0. */
 	A.madv = madv(slot_g0(0), PAGE, MADV_GUARD_INSTALL) == 0;
@@ -405,6 +417,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 	if (s >= 0) {
 		t->slot = s;
 		t->lowslot = s - need + 1;
+		atomic_store_explicit(&A.ended[K(s)], WT_ENDED_UNKNOWN, memory_order_relaxed);
 		for (int i = 1; i < need; i++)
 			g0_clear(s - i);
 		top = slot_top(s);
@@ -460,7 +473,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 	if (!t->tp) {
 		/* Not p: ld.so may have blocked in a call nobody intercepted, and
 		 * the proc gone to another worker meanwhile. */
-		wt_stack_free(t, wt_curp());
+		wt_stack_free(t, wt_curp(), WT_ENDED_UNKNOWN);
 		return -EAGAIN;
 	}
 	t->stack_hi = tls_low;
@@ -469,12 +482,14 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 
 /* Releases the slot(s) or mapping.  Context: the joiner, or g0 for a
  * detached task; never the task itself. */
-void wt_stack_free(struct wt_task *t, struct wt_p *p)
+void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
 {
 	if (t->user_stack || t->main)
 		return;
 	int s = t->slot;
 	if (s >= 0) {
+		/* Before the slot is given back: its next owner clears it. */
+		atomic_store_explicit(&A.ended[K(s)], (unsigned char)ended, memory_order_relaxed);
 		char *g0 = slot_g0(s);
 		if (t->guard != g0) {
 			/* It grew (or started lower): the deep pages go back now,
@@ -494,6 +509,21 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p)
 		wt_syscall6(SYS_munmap, (long)t->guard, (long)(t->stack_top - t->guard), 0, 0, 0, 0);
 	}
 	t->stack_lo = NULL;
+}
+
+/* A pthread_t used after its task was released: how that task ended, as
+ * its free home slot remembers it (WT_ENDED_UNKNOWN once the slot is
+ * owned again, or for an address no task's TCB held); -1 outside the
+ * arena.  Context: any; racy by nature (a slot may be claimed meanwhile). */
+int wt_stack_ended(uintptr_t addr)
+{
+	if (!atomic_load_explicit(&inited, memory_order_acquire) || addr < (uintptr_t)A.base ||
+	    addr >= (uintptr_t)slot_top(A.nslots - 1))
+		return -1;
+	int s = (int)((addr - (uintptr_t)A.base) >> SLOT_SHIFT);
+	if (atomic_load_explicit(&A.st[K(s)], memory_order_acquire) > ST_BUSY)
+		return WT_ENDED_UNKNOWN;
+	return atomic_load_explicit(&A.ended[K(s)], memory_order_relaxed);
 }
 
 struct wt_task *wt_stack_owner(uintptr_t addr)

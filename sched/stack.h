@@ -7,8 +7,12 @@
 #include "runtime.h"
 
 int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard); /* 0 or -errno */
-void wt_stack_free(struct wt_task *t, struct wt_p *p);
+/* How a released task ended, remembered by its free home slot so that a
+ * stale pthread_t gets glibc's answers (task.c: wt_task_ended). */
+enum { WT_ENDED_UNKNOWN = 0, WT_ENDED_JOINED = 1, WT_ENDED_DETACHED = 2 };
+void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended); /* ended: WT_ENDED_* */
 struct wt_task *wt_stack_owner(uintptr_t addr); /* task whose slot holds addr */
+int wt_stack_ended(uintptr_t addr); /* WT_ENDED_* of a free slot's last task; -1: not the arena */
 
 /* What a fault at a guard page was (wt_stack_grow). */
 enum { WT_NOT_GUARD = 0, WT_GROWN = 1, WT_OVERFLOW = 2 };

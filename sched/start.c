@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pshared.h"
 #include "runtime.h"
 #include "config.h"
 #include "crash.h"
@@ -121,6 +122,7 @@ int wt_runtime_start(void)
 	t->state = WT_RUNNING;
 	wt_cur_tls = t;
 	wt_main_task = t;
+	wt_pshared_init(t);
 
 	/* Worker 0: the initial OS thread, with a new g0 stack and TCB. */
 	struct wt_m *m = wt_m0_alloc();

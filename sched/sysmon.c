@@ -84,6 +84,7 @@ static void *sysmon(void *arg)
 		wt_stack_scavenge(now);
 		wt_sig_defer_poke();
 		wt_setxid_poll();
+		wt_sysmon_cancel(now);
 		bool busy = wt_sysmon_wake_idle_work();
 		if (busy)
 			wt_sysmon_preempt(now);

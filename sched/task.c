@@ -16,10 +16,15 @@
  * WT_JOINING back to WT_JOINABLE; if that fails the task exited meanwhile
  * and the join completes.
  *
- * Cancellation (deferred only) is the WT_CANCEL_* bits of t->cancel:
- * pthread_cancel sets WT_CANCEL_REQ (seq_cst) and takes t out of a
- * cancelable park (park.c); a cancellation point acts when the request is
- * pending (wt_cancel_pending) by unwinding as glibc's pthread_exit does.
+ * Cancellation is the WT_CANCEL_* bits of t->cancel: pthread_cancel sets
+ * WT_CANCEL_REQ (seq_cst) and takes t out of a cancelable park (park.c); a
+ * cancellation point acts when the request is pending (wt_cancel_pending)
+ * by unwinding as glibc's pthread_exit does.  A task that runs with
+ * asynchronous cancellation, or blocks in a cancellation point libc makes
+ * (shim.h: CANCELABLE), is reached by a signal to its worker instead
+ * (preempt.c: wt_preempt_cancel): at a safe point the task unwinds from
+ * the preemption stub, and a blocked call ends with EINTR.  A mutex wait
+ * with asynchronous cancellation enabled is a cancelable park.
  *
  * pthread_exit unwinds with glibc's own forced unwind: a task's first frame
  * (first_frame, for wt_task_entry and for main) registers a cancel buffer
@@ -56,6 +61,7 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
+#include "preempt.h"
 #include "proc.h"
 #include "real.h"
 #include "sigtask.h"
@@ -64,6 +70,7 @@
 #include "start.h"
 #include "syscall.h"
 #include "task.h"
+#include "pshared.h"
 #include "throw.h"
 #include "tls.h"
 #include "tls_static.h"
@@ -83,6 +90,7 @@ struct wt_task *wt_task_alloc(void)
 	t->waiter.addr = NULL;
 	t->timer.idx = -1;
 	t->slot = -1;
+	t->psid = 0;
 	return t;
 }
 
@@ -97,15 +105,38 @@ void wt_task_link(struct wt_task *t)
 	wt_unlock(&wt_sched.alllock);
 }
 
-static void task_unlink(struct wt_task *t)
+/* Exited tasks whose stack lies outside the arena (a program-supplied
+ * stack, or a mapping of its own), until joined or detached: their
+ * pthread_t cannot be found through the arena's slot owners, and a join
+ * must still find them.  [sched.alllock], linked through alllink/allprev,
+ * which an exited task no longer uses for the list of live tasks. */
+static struct wt_task *offarena_dead;
+
+static void unlink_from(struct wt_task **head, struct wt_task *t)
 {
-	wt_lock(&wt_sched.alllock);
 	if (t->allprev)
 		t->allprev->alllink = t->alllink;
 	else
-		wt_sched.alltasks = t->alllink;
+		*head = t->alllink;
 	if (t->alllink)
 		t->alllink->allprev = t->allprev;
+}
+
+/* An exiting task leaves the list of live tasks (the dump, schedtrace and
+ * the static-TLS sync walk it); one outside the arena waits on
+ * offarena_dead for its join.  Context: g0. */
+static void task_unlink(struct wt_task *t)
+{
+	wt_lock(&wt_sched.alllock);
+	unlink_from(&wt_sched.alltasks, t);
+	if (t->slot < 0 && !t->main) {
+		t->allprev = NULL;
+		t->alllink = offarena_dead;
+		if (t->alllink)
+			t->alllink->allprev = t;
+		offarena_dead = t;
+		t->offarena_dead = true;
+	}
 	wt_unlock(&wt_sched.alllock);
 }
 
@@ -177,9 +208,15 @@ fail:
 	return err;
 }
 
-void wt_task_release(struct wt_task *t, struct wt_p *p)
+void wt_task_release(struct wt_task *t, struct wt_p *p, int ended)
 {
-	wt_stack_free(t, p);
+	if (t->offarena_dead) {
+		wt_lock(&wt_sched.alllock);
+		unlink_from(&offarena_dead, t);
+		t->offarena_dead = false;
+		wt_unlock(&wt_sched.alllock);
+	}
+	wt_stack_free(t, p, ended);
 	if (!t->main)
 		wt_slab_free(&task_slab, t);
 }
@@ -193,14 +230,25 @@ struct wt_task *wt_task_from_pthread(uintptr_t pt)
 	if (t && t->tp == pt)
 		return t;
 	if (!t && pt) {
-		/* A program-supplied stack is outside the arena: search. */
+		/* A stack outside the arena (program-supplied, or a mapping of
+		 * its own): search the live tasks, then the exited ones. */
 		wt_lock(&wt_sched.alllock);
 		for (t = wt_sched.alltasks; t && t->tp != pt; t = t->alllink)
 			;
+		if (!t)
+			for (t = offarena_dead; t && t->tp != pt; t = t->alllink)
+				;
 		wt_unlock(&wt_sched.alllock);
 		return t;
 	}
 	return NULL;
+}
+
+/* A pthread_t of weft's whose task is gone: how it ended (WT_ENDED_*,
+ * UNKNOWN counting as joined), or -1 for a pthread_t weft never made. */
+int wt_task_ended(uintptr_t pt)
+{
+	return wt_stack_ended(pt);
 }
 
 /* Runs pthread key destructors (keys live in glibc's per-TCB arrays). */
@@ -252,7 +300,7 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 	long left = atomic_fetch_sub(&wt_ntasks, 1) - 1;
 	int old = atomic_exchange(&t->join, WT_EXITED);
 	if (old == WT_DETACHED)
-		wt_task_release(t, m->p);
+		wt_task_release(t, m->p, WT_ENDED_DETACHED);
 	else if (old == WT_JOINING)
 		wt_unpark_g0(&t->join, 1, m);
 	if (left == 0)
@@ -290,7 +338,7 @@ int wt_task_join(struct wt_task *t, void **ret, int64_t deadline)
 	}
 	if (ret)
 		*ret = t->retval;
-	wt_task_release(t, wt_curp());
+	wt_task_release(t, wt_curp(), WT_ENDED_JOINED);
 	return 0;
 }
 
@@ -301,7 +349,7 @@ int wt_task_detach(struct wt_task *t)
 	if (atomic_compare_exchange_strong(&t->join, &s, WT_DETACHED))
 		return 0;
 	if (s == WT_EXITED) {
-		wt_task_release(t, wt_curp());
+		wt_task_release(t, wt_curp(), WT_ENDED_DETACHED);
 		return 0;
 	}
 	return -EINVAL;
@@ -330,7 +378,7 @@ WT_NORETURN void wt_cancel_act(void)
 
 /* pthread_setcancelstate / pthread_setcanceltype on t itself: sets or
  * clears WT_CANCEL_DISABLED / WT_CANCEL_ASYNC, returning whether it was
- * set.  Asynchronous cancellation acts as deferred. */
+ * set. */
 bool wt_cancel_set_disabled(struct wt_task *t, bool on)
 {
 	int prev = on ? atomic_fetch_or(&t->cancel, WT_CANCEL_DISABLED)
@@ -343,6 +391,13 @@ bool wt_cancel_set_async(struct wt_task *t, bool on)
 	int prev = on ? atomic_fetch_or(&t->cancel, WT_CANCEL_ASYNC)
 		      : atomic_fetch_and(&t->cancel, ~WT_CANCEL_ASYNC);
 	return prev & WT_CANCEL_ASYNC;
+}
+
+void wt_cancel_async_point(void)
+{
+	struct wt_task *t = wt_cur();
+	if (t && wt_cancel_async_pending(t))
+		wt_cancel_act();
 }
 
 void wt_testcancel(void)
@@ -358,8 +413,10 @@ void wt_task_cancel(struct wt_task *t)
 	if (atomic_load(&t->state) == WT_DEAD)
 		return;
 	atomic_fetch_or(&t->cancel, WT_CANCEL_REQ); /* seq_cst: see wt_park */
-	if (!(atomic_load(&t->cancel) & WT_CANCEL_DISABLED))
+	if (!(atomic_load(&t->cancel) & WT_CANCEL_DISABLED)) {
 		wt_park_cancel(t);
+		wt_preempt_cancel(t);
+	}
 }
 
 WT_NORETURN void wt_task_exit(void *retval)
@@ -370,6 +427,7 @@ WT_NORETURN void wt_task_exit(void *retval)
 	extern void __call_tls_dtors(void);
 	__call_tls_dtors();
 	run_key_dtors();
+	wt_pshared_release(t);
 	wt_mcall(after_exit, NULL);
 	wt_throw("a dead task was resumed");
 }
@@ -472,6 +530,7 @@ void wt_task_fork_reset(struct wt_task *self)
 	}
 	atomic_store_explicit(&wt_sched.alllock.v, 0, memory_order_relaxed);
 	wt_sched.alltasks = NULL;
+	offarena_dead = NULL; /* the other tasks' records leak, as their stacks do */
 	if (self) {
 		self->alllink = self->allprev = NULL;
 		wt_sched.alltasks = self;

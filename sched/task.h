@@ -6,6 +6,7 @@
 #define WEFT_TASK_H
 
 #include "runtime.h"
+#include "stack.h"
 
 /* Creates and readies a task for pthread_create, stored in *out: 0, or
  * -EAGAIN (out of memory or stack slots), -EINVAL (a program-supplied stack
@@ -15,6 +16,10 @@ WT_NORETURN void wt_task_exit(void *retval);
 WT_NORETURN void wt_task_unwind(void *retval); /* pthread_exit */
 /* The live task whose pthread_t is pt, or NULL (not a task of weft's). */
 struct wt_task *wt_task_from_pthread(uintptr_t pt);
+/* No live task has pthread_t pt: how the task that had it ended, as glibc
+ * remembers it in a cached descriptor (stack.h: WT_ENDED_*; UNKNOWN counts
+ * as joined), or -1 when pt was never weft's. */
+int wt_task_ended(uintptr_t pt);
 /* Joins t: deadline mono ns, -1 forever, WT_JOIN_TRY for tryjoin.  0,
  * -EINVAL (detached or joined by another), -EBUSY (tryjoin: running),
  * -ETIMEDOUT, -ECANCELED (the caller was cancelled while waiting). */
@@ -32,8 +37,38 @@ static inline bool wt_cancel_pending(struct wt_task *t)
 	int c = atomic_load(&t->cancel);
 	return (c & (WT_CANCEL_REQ | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) == WT_CANCEL_REQ;
 }
-void wt_task_release(struct wt_task *t, struct wt_p *p); /* joined, or detached and dead */
-/* t has exited (pthread_kill: ESRCH). */
+/* t is cancelable at any instruction (PTHREAD_CANCEL_ASYNCHRONOUS, enabled). */
+static inline bool wt_cancel_async_on(struct wt_task *t)
+{
+	int c = atomic_load(&t->cancel);
+	return (c & (WT_CANCEL_ASYNC | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) == WT_CANCEL_ASYNC;
+}
+static inline bool wt_cancel_async_pending(struct wt_task *t)
+{
+	int c = atomic_load(&t->cancel);
+	return (c & (WT_CANCEL_REQ | WT_CANCEL_ASYNC | WT_CANCEL_DISABLED | WT_CANCEL_EXITING)) ==
+	       (WT_CANCEL_REQ | WT_CANCEL_ASYNC);
+}
+/* Where weft returns to a task's own code that may run with asynchronous
+ * cancellation: acts on a pending cancel then.  Context: a task. */
+void wt_cancel_async_point(void);
+/* Around a libc call that is a cancellation point (shim.h: CANCELABLE):
+ * begin marks it, so that pthread_cancel signals the worker, and returns
+ * whether a cancel is pending already (the caller then acts on it
+ * instead of making the call).  Context: the task, inside its
+ * entersyscall bracket. */
+static inline bool wt_cancel_call_begin(struct wt_task *t)
+{
+	atomic_store(&t->cancel_call, true); /* seq_cst: see wt_preempt_cancel's reads */
+	return wt_cancel_pending(t);
+}
+static inline void wt_cancel_call_end(struct wt_task *t)
+{
+	atomic_store_explicit(&t->cancel_call, false, memory_order_relaxed);
+}
+/* Joined (ended WT_ENDED_JOINED), or detached and dead (WT_ENDED_DETACHED). */
+void wt_task_release(struct wt_task *t, struct wt_p *p, int ended);
+/* t has exited (pthread_kill: 0, nothing sent, as glibc). */
 static inline bool wt_task_dead(struct wt_task *t)
 {
 	return atomic_load(&t->state) == WT_DEAD;

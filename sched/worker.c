@@ -155,8 +155,13 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 	int err = wt_thread_spawn(worker_main, m, 256 << 10);
 	if (err) {
 		atomic_fetch_sub(&wt_nthreads, 1);
-		wt_print("weft: cannot create worker thread: %s\n",
-			 err == -EAGAIN ? "resource limit (EAGAIN)" : "error");
+		/* Once: the next tries fail the same way while the limit holds. */
+		static _Atomic int said;
+		if (!atomic_exchange(&said, 1))
+			wt_print("weft: cannot create a worker thread (%s): while tasks blocked "
+				 "in system calls hold every worker, runnable tasks wait for one "
+				 "to return\n",
+				 err == -EAGAIN ? "RLIMIT_NPROC or threads-max reached" : "error");
 		return NULL;
 	}
 	return m;

@@ -3,7 +3,8 @@
  * in one does not hold its proc (sched/syscall.c).
  *
  * Each wrapper calls libc's own function between wt_entersyscall and
- * wt_exitsyscall; errno and return values are libc's.  These are the calls
+ * wt_exitsyscall; errno and return values are libc's.  All of these are
+ * cancellation points (CANCEL_POINT, shim.h), as glibc's are.  These are the calls
  * with no pollable form: a task blocked in one holds an OS thread (its
  * worker), but not its proc.  Waits on pipes and sockets park on the poller
  * instead (netio.c, poll.c).  Calls glibc makes internally (stdio's read,
@@ -19,15 +20,15 @@
 
 #include "shim.h"
 
-/* BLOCKING: shim.h. */
+/* BLOCKING, CANCEL_POINT: shim.h. */
 
-BLOCKING(ssize_t, pread64, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
-BLOCKING(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
-/* A blocking connect has no non-blocking form that leaves O_NONBLOCK alone;
- * on loopback it returns at once, elsewhere it holds a thread for a round
- * trip. */
-BLOCKING(int, connect, (int fd, const struct sockaddr *a, socklen_t al), (fd, a, al))
-BLOCKING(pid_t, waitpid, (pid_t pid, int *st, int opt), (pid, st, opt))
-BLOCKING(pid_t, wait, (int *st), (st))
-BLOCKING(int, waitid, (idtype_t t, id_t id, siginfo_t *in, int opt), (t, id, in, opt))
-BLOCKING(int, fsync, (int fd), (fd))
+/* pread and pwrite are the same calls as the 64 forms on LP64; a program
+ * built without _FILE_OFFSET_BITS=64 calls them by these names. */
+CANCEL_POINT(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
+CANCEL_POINT(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
+CANCEL_POINT(ssize_t, pread64, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
+CANCEL_POINT(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
+CANCEL_POINT(pid_t, waitpid, (pid_t pid, int *st, int opt), (pid, st, opt))
+CANCEL_POINT(pid_t, wait, (int *st), (st))
+CANCEL_POINT(int, waitid, (idtype_t t, id_t id, siginfo_t *in, int opt), (t, id, in, opt))
+CANCEL_POINT(int, fsync, (int fd), (fd))

@@ -15,7 +15,12 @@
  *   fdatasync, sync, syncfs, truncate, ftruncate           disk writeback;
  *   sendfile, copy_file_range, splice, tee, vmsplice       in-kernel copies.
  * fcntl and lockf bracket only their waiting commands; every other command
- * goes straight to libc.  Return values and errno are libc's (the runtime
+ * goes straight to libc.  The calls glibc makes cancellation points are
+ * cancellation points here too (CANCELABLE, CANCEL_POINT: shim.h): open*,
+ * creat, the waiting fcntl and lockf commands, wait3,
+ * wait4, msgrcv, msgsnd, the mq_ sends and receives, fdatasync; flock,
+ * semop, sync*, truncate and the copies are not, as in glibc (pause and
+ * sigsuspend, in signal.c, are too).  Return values and errno are libc's (the runtime
  * calls made after libc's leave errno alone).  waitpid, wait, waitid
  * and fsync are in blocking.c.
  *
@@ -48,8 +53,8 @@ static int open_common(open_fn f, int dirfd, openat_fn fat, const char *path, in
 		       va_list ap)
 {
 	mode_t mode = NEEDS_MODE(flags) ? va_arg(ap, mode_t) : 0;
-	int fd = f ? BRACKETED(f(path, flags, mode))
-		   : BRACKETED(fat(dirfd, path, flags, mode));
+	int fd = f ? CANCELABLE(f(path, flags, mode))
+		   : CANCELABLE(fat(dirfd, path, flags, mode));
 	if (fd >= 0)
 		wt_fd_set_kind(fd, WT_FD_UNKNOWN); /* a number the poller may know */
 	return fd;
@@ -96,12 +101,12 @@ WT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 }
 
 /* _FORTIFY_SOURCE builds call these when the flags are not constant. */
-BLOCKING(int, __open_2, (const char *path, int flags), (path, flags))
-BLOCKING(int, __open64_2, (const char *path, int flags), (path, flags))
-BLOCKING(int, __openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
-BLOCKING(int, __openat64_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
-BLOCKING(int, creat, (const char *path, mode_t mode), (path, mode))
-BLOCKING(int, creat64, (const char *path, mode_t mode), (path, mode))
+CANCEL_POINT(int, __open_2, (const char *path, int flags), (path, flags))
+CANCEL_POINT(int, __open64_2, (const char *path, int flags), (path, flags))
+CANCEL_POINT(int, __openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
+CANCEL_POINT(int, __openat64_2, (int dirfd, const char *path, int flags), (dirfd, path, flags))
+CANCEL_POINT(int, creat, (const char *path, mode_t mode), (path, mode))
+CANCEL_POINT(int, creat64, (const char *path, mode_t mode), (path, mode))
 
 /* ---- file locks ---- */
 
@@ -146,7 +151,7 @@ static int fcntl_common(fcntl_fn f, int fd, int cmd, va_list ap)
 	case F_SETLKW: /* = F_SETLKW64 on LP64 */
 	case F_OFD_SETLKW: {
 		struct flock *lk = va_arg(ap, struct flock *);
-		return BRACKETED(f(fd, cmd, lk));
+		return CANCELABLE(f(fd, cmd, lk));
 	}
 	default:
 		return f(fd, cmd, va_arg(ap, void *));
@@ -178,13 +183,13 @@ WT_EXPORT int fcntl64(int fd, int cmd, ...)
 WT_EXPORT int lockf(int fd, int cmd, off_t len)
 {
 	wt_real_init();
-	return cmd == F_LOCK ? BRACKETED(real.lockf(fd, cmd, len)) : real.lockf(fd, cmd, len);
+	return cmd == F_LOCK ? CANCELABLE(real.lockf(fd, cmd, len)) : real.lockf(fd, cmd, len);
 }
 
 WT_EXPORT int lockf64(int fd, int cmd, off64_t len)
 {
 	wt_real_init();
-	return cmd == F_LOCK ? BRACKETED(real.lockf64(fd, cmd, len))
+	return cmd == F_LOCK ? CANCELABLE(real.lockf64(fd, cmd, len))
 			     : real.lockf64(fd, cmd, len);
 }
 
@@ -195,26 +200,26 @@ WT_EXPORT int lockf64(int fd, int cmd, off64_t len)
 
 /* ---- children ---- */
 
-BLOCKING(pid_t, wait3, (int *st, int opt, struct rusage *ru), (st, opt, ru))
-BLOCKING(pid_t, wait4, (pid_t pid, int *st, int opt, struct rusage *ru), (pid, st, opt, ru))
+CANCEL_POINT(pid_t, wait3, (int *st, int opt, struct rusage *ru), (st, opt, ru))
+CANCEL_POINT(pid_t, wait4, (pid_t pid, int *st, int opt, struct rusage *ru), (pid, st, opt, ru))
 
 /* ---- System V and POSIX IPC ---- */
 
-BLOCKING(ssize_t, msgrcv, (int id, void *msg, size_t n, long type, int fl), (id, msg, n, type, fl))
-BLOCKING(int, msgsnd, (int id, const void *msg, size_t n, int fl), (id, msg, n, fl))
+CANCEL_POINT(ssize_t, msgrcv, (int id, void *msg, size_t n, long type, int fl), (id, msg, n, type, fl))
+CANCEL_POINT(int, msgsnd, (int id, const void *msg, size_t n, int fl), (id, msg, n, fl))
 BLOCKING(int, semop, (int id, struct sembuf *ops, size_t n), (id, ops, n))
 BLOCKING(int, semtimedop, (int id, struct sembuf *ops, size_t n, const struct timespec *ts),
 	 (id, ops, n, ts))
-BLOCKING(ssize_t, mq_receive, (mqd_t q, char *msg, size_t n, unsigned *prio), (q, msg, n, prio))
-BLOCKING(int, mq_send, (mqd_t q, const char *msg, size_t n, unsigned prio), (q, msg, n, prio))
-BLOCKING(ssize_t, mq_timedreceive, (mqd_t q, char *msg, size_t n, unsigned *prio,
+CANCEL_POINT(ssize_t, mq_receive, (mqd_t q, char *msg, size_t n, unsigned *prio), (q, msg, n, prio))
+CANCEL_POINT(int, mq_send, (mqd_t q, const char *msg, size_t n, unsigned prio), (q, msg, n, prio))
+CANCEL_POINT(ssize_t, mq_timedreceive, (mqd_t q, char *msg, size_t n, unsigned *prio,
 				    const struct timespec *ts), (q, msg, n, prio, ts))
-BLOCKING(int, mq_timedsend, (mqd_t q, const char *msg, size_t n, unsigned prio,
+CANCEL_POINT(int, mq_timedsend, (mqd_t q, const char *msg, size_t n, unsigned prio,
 			     const struct timespec *ts), (q, msg, n, prio, ts))
 
 /* ---- disk writeback ---- */
 
-BLOCKING(int, fdatasync, (int fd), (fd))
+CANCEL_POINT(int, fdatasync, (int fd), (fd))
 BLOCKING(int, syncfs, (int fd), (fd))
 BLOCKING(int, truncate, (const char *path, off_t len), (path, len))
 BLOCKING(int, truncate64, (const char *path, off64_t len), (path, len))

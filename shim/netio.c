@@ -15,13 +15,21 @@
  *   - SO_RCVTIMEO / SO_SNDTIMEO expire with EAGAIN;
  *   - pthread_cancel reaches a task parked here (these are cancellation
  *     points).
- * Where no non-blocking form exists (accept, and a tty, which refuses
- * RWF_NOWAIT) the task parks until poll says ready, then makes the plain
- * call between entersyscall and exitsyscall; so do descriptors epoll
- * refuses (regular files) and recv with MSG_WAITALL.
+ * connect on a blocking TCP socket and accept on a blocking listener have
+ * no non-blocking form for one call: the kernel makes them asynchronously
+ * (sched/uring.c) while the task parks, and the results are the blocking
+ * forms' own: SO_SNDTIMEO ends a connect with EINPROGRESS (EALREADY when
+ * it found one in progress), SO_RCVTIMEO an accept with EAGAIN; a handled
+ * signal ends either with EINTR, or lets it go on when the handler has
+ * SA_RESTART and the socket no timeout.  Where the kernel refuses io_uring,
+ * accept parks until poll says ready, then makes the plain call between
+ * entersyscall and exitsyscall, and connect makes the plain call there.
+ * So does a tty once poll says ready (it refuses RWF_NOWAIT), and so do
+ * descriptors epoll refuses (regular files) and recv with MSG_WAITALL.
  */
 #include <limits.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -33,6 +41,7 @@
 #include "shim.h"
 #include "../sched/netpoll.h"
 #include "../sched/task.h"
+#include "../sched/uring.h"
 
 /* Arguments of one call, for its non-blocking and plain forms. */
 struct op {
@@ -58,7 +67,7 @@ static long neg(long r)
 static long plain(struct op *o)
 {
 	o->plain = true;
-	return BRACKETED(o->block(o));
+	return CANCELABLE(o->block(o));
 }
 
 static bool poll_ready(int fd, int mode)
@@ -214,15 +223,39 @@ static long accept_block(struct op *o)
 	return neg(real.accept4(o->fd, o->addr, o->addrlen, o->flags));
 }
 
+/* accept on a blocking listener, by the kernel while the task parks;
+ * -ENOSYS when no ring: the caller does it the poller's way. */
+static long accept_async(int fd, struct sockaddr *a, socklen_t *al, int fl)
+{
+	if (wt_fd_kind(fd) == WT_FD_FILE || wt_fd_nonblock(fd) != 0)
+		return -ENOSYS; /* a non-blocking listener says EAGAIN at once */
+	int64_t dl = wt_fd_sock_deadline(fd, WT_IO_READ);
+	long res;
+	switch (wt_uring_accept(fd, a, al, fl, dl, dl < 0, &res)) {
+	case WT_URING_DONE:
+		return res;
+	case WT_URING_TIMEDOUT:
+		return -EAGAIN;
+	case WT_URING_INTR:
+		return -EINTR;
+	default:
+		return -ENOSYS;
+	}
+}
+
 WT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int fl)
 {
 	wt_real_init();
 	if (!wt_cur())
 		return real.accept4(fd, a, al, fl);
 	wt_testcancel();
-	struct op o = { .fd = fd, .addr = a, .addrlen = al, .flags = fl, .block = accept_block };
-	int64_t dl = WT_DEADLINE_SOCKOPT;
-	long r = io(&o, WT_IO_READ, &dl);
+	long r = accept_async(fd, a, al, fl);
+	if (r == -ENOSYS) {
+		struct op o = { .fd = fd, .addr = a, .addrlen = al, .flags = fl,
+				.block = accept_block };
+		int64_t dl = WT_DEADLINE_SOCKOPT;
+		r = io(&o, WT_IO_READ, &dl);
+	}
 	if (r >= 0)
 		wt_fd_set_kind((int)r, WT_FD_UNKNOWN); /* a number used before */
 	return (int)ret(r);
@@ -231,6 +264,72 @@ WT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int fl)
 WT_EXPORT int accept(int fd, struct sockaddr *a, socklen_t *al)
 {
 	return accept4(fd, a, al, 0);
+}
+
+/* ---- connect ---- */
+
+static bool is_tcp(int fd)
+{
+	int proto = 0;
+	socklen_t len = sizeof proto;
+	return wt_syscall6(SYS_getsockopt, fd, SOL_SOCKET, SO_PROTOCOL, (long)&proto, (long)&len,
+			   0) == 0 && proto == IPPROTO_TCP;
+}
+
+/* A blocking TCP connect, by the kernel while the task parks: the result
+ * the blocking form gives.  -ENOSYS: not that case, or no ring. */
+static long connect_async(int fd, const struct sockaddr *a, socklen_t al)
+{
+	if (wt_fd_nonblock(fd) != 0 || !is_tcp(fd))
+		return -ENOSYS; /* non-blocking (EINPROGRESS at once), or not TCP */
+	int64_t dl = wt_fd_sock_deadline(fd, WT_IO_WRITE);
+	bool restart = dl < 0; /* with a timeout, a handled signal ends it (EINTR) */
+	for (bool first = true;; first = false) {
+		uint32_t s = wt_netpoll_seq(fd, WT_IO_WRITE);
+		long res;
+		switch (wt_uring_connect(fd, a, al, dl, restart, &res)) {
+		case WT_URING_DONE:
+			break;
+		case WT_URING_TIMEDOUT:
+			return first ? -EINPROGRESS : -EALREADY;
+		case WT_URING_INTR:
+			return -EINTR;
+		default:
+			return first ? -ENOSYS : -EALREADY;
+		}
+		/* EALREADY (at once, not waited for): a connect this socket
+		 * started before, given up by a timeout or a signal, is still
+		 * under way.  The blocking form waits for it; an attempt once
+		 * the socket is writable says how it ended (0, or the error). */
+		if (res != -EALREADY)
+			return res;
+		switch (wt_netpoll_wait(fd, WT_IO_WRITE, s, &dl)) {
+		case 0:
+			continue;
+		case -EINTR:
+			if (restart && wt_netpoll_restarts())
+				continue;
+			return -EINTR;
+		case -ECANCELED:
+			wt_cancel_act();
+		case -EBADF:
+			return -EBADF;
+		default: /* the timeout passed, or made non-blocking meanwhile */
+			return -EALREADY;
+		}
+	}
+}
+
+WT_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t al)
+{
+	wt_real_init();
+	if (!wt_cur())
+		return real.connect(fd, a, al);
+	wt_testcancel();
+	long r = connect_async(fd, a, al);
+	if (r == -ENOSYS)
+		return CANCELABLE(real.connect(fd, a, al));
+	return (int)ret(r);
 }
 
 /* ---- write side: blocking calls write everything ---- */
@@ -366,23 +465,32 @@ WT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int fl)
 
 /* ---- the numbers themselves ---- */
 
+/* weft's own descriptors: the epoll fd and the io_uring fd. */
+static bool own_fd(int fd)
+{
+	return fd >= 0 && (fd == wt_netpoll_fd() || fd == wt_uring_fd());
+}
+
 WT_EXPORT int close(int fd)
 {
 	wt_real_init();
-	if (fd >= 0 && fd == wt_netpoll_fd()) {
+	if (own_fd(fd)) {
 		errno = EBADF; /* weft's own: the program never opened it */
 		return -1;
 	}
 	/* Before the close: once it is closed, another task may get the
 	 * same number from socket() and park on it. */
 	wt_netpoll_close(fd);
+	/* A cancellation point, for a cancel pending before it only: once the
+	 * kernel started it, the descriptor may be gone whatever it returns. */
+	wt_testcancel();
 	return real.close(fd);
 }
 
 WT_EXPORT int dup2(int old, int new)
 {
 	wt_real_init();
-	if (new >= 0 && new == wt_netpoll_fd()) {
+	if (own_fd(new)) {
 		errno = EBUSY; /* what Linux says for a number being installed */
 		return -1;
 	}
@@ -395,7 +503,7 @@ WT_EXPORT int dup2(int old, int new)
 WT_EXPORT int dup3(int old, int new, int fl)
 {
 	wt_real_init();
-	if (new >= 0 && new == wt_netpoll_fd()) {
+	if (own_fd(new)) {
 		errno = EBUSY;
 		return -1;
 	}
@@ -410,12 +518,12 @@ WT_EXPORT int fclose(FILE *fp)
 {
 	wt_real_init();
 	int fd = fp ? fileno(fp) : -1;
-	if (fd >= 0 && fd != wt_netpoll_fd())
+	if (fd >= 0 && !own_fd(fd))
 		wt_netpoll_close(fd); /* before, as close() */
 	return real.fclose(fp);
 }
 
-/* close_range and closefrom must spare weft's own epoll descriptor. */
+/* close_range and closefrom must spare weft's own descriptors. */
 WT_EXPORT int close_range(unsigned lo, unsigned hi, int fl)
 {
 	wt_real_init();
@@ -423,18 +531,26 @@ WT_EXPORT int close_range(unsigned lo, unsigned hi, int fl)
 		errno = ENOSYS;
 		return -1;
 	}
-	int ep = wt_netpoll_fd();
-	int r;
-	if (!(fl & CLOSE_RANGE_CLOEXEC))
-		wt_netpoll_close_range(lo, hi); /* before, as close() */
-	if (ep >= 0 && (unsigned)ep >= lo && (unsigned)ep <= hi && !(fl & CLOSE_RANGE_CLOEXEC)) {
-		r = (unsigned)ep > lo ? real.close_range(lo, (unsigned)ep - 1, fl) : 0;
-		if (r == 0 && (unsigned)ep < hi)
-			r = real.close_range((unsigned)ep + 1, hi, fl);
-	} else {
-		r = real.close_range(lo, hi, fl);
+	if (fl & CLOSE_RANGE_CLOEXEC)
+		return real.close_range(lo, hi, fl);
+	wt_netpoll_close_range(lo, hi); /* before, as close() */
+	/* [lo, hi] less weft's descriptors, in increasing order. */
+	int own[2] = { wt_netpoll_fd(), wt_uring_fd() };
+	if (own[0] > own[1]) {
+		int x = own[0];
+		own[0] = own[1];
+		own[1] = x;
 	}
-	return r;
+	for (int i = 0; i < 2; i++) {
+		if (own[i] < 0 || (unsigned)own[i] < lo || (unsigned)own[i] > hi)
+			continue;
+		if ((unsigned)own[i] > lo && real.close_range(lo, (unsigned)own[i] - 1, fl) != 0)
+			return -1;
+		if ((unsigned)own[i] == hi)
+			return 0;
+		lo = (unsigned)own[i] + 1;
+	}
+	return real.close_range(lo, hi, fl);
 }
 
 WT_EXPORT void closefrom(int lo)

@@ -170,7 +170,7 @@ static long poll_wait(struct pollfd *fds, nfds_t n, int64_t dl)
 
 static int poll_plain(struct pollfd *fds, nfds_t n, int ms)
 {
-	return BRACKETED(real.poll(fds, n, ms));
+	return CANCELABLE(real.poll(fds, n, ms));
 }
 
 WT_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
@@ -201,7 +201,7 @@ WT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, con
 	}
 	wt_testcancel();
 	if (m)
-		return BRACKETED(real.ppoll(fds, n, ts, m));
+		return CANCELABLE(real.ppoll(fds, n, ts, m));
 	struct pollset ps = { fds, n };
 	long r = n ? look_poll(&ps) : 0;
 	if (r != 0)
@@ -317,7 +317,7 @@ WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 	int64_t dl = tv ? wt_nanotime() + tv->tv_sec * 1000000000ll + tv->tv_usec * 1000ll : -1;
 	long k = select_task(n, r, w, e, dl);
 	if (k == -EPERM)
-		return BRACKETED(real.select(n, r, w, e, tv));
+		return CANCELABLE(real.select(n, r, w, e, tv));
 	if (tv) { /* Linux reports the time left */
 		int64_t left = dl - wt_nanotime();
 		if (left < 0)
@@ -342,7 +342,7 @@ WT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct times
 				ts ? wt_nanotime() + ts->tv_sec * 1000000000ll + ts->tv_nsec : -1);
 	}
 	if (k == -EPERM) /* a signal mask, or arguments the kernel judges */
-		return BRACKETED(real.pselect(n, r, w, e, ts, m));
+		return CANCELABLE(real.pselect(n, r, w, e, ts, m));
 	return (int)fail(k);
 }
 
@@ -375,7 +375,7 @@ WT_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
 	if (r == -ECANCELED)
 		wt_cancel_act();
 	if (r == -EPERM)
-		return BRACKETED(real.epoll_wait(ep, ev, max, remaining_ms(dl)));
+		return CANCELABLE(real.epoll_wait(ep, ev, max, remaining_ms(dl)));
 	return (int)fail(r);
 }
 
@@ -387,5 +387,5 @@ WT_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const
 	if (!wt_cur() || ms == 0)
 		return real.epoll_pwait(ep, ev, max, ms, m);
 	wt_testcancel();
-	return BRACKETED(real.epoll_pwait(ep, ev, max, ms, m));
+	return CANCELABLE(real.epoll_pwait(ep, ev, max, ms, m));
 }

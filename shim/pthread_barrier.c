@@ -6,7 +6,8 @@
  *               changed only by CAS, so an arrival knows its round exactly;
  *   bytes 8-11  count (set by init);
  *   bytes 12-15 flags: bit 31 = weft's layout (process-shared barriers are
- *               initialised by glibc, which never sets it).
+ *               initialised by glibc, which never sets it; their waits
+ *               are glibc's, BRACKETED).
  * The last arrival of a round swaps in (generation + 1, 0) and wakes
  * everyone parked on the state word; a waiter sleeps while the generation
  * it arrived in is current.
@@ -52,7 +53,7 @@ WT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 	struct bar *s = (struct bar *)b;
 	if (!(atomic_load(&s->flags) & 0x80000000u)) {
 		wt_real_init();
-		return real.pthread_barrier_wait(b);
+		return BRACKETED(real.pthread_barrier_wait(b));
 	}
 	unsigned count = atomic_load(&s->count);
 	uint64_t v = atomic_load(&s->state), nv;

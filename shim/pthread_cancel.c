@@ -1,13 +1,13 @@
 /*
- * pthread_cancel.c — deferred cancellation of tasks.
+ * pthread_cancel.c — cancellation of tasks.
  *
- * The request is a bit in the task (sched/task.c); cancellation points
- * are the waits weft implements (cond waits, join, sleeps, sem_wait,
- * barrier-free waits) and pthread_testcancel.  A task parked in one is woken
- * (wt_park_cancel) and exits through glibc's unwinder with
- * PTHREAD_CANCELED, so cleanup handlers run.  Asynchronous cancellation is
- * accepted as a setting and acts as deferred (documented).  glibc's own
- * cancellation points (read, write, …) do not see weft's request.
+ * The request is a bit in the task (sched/task.c).  A task parked in one
+ * of weft's waits (cond waits, join, sleeps, sem_wait, the poller) is
+ * woken (wt_park_cancel); one blocked in a libc cancellation point, or
+ * running with asynchronous cancellation, is reached by a signal to its
+ * worker (sched/preempt.c: wt_preempt_cancel).  Either way it exits
+ * through glibc's unwinder with PTHREAD_CANCELED, so cleanup handlers and
+ * destructors run.  A pthread_t whose thread has ended gets 0, as glibc.
  */
 #include "shim.h"
 #include "../sched/task.h"
@@ -15,8 +15,8 @@
 WT_EXPORT int pthread_cancel(pthread_t th)
 {
 	struct wt_task *t = wt_task_from_pthread(th);
-	if (!t)
-		return ESRCH;
+	if (!t) /* glibc: 0 for a thread that exited, joined or not */
+		return wt_task_ended(th) >= 0 ? 0 : ESRCH;
 	wt_task_cancel(t);
 	return 0;
 }

@@ -10,7 +10,11 @@
  *   __wrefs                              glibc's flags, as pthread_cond_init
  *                                        writes them: bit 0 process-shared,
  *                                        bit 1 CLOCK_MONOTONIC.
- * Process-shared condvars are left to glibc.
+ * Process-shared condvars are left to glibc, their waits made PSHARED and
+ * BRACKETED (shim.h): the owner id glibc's re-lock records is unique across
+ * processes, and the proc goes to other tasks while the worker sleeps in the
+ * kernel.  A robust, priority or process-shared mutex under a private
+ * condvar is unlocked and re-locked by glibc too (wt_mutex_*).
  *
  * wait: read seq, count in, unlock the mutex, park while seq is unchanged,
  * count out, re-lock.  A signal between the unlock and the park changes seq,
@@ -48,9 +52,11 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline)
 	wt_wait_reason("pthread_cond_wait");
 	int pr = wt_park(SEQ(c), seq_unchanged, seq, deadline, true);
 	atomic_fetch_sub(NWAIT(c), 1);
-	wt_mutex_lock(m, -1);
+	int lr = wt_mutex_lock(m, -1);
 	if (pr == WT_PARK_CANCELED)
 		wt_cancel_act(); /* with the mutex held, as POSIX requires */
+	if (lr == EOWNERDEAD) /* a robust mutex's holder died: said as glibc says it */
+		return lr;
 	return pr == WT_PARK_TIMEDOUT ? ETIMEDOUT : 0;
 }
 
@@ -58,7 +64,7 @@ WT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	if (FLAGS(c) & F_SHARED) {
 		wt_real_init();
-		return real.pthread_cond_wait(c, m);
+		return PSHARED(BRACKETED(real.pthread_cond_wait(c, m)));
 	}
 	wt_testcancel();
 	return cond_wait(c, m, -1);
@@ -80,7 +86,7 @@ WT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 {
 	if (FLAGS(c) & F_SHARED) {
 		wt_real_init();
-		return real.pthread_cond_timedwait(c, m, abs);
+		return PSHARED(BRACKETED(real.pthread_cond_timedwait(c, m, abs)));
 	}
 	return timedwait(c, m, FLAGS(c) & F_MONO ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
 }
@@ -90,8 +96,9 @@ WT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 {
 	if (FLAGS(c) & F_SHARED) {
 		wt_real_init();
-		return real.pthread_cond_clockwait ? real.pthread_cond_clockwait(c, m, clk, abs)
-						   : EINVAL;
+		if (!real.pthread_cond_clockwait)
+			return EINVAL;
+		return PSHARED(BRACKETED(real.pthread_cond_clockwait(c, m, clk, abs)));
 	}
 	return timedwait(c, m, clk, abs);
 }

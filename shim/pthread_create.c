@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include <sys/syscall.h>
+
 #include "shim.h"
 #include "../sched/proc.h"
 #include "../sched/task.h"
@@ -28,11 +30,28 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	return 0;
 }
 
+/* A pthread_t of weft's whose task is gone, as glibc answers for a
+ * descriptor it cached: joined, the tid it set to -1 makes join, timedjoin
+ * and detach ESRCH and tryjoin EBUSY; detached, its joinid makes join and
+ * detach EINVAL.  try: tryjoin.  0 when th was never weft's. */
+static int ended_join_err(pthread_t th, bool try)
+{
+	int e = wt_task_ended(th);
+	if (e < 0)
+		return 0;
+	if (e == WT_ENDED_DETACHED)
+		return EINVAL;
+	return try ? EBUSY : ESRCH;
+}
+
 /* deadline: mono ns, -1 forever, WT_JOIN_TRY. */
 static int join(pthread_t th, void **ret, int64_t deadline)
 {
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t) {
+		int e = ended_join_err(th, deadline == WT_JOIN_TRY);
+		if (e)
+			return e;
 		wt_real_init();
 		if (deadline == -1)
 			return real.pthread_join(th, ret);
@@ -82,6 +101,9 @@ WT_EXPORT int pthread_detach(pthread_t th)
 {
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t) {
+		int e = ended_join_err(th, false);
+		if (e)
+			return e;
 		wt_real_init();
 		return real.pthread_detach(th);
 	}
@@ -127,14 +149,16 @@ int wt_pthread_yield(void) __asm__("pthread_yield");
 __attribute__((visibility("default"))) int wt_pthread_yield(void)
 {
 	wt_yield();
+	wt_cancel_async_point();
 	return 0;
 }
 
 WT_EXPORT int sched_yield(void)
 {
 	if (!wt_cur())
-		return (int)wt_syscall6(24 /* SYS_sched_yield */, 0, 0, 0, 0, 0, 0);
+		return (int)wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 	wt_yield();
+	wt_cancel_async_point();
 	return 0;
 }
 

@@ -11,9 +11,11 @@
  *   __kind   glibc's kind: 0 normal, 1 recursive, 2 errorcheck, 3 adaptive,
  *            plus flag bits.  Robust (16), priority-inheritance (32),
  *            priority-protect (64) and process-shared (128) mutexes are left
- *            to glibc: they need the kernel's futex protocols (a waiting task
- *            then blocks its worker, which sysmon's blocked-worker detection
- *            hands its proc on from).
+ *            to glibc: they need the kernel's futex protocols.  glibc's calls
+ *            are made PSHARED (the owner id glibc records is unique across
+ *            processes, sched/pshared.c) and a lock that may wait is
+ *            BRACKETED, so the proc goes to other tasks while the worker
+ *            sleeps in the kernel.
  */
 #include "shim.h"
 #include "../sched/task.h"
@@ -32,7 +34,9 @@ static bool still_locked(const void *addr, uintptr_t arg)
 	return __atomic_load_n((const int *)addr, __ATOMIC_RELAXED) == 2;
 }
 
-static int lock_slow(pthread_mutex_t *m, int64_t deadline)
+/* cancel: the wait ends for pthread_cancel (asynchronous cancellation;
+ * the caller acts on it). */
+static int lock_slow(pthread_mutex_t *m, int64_t deadline, bool cancel)
 {
 	_Atomic int *w = (_Atomic int *)&m->__data.__lock;
 	/* Spin a little when another proc may be releasing it right now. */
@@ -49,7 +53,9 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 	/* Acquire: pairs with the release exchange in wt_mutex_unlock. */
 	while (atomic_exchange_explicit(w, 2, memory_order_acquire) != 0) {
 		wt_wait_reason("pthread_mutex_lock");
-		int r = wt_park(w, still_locked, 0, deadline, false);
+		int r = wt_park(w, still_locked, 0, deadline, cancel);
+		if (r == WT_PARK_CANCELED)
+			return ECANCELED; /* the word stays 2: an unlock wakes one more */
 		if (r == WT_PARK_TIMEDOUT) {
 			int z = 0;
 			if (atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire,
@@ -61,10 +67,43 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline)
 	return 0;
 }
 
-/* Returns 0 or a positive error number.  deadline: mono ns or -1. */
-int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline)
+/* glibc's lock of a special mutex: a try first, then a wait BRACKETED.
+ * abs on clk, or NULL for no timeout.  0 or a positive error number. */
+static int special_lock(pthread_mutex_t *m, int kind, clockid_t clk, const struct timespec *abs)
+{
+	wt_real_init();
+	int r = PSHARED(real.pthread_mutex_trylock(m));
+	if (r == EBUSY) {
+		if (!abs)
+			r = PSHARED(BRACKETED(real.pthread_mutex_lock(m)));
+		else if (clk == CLOCK_REALTIME || !real.pthread_mutex_clocklock)
+			r = PSHARED(BRACKETED(real.pthread_mutex_timedlock(m, abs)));
+		else
+			r = PSHARED(BRACKETED(real.pthread_mutex_clocklock(m, clk, abs)));
+	}
+	if ((kind & 16) && (kind & 128) && (r == 0 || r == EOWNERDEAD))
+		wt_pshared_robust_locked();
+	return r;
+}
+
+static int special_unlock(pthread_mutex_t *m)
+{
+	wt_real_init();
+	return PSHARED(real.pthread_mutex_unlock(m));
+}
+
+/* Returns 0 or a positive error number.  deadline: mono ns or -1.
+ * cancel: pthread_mutex_lock and its timed forms, where a task with
+ * asynchronous cancellation enabled is cancelled while it waits, as the
+ * native signal interrupts the futex wait (ECANCELED: act on it); not a
+ * condition variable's re-lock, which must hold the mutex. */
+static int mutex_lock(pthread_mutex_t *m, int64_t deadline, bool cancel)
 {
 	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) && kind >= 0) {
+		/* A condition variable's re-lock: no timeout there. */
+		return special_lock(m, kind, CLOCK_MONOTONIC, NULL);
+	}
 	int me = wt_self_tid();
 	if (kind & KIND_MASK) {
 		if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP &&
@@ -82,7 +121,7 @@ int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline)
 	int z = 0;
 	if (unlikely(!atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire,
 							     memory_order_relaxed))) {
-		int r = lock_slow(m, deadline);
+		int r = lock_slow(m, deadline, cancel);
 		if (r)
 			return r;
 	}
@@ -92,9 +131,26 @@ int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline)
 	return 0;
 }
 
+int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline)
+{
+	return mutex_lock(m, deadline, false);
+}
+
+/* The program's own lock calls. */
+static int user_lock(pthread_mutex_t *m, int64_t deadline)
+{
+	struct wt_task *t = wt_cur();
+	int r = mutex_lock(m, deadline, t && wt_cancel_async_on(t));
+	if (r == ECANCELED)
+		wt_cancel_act();
+	return r;
+}
+
 int wt_mutex_unlock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) && kind >= 0)
+		return special_unlock(m);
 	if (kind & KIND_MASK) {
 		int me = wt_self_tid();
 		if ((kind & KIND_MASK) != PTHREAD_MUTEX_ADAPTIVE_NP &&
@@ -114,11 +170,9 @@ int wt_mutex_unlock(pthread_mutex_t *m)
 WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
-	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
-		wt_real_init();
-		return kind < 0 ? EINVAL : real.pthread_mutex_lock(m);
-	}
-	return wt_mutex_lock(m, -1);
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
+		return kind < 0 ? EINVAL : special_lock(m, kind, CLOCK_REALTIME, NULL);
+	return user_lock(m, -1);
 }
 
 static int mutex_trylock(pthread_mutex_t *m)
@@ -147,7 +201,12 @@ WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	int kind = kind_of(m);
 	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
 		wt_real_init();
-		return kind < 0 ? EINVAL : real.pthread_mutex_trylock(m);
+		if (kind < 0)
+			return EINVAL;
+		int r = PSHARED(real.pthread_mutex_trylock(m));
+		if ((kind & 16) && (kind & 128) && (r == 0 || r == EOWNERDEAD))
+			wt_pshared_robust_locked();
+		return r;
 	}
 	return mutex_trylock(m);
 }
@@ -155,14 +214,8 @@ WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
 	int kind = kind_of(m);
-	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
-		wt_real_init();
-		if (kind < 0)
-			return EINVAL;
-		if (clk == CLOCK_REALTIME || !real.pthread_mutex_clocklock)
-			return real.pthread_mutex_timedlock(m, abs);
-		return real.pthread_mutex_clocklock(m, clk, abs);
-	}
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
+		return kind < 0 ? EINVAL : special_lock(m, kind, clk, abs);
 	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
 		return EINVAL;
 	/* POSIX: no validation needed when the lock is free. */
@@ -171,7 +224,7 @@ static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *a
 		return r;
 	if (!wt_ts_valid(abs))
 		return EINVAL;
-	return wt_mutex_lock(m, wt_deadline(clk, abs));
+	return user_lock(m, wt_deadline(clk, abs));
 }
 
 WT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abs)
@@ -188,10 +241,8 @@ WT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 WT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
-	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
-		wt_real_init();
-		return kind < 0 ? EINVAL : real.pthread_mutex_unlock(m);
-	}
+	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
+		return kind < 0 ? EINVAL : special_unlock(m);
 	return wt_mutex_unlock(m);
 }
 
@@ -199,6 +250,13 @@ WT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *
 {
 	wt_real_init();
 	return real.pthread_mutex_init(m, a); /* glibc computes __kind from the attr */
+}
+
+/* glibc records the caller as the owner again: its process-shared id. */
+WT_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)
+{
+	wt_real_init();
+	return PSHARED(real.pthread_mutex_consistent(m));
 }
 
 WT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)

@@ -10,7 +10,8 @@
  *   __cur_writer  the write holder's tid field (glibc does the same), for
  *                 EDEADLK and for unlock to know which lock it releases;
  *   __shared      non-zero: process-shared (glibc's pthread_rwlock_init
- *                 writes 1); such locks are left to glibc entirely;
+ *                 writes 1); such locks are left to glibc entirely, its
+ *                 calls made PSHARED and, when they may wait, BRACKETED;
  *   __flags       glibc's kind: 0 PREFER_READER_NP (the default),
  *                 1 PREFER_WRITER_NP, 2 PREFER_WRITER_NONRECURSIVE_NP.
  *
@@ -332,7 +333,7 @@ WT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_rdlock(l);
+		return PSHARED(BRACKETED(real.pthread_rwlock_rdlock(l)));
 	}
 	return lock_entry(l, false, CLOCK_REALTIME, NULL, false);
 }
@@ -341,7 +342,7 @@ WT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_wrlock(l);
+		return PSHARED(BRACKETED(real.pthread_rwlock_wrlock(l)));
 	}
 	return lock_entry(l, true, CLOCK_REALTIME, NULL, false);
 }
@@ -350,7 +351,7 @@ WT_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_tryrdlock(l);
+		return PSHARED(real.pthread_rwlock_tryrdlock(l));
 	}
 	return rdlock(l, -1, true);
 }
@@ -359,7 +360,7 @@ WT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_trywrlock(l);
+		return PSHARED(real.pthread_rwlock_trywrlock(l));
 	}
 	return wrlock(l, -1, true);
 }
@@ -368,7 +369,7 @@ WT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct times
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_timedrdlock(l, abs);
+		return PSHARED(BRACKETED(real.pthread_rwlock_timedrdlock(l, abs)));
 	}
 	return lock_entry(l, false, CLOCK_REALTIME, abs, true);
 }
@@ -377,7 +378,7 @@ WT_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct times
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_timedwrlock(l, abs);
+		return PSHARED(BRACKETED(real.pthread_rwlock_timedwrlock(l, abs)));
 	}
 	return lock_entry(l, true, CLOCK_REALTIME, abs, true);
 }
@@ -387,7 +388,7 @@ WT_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_clockrdlock ? real.pthread_rwlock_clockrdlock(l, clk, abs)
+		return real.pthread_rwlock_clockrdlock ? PSHARED(BRACKETED(real.pthread_rwlock_clockrdlock(l, clk, abs)))
 						       : EINVAL;
 	}
 	return lock_entry(l, false, clk, abs, true);
@@ -398,7 +399,7 @@ WT_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_clockwrlock ? real.pthread_rwlock_clockwrlock(l, clk, abs)
+		return real.pthread_rwlock_clockwrlock ? PSHARED(BRACKETED(real.pthread_rwlock_clockwrlock(l, clk, abs)))
 						       : EINVAL;
 	}
 	return lock_entry(l, true, clk, abs, true);
@@ -408,7 +409,7 @@ WT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_unlock(l);
+		return PSHARED(real.pthread_rwlock_unlock(l));
 	}
 	/* As glibc: the caller is the writer iff __cur_writer is its tid. */
 	if (CUR_WRITER(l) == wt_self_tid() &&

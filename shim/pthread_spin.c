@@ -7,6 +7,8 @@
  * lock takes it to 0 (glibc: `lock decl; jne`), unlock stores 1.  init and
  * destroy stay glibc's.
  */
+#include <sys/syscall.h>
+
 #include "shim.h"
 #include "../sched/proc.h"
 
@@ -29,7 +31,7 @@ WT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 		if (wt_cur())
 			wt_yield();
 		else
-			wt_syscall6(24 /* SYS_sched_yield */, 0, 0, 0, 0, 0, 0);
+			wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 	}
 }
 

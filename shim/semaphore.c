@@ -9,8 +9,8 @@
  *   bytes 8-11   private: glibc writes FUTEX_PRIVATE (0) for pshared == 0
  *                and FUTEX_SHARED (128) for process-shared semaphores and for
  *                every named one (sem_open maps them shared).  Only private
- *                == 0 is weft's; anything else goes to glibc, whose futex
- *                waits then block the worker (sysmon notices).
+ *                == 0 is weft's; anything else goes to glibc, its waits
+ *                BRACKETED (the proc goes to other tasks meanwhile).
  *   bytes 12-15  pad.
  *
  * wait: take a unit by CAS while the value is positive; else count in as a
@@ -135,7 +135,7 @@ WT_EXPORT int sem_wait(sem_t *sem)
 {
 	if (!is_ours(sem)) {
 		wt_real_init();
-		return real.sem_wait(sem);
+		return BRACKETED(real.sem_wait(sem));
 	}
 	wt_testcancel();
 	if (trydown(S(sem)))
@@ -171,7 +171,7 @@ WT_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abs)
 {
 	if (!is_ours(sem)) {
 		wt_real_init();
-		return real.sem_timedwait(sem, abs);
+		return BRACKETED(real.sem_timedwait(sem, abs));
 	}
 	return timedwait(sem, CLOCK_REALTIME, abs);
 }
@@ -180,7 +180,7 @@ WT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timespec *ab
 {
 	if (!is_ours(sem)) {
 		wt_real_init();
-		return real.sem_clockwait ? real.sem_clockwait(sem, clk, abs) : fail(EINVAL);
+		return real.sem_clockwait ? BRACKETED(real.sem_clockwait(sem, clk, abs)) : fail(EINVAL);
 	}
 	return timedwait(sem, clk, abs);
 }

@@ -14,9 +14,11 @@
 #include <time.h>
 
 #include "../sched/runtime.h"
+#include "../sched/pshared.h"
 #include "../sched/real.h"
 #include "../sched/start.h"
 #include "../sched/syscall.h"
+#include "../sched/task.h"
 #include "../sched/timer.h"
 #include "../sched/tls.h"
 
@@ -42,6 +44,50 @@
 		r_;                                       \
 	})
 
+/* CANCELABLE(call): BRACKETED(call) for a libc call that is a
+ * cancellation point, as glibc's own is: a cancel pending when it starts
+ * is acted on instead, and one that arrives while it blocks ends it with
+ * EINTR (its worker is signalled: sched/preempt.c) and is then acted on
+ * (glibc 2.36 acts on it whenever it arrives during the call; a call that
+ * completed keeps its result here, and the next cancellation point acts).
+ * Context: as BRACKETED; may unwind the task (cleanup handlers run). */
+#define CANCELABLE(call)                                          \
+	({                                                        \
+		__typeof__(call) r_;                              \
+		struct wt_task *t_ = wt_cur();                    \
+		if (!t_) {                                        \
+			r_ = (call);                              \
+		} else {                                          \
+			wt_testcancel();                          \
+			wt_entersyscall();                        \
+			if (wt_cancel_call_begin(t_)) {           \
+				wt_cancel_call_end(t_);           \
+				wt_exitsyscall();                 \
+				wt_cancel_act();                  \
+			}                                         \
+			r_ = (call);                              \
+			int e_ = errno;                           \
+			wt_cancel_call_end(t_);                   \
+			wt_exitsyscall();                         \
+			if (r_ < 0 && e_ == EINTR) /* -1 or -EINTR */ \
+				wt_testcancel();                  \
+		}                                                 \
+		r_;                                               \
+	})
+
+/* PSHARED(call): the value of call, glibc's function on a process-shared
+ * mutex, condition variable or rwlock, made with the task's process-shared
+ * owner id in its TCB (sched/pshared.c), since glibc records owners by that
+ * field.  PSHARED(BRACKETED(call)) for one that may block.
+ * Context: any caller. */
+#define PSHARED(call)                                     \
+	({                                                \
+		int tid_ = wt_pshared_enter();            \
+		__typeof__(call) rp_ = (call);            \
+		wt_pshared_leave(tid_);                   \
+		rp_;                                      \
+	})
+
 /* BLOCKING(ret, name, params, args) defines the interposed `name`: libc's
  * own function, BRACKETED.  Used by shim/blocking.c and shim/fallback.c;
  * tools/gen-exports.sh reads lines that start with "BLOCKING(". */
@@ -50,6 +96,15 @@
 	{                                             \
 		wt_real_init();                       \
 		return BRACKETED(real.name args);     \
+	}
+
+/* CANCEL_POINT(ret, name, params, args): as BLOCKING, for a cancellation
+ * point (CANCELABLE).  tools/gen-exports.sh reads these lines too. */
+#define CANCEL_POINT(ret, name, params, args)         \
+	WT_EXPORT ret name params                     \
+	{                                             \
+		wt_real_init();                       \
+		return CANCELABLE(real.name args);    \
 	}
 
 /* The caller's owner id, as glibc writes it in __owner: the tid field of the

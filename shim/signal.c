@@ -196,17 +196,20 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 {
 	struct wt_task *t = wt_runtime_on() ? wt_task_from_pthread(th) : NULL;
 	wt_real_init();
-	if (!t)
-		return real.pthread_kill(th, sig);
-	if (sig < 0 || sig >= 65)
-		return EINVAL;
-	if (wt_task_dead(t))
-		return ESRCH;
-	if (sig == 0)
-		return 0;
-	/* glibc refuses its internal signals too. */
+	/* glibc refuses its internal signals first, then sends nothing to a
+	 * thread that has exited, joined or not, and returns 0. */
 	if (sig == 32 || sig == 33)
 		return EINVAL;
+	if (!t && wt_runtime_on() && wt_task_ended(th) >= 0)
+		return 0;
+	if (!t)
+		return real.pthread_kill(th, sig);
+	if (wt_task_dead(t))
+		return 0;
+	if (sig < 0 || sig >= 65)
+		return EINVAL;
+	if (sig == 0)
+		return 0;
 	return -wt_sig_send(t, sig);
 }
 
@@ -244,15 +247,28 @@ WT_EXPORT int gsignal(int sig)
  * call's for its duration; it returns once a handler ran on the task.  A
  * thread weft did not create calls libc.  Cancellation points. */
 
+/* A cancellation point: pthread_cancel signals the worker while the call
+ * is marked (wt_cancel_call_begin), which ends the wait (sigtask.c). */
+static int suspend(struct wt_task *t, uint64_t mask)
+{
+	wt_testcancel();
+	if (wt_cancel_call_begin(t)) {
+		wt_cancel_call_end(t);
+		wt_cancel_act();
+	}
+	int r = wt_sig_suspend(t, mask);
+	wt_cancel_call_end(t);
+	wt_testcancel();
+	return r;
+}
+
 WT_EXPORT int sigsuspend(const sigset_t *mask)
 {
 	struct wt_task *t = task();
 	wt_real_init();
 	if (!t)
 		return real.sigsuspend(mask);
-	wt_testcancel();
-	errno = -wt_sig_suspend(t, bits_of(mask));
-	wt_testcancel();
+	errno = -suspend(t, bits_of(mask));
 	return -1;
 }
 
@@ -262,9 +278,7 @@ WT_EXPORT int pause(void)
 	wt_real_init();
 	if (!t)
 		return real.pause();
-	wt_testcancel();
-	errno = -wt_sig_suspend(t, t->sigmask);
-	wt_testcancel();
+	errno = -suspend(t, t->sigmask);
 	return -1;
 }
 
@@ -297,8 +311,17 @@ static int task_sigtimedwait(struct wt_task *t, const sigset_t *set, siginfo_t *
 			lp = &left;
 		}
 		unsigned intr = wt_sig_wait_begin(t, want);
+		if (wt_cancel_call_begin(t)) { /* a cancellation point */
+			wt_cancel_call_end(t);
+			wt_sig_wait_end(t, -1, EINTR, intr);
+			wt_cancel_act();
+		}
 		int r = real.sigtimedwait(set, info, lp);
-		bool again = wt_sig_wait_end(t, r, errno, intr);
+		int e = errno;
+		wt_cancel_call_end(t);
+		bool again = wt_sig_wait_end(t, r, e, intr);
+		if (r < 0 && e == EINTR)
+			wt_testcancel(); /* pthread_cancel ended the wait */
 		if (!again)
 			return r; /* errno as the call left it: the runtime leaves it alone */
 		/* Interrupted by a poke, not by a handler: wait on. */
@@ -311,6 +334,7 @@ WT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct ti
 	wt_real_init();
 	if (!t)
 		return real.sigtimedwait(set, info, ts);
+	wt_testcancel();
 	return task_sigtimedwait(t, set, info, ts);
 }
 

@@ -1,18 +1,32 @@
 /*
- * syscall.c — private futex waits through libc's syscall() park tasks.
+ * syscall.c — futex operations through libc's syscall(): private waits park
+ * tasks, shared ones go to the kernel.
  *
  * libstdc++ implements std::future, std::atomic::wait, std::barrier,
- * std::latch and std::counting_semaphore with syscall(SYS_futex, ...).  A
- * task's FUTEX_WAIT / FUTEX_WAIT_BITSET on a private futex parks in weft's
- * parking lot instead of blocking its worker; the kernel's check "still
- * equal to val" becomes the park's validate, under the bucket lock.  Any
- * caller's FUTEX_WAKE / FUTEX_WAKE_BITSET wakes parked tasks first and the
- * kernel's waiters (threads that are not tasks) with what is left.  Bitsets
- * are ignored on wake (a waiter may wake spuriously, which futex users
- * allow).  libstdc++ does not pass FUTEX_PRIVATE_FLAG, so "shared" futexes
- * are handled too: a wake also wakes the kernel's shared waiters, and a
- * parked wait on a shared futex re-checks the word every 10 ms, in case the
- * word is in memory shared with another process whose wake we cannot see.
+ * std::latch and std::counting_semaphore with syscall(SYS_futex, ...), and
+ * programs call it directly.  The kernel keys a private futex (the
+ * FUTEX_PRIVATE_FLAG) by this process's address space and a shared one by
+ * the memory behind the address, and never matches a private waiter with a
+ * shared wake or the reverse.  weft keeps that split:
+ *   - shared (no FUTEX_PRIVATE_FLAG): the word may be in memory another
+ *     process maps (MAP_SHARED), whose waits and wakes only the kernel sees.
+ *     Every shared operation is the kernel's; a wait is BRACKETED, so the
+ *     proc goes to other tasks while the worker sleeps in the kernel.
+ *   - private: a task's FUTEX_WAIT / FUTEX_WAIT_BITSET parks in weft's
+ *     parking lot instead of blocking its worker; the kernel's check "still
+ *     equal to val" becomes the park's validate, under the bucket lock.  A
+ *     private waiter may also be in the kernel (a thread that is not a task,
+ *     a futex_waitv), so a private wake wakes parked tasks first and the
+ *     kernel's waiters with what is left.  Bitsets are ignored on the
+ *     parking-lot side (a waiter may wake spuriously, which futex users
+ *     allow).  FUTEX_REQUEUE / FUTEX_CMP_REQUEUE wake the parked tasks they
+ *     would have moved (each re-checks its word and waits again: again a
+ *     spurious wake-up); FUTEX_WAKE_OP does its atomic operation here, then
+ *     the two wakes.
+ *   - priority-inheritance operations (FUTEX_LOCK_PI, ...) and futex_waitv
+ *     are always the kernel's, the blocking ones BRACKETED.  The PI word
+ *     holds an OS thread's id, and the task may run on another worker after
+ *     the call (README, Known limits).
  * Every other system call passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
  * own locks) cannot be seen here: sysmon's blocked-worker detection
@@ -25,6 +39,13 @@
 #include "shim.h"
 #include "../sched/task.h"
 
+#ifndef FUTEX_LOCK_PI2
+#define FUTEX_LOCK_PI2 13
+#endif
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449
+#endif
+
 static bool futex_same(const void *addr, uintptr_t val)
 {
 	return __atomic_load_n((const int *)addr, __ATOMIC_RELAXED) == (int)val;
@@ -36,56 +57,146 @@ static long fail(int e)
 	return -1;
 }
 
-static long futex(int *uaddr, int op, int val, const struct timespec *ts, bool *handled)
+/* The kernel's futex call, as the program made it (errno as it leaves it). */
+static long kfutex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 {
-	int cmd = op & FUTEX_CMD_MASK;
-	bool shared = !(op & FUTEX_PRIVATE_FLAG);
-	*handled = false;
-	if (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET) {
-		if (val <= 0)
-			return 0; /* let the kernel judge */
-		*handled = true;
-		int n = wt_unpark(uaddr, val);
-		if (n < val) {
-			long k = wt_futex_wake((_Atomic int *)uaddr, val - n, shared);
-			if (k > 0)
-				n += (int)k;
-		}
-		return n;
+	return real.syscall(SYS_futex, uaddr, op, val, v2, uaddr2, val3);
+}
+
+/* A private wake of up to n waiters on uaddr: parked tasks, then the
+ * kernel's private waiters with what is left (op: the caller's wake op). */
+static int wake_private(int *uaddr, int op, int n, int val3)
+{
+	int woken = wt_unpark(uaddr, n);
+	if (woken < n) {
+		long k = wt_syscall6(SYS_futex, (long)uaddr, op, n - woken, 0, 0, val3);
+		if (k > 0)
+			woken += (int)k;
 	}
-	if ((cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET) || !wt_cur())
-		return 0;
-	*handled = true;
+	return woken;
+}
+
+/* A task's private FUTEX_WAIT / FUTEX_WAIT_BITSET: parks. */
+static long wait_private(int *uaddr, int op, int val, const struct timespec *ts)
+{
 	int64_t deadline = -1;
 	if (ts) {
 		if (!wt_ts_valid(ts) || ts->tv_sec < 0)
 			return fail(EINVAL);
-		if (cmd == FUTEX_WAIT)
+		if ((op & FUTEX_CMD_MASK) == FUTEX_WAIT)
 			deadline = wt_nanotime() + (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
 		else
 			deadline = wt_abs_to_mono(op & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME
 									: CLOCK_MONOTONIC, ts);
 	}
-	for (;;) {
-		int64_t until = deadline;
-		if (shared) {
-			int64_t poll = wt_nanotime() + 10000000;
-			if (until < 0 || poll < until)
-				until = poll;
+	wt_wait_reason("futex");
+	int r = wt_park(uaddr, futex_same, (uintptr_t)(unsigned)val, deadline, false);
+	if (r == WT_PARK_INVALID)
+		return fail(EAGAIN);
+	if (r == WT_PARK_INTR)
+		return fail(EINTR);
+	if (r == WT_PARK_TIMEDOUT)
+		return fail(ETIMEDOUT);
+	return 0;
+}
+
+/* FUTEX_WAKE_OP's operation on *uaddr2, done atomically; sets *cmp_ok to the
+ * comparison of the old value.  0 or -ENOSYS (an unknown op or comparison). */
+static int wake_op_apply(int *uaddr2, unsigned enc, bool *cmp_ok)
+{
+	int opc = (enc >> 28) & 7, cmp = (enc >> 24) & 15;
+	int oparg = (int)(enc << 8) >> 20, cmparg = (int)(enc << 20) >> 20;
+	if (enc & (FUTEX_OP_OPARG_SHIFT << 28))
+		oparg = 1 << (oparg & 31);
+	if (opc > FUTEX_OP_XOR || cmp > FUTEX_OP_CMP_GE)
+		return -ENOSYS;
+	int old = __atomic_load_n(uaddr2, __ATOMIC_RELAXED), new;
+	do {
+		switch (opc) {
+		case FUTEX_OP_SET: new = oparg; break;
+		case FUTEX_OP_ADD: new = (int)((unsigned)old + (unsigned)oparg); break;
+		case FUTEX_OP_OR: new = old | oparg; break;
+		case FUTEX_OP_ANDN: new = old & ~oparg; break;
+		default: new = old ^ oparg; break;
 		}
-		wt_wait_reason("futex");
-		int r = wt_park(uaddr, futex_same, (uintptr_t)(unsigned)val, until, false);
-		if (r == WT_PARK_INVALID)
-			return fail(EAGAIN);
-		if (r == WT_PARK_WOKEN)
-			return 0;
-		if (r == WT_PARK_INTR)
-			return fail(EINTR);
-		if (deadline >= 0 && wt_nanotime() >= deadline)
-			return fail(ETIMEDOUT);
-		if (!futex_same(uaddr, (uintptr_t)(unsigned)val))
-			return 0; /* changed: a wake we could not see */
+		/* seq_cst, as the kernel's atomic op: a waiter's check of the word
+		 * and this change are ordered. */
+	} while (!__atomic_compare_exchange_n(uaddr2, &old, new, false, __ATOMIC_SEQ_CST,
+					      __ATOMIC_RELAXED));
+	switch (cmp) {
+	case FUTEX_OP_CMP_EQ: *cmp_ok = old == cmparg; break;
+	case FUTEX_OP_CMP_NE: *cmp_ok = old != cmparg; break;
+	case FUTEX_OP_CMP_LT: *cmp_ok = old < cmparg; break;
+	case FUTEX_OP_CMP_LE: *cmp_ok = old <= cmparg; break;
+	case FUTEX_OP_CMP_GT: *cmp_ok = old > cmparg; break;
+	default: *cmp_ok = old >= cmparg; break;
 	}
+	return 0;
+}
+
+/* syscall(SYS_futex, ...).  Context: any caller; a wait parks a task or
+ * blocks a worker BRACKETED. */
+static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
+{
+	int cmd = op & FUTEX_CMD_MASK;
+	bool shared = !(op & FUTEX_PRIVATE_FLAG);
+	const struct timespec *ts = (const struct timespec *)v2;
+	switch (cmd) {
+	case FUTEX_WAIT:
+	case FUTEX_WAIT_BITSET:
+		if (shared || !wt_cur() || (cmd == FUTEX_WAIT_BITSET && !val3))
+			return BRACKETED(kfutex(uaddr, op, val, v2, uaddr2, val3));
+		return wait_private(uaddr, op, val, ts);
+	case FUTEX_LOCK_PI:
+	case FUTEX_LOCK_PI2:
+	case FUTEX_WAIT_REQUEUE_PI:
+		return BRACKETED(kfutex(uaddr, op, val, v2, uaddr2, val3));
+	case FUTEX_WAKE:
+	case FUTEX_WAKE_BITSET:
+		if (shared || val <= 0 || (cmd == FUTEX_WAKE_BITSET && !val3))
+			break;
+		return wake_private(uaddr, op, val, val3);
+	case FUTEX_REQUEUE:
+	case FUTEX_CMP_REQUEUE: {
+		int nreq = (int)v2;
+		if (shared || val < 0 || nreq < 0)
+			break;
+		if (cmd == FUTEX_CMP_REQUEUE && __atomic_load_n(uaddr, __ATOMIC_SEQ_CST) != val3)
+			return fail(EAGAIN);
+		/* Parked tasks are woken rather than moved: up to val + nreq. */
+		long want = (long)val + nreq;
+		int n = wt_unpark(uaddr, want > 0x7fffffff ? 0x7fffffff : (int)want);
+		int wake_left = n < val ? val - n : 0;
+		int req_left = n > val ? nreq - (n - val) : nreq;
+		long k = 0;
+		if (wake_left + req_left > 0)
+			k = wt_syscall6(SYS_futex, (long)uaddr, op, wake_left, req_left,
+					(long)uaddr2, val3);
+		if (k < 0) {
+			if (n == 0)
+				return fail((int)-k);
+			k = 0;
+		}
+		if (cmd == FUTEX_REQUEUE) /* the count woken, not moved */
+			return (n < val ? n : val) + (k < wake_left ? k : wake_left);
+		return n + k;
+	}
+	case FUTEX_WAKE_OP: {
+		int nwake2 = (int)v2;
+		bool cmp_ok;
+		if (shared || val < 0 || nwake2 < 0 || ((uintptr_t)uaddr2 & 3))
+			break;
+		int e = wake_op_apply(uaddr2, (unsigned)val3, &cmp_ok);
+		if (e)
+			return fail(-e);
+		int op1 = FUTEX_WAKE | FUTEX_PRIVATE_FLAG;
+		long n = val ? wake_private(uaddr, op1, val, 0) : 0;
+		if (cmp_ok && nwake2)
+			n += wake_private(uaddr2, op1, nwake2, 0);
+		return n;
+	}
+	}
+	return kfutex(uaddr, op, val, v2, uaddr2, val3);
 }
 
 WT_EXPORT long syscall(long nr, ...)
@@ -95,12 +206,10 @@ WT_EXPORT long syscall(long nr, ...)
 	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
 	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
 	va_end(ap);
-	if (nr == SYS_futex && wt_runtime_on()) {
-		bool handled;
-		long r = futex((int *)a, (int)b, (int)c, (const struct timespec *)d, &handled);
-		if (handled)
-			return r;
-	}
 	wt_real_init();
+	if (nr == SYS_futex && wt_runtime_on())
+		return futex((int *)a, (int)b, (int)c, d, (int *)e, (int)f);
+	if (nr == SYS_futex_waitv && wt_runtime_on())
+		return BRACKETED(real.syscall(nr, a, b, c, d, e, f));
 	return real.syscall(nr, a, b, c, d, e, f);
 }

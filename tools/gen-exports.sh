@@ -1,6 +1,6 @@
 #!/bin/sh
 # Prints the anonymous version script for libweft.so: every function marked
-# WT_EXPORT (or defined with shim/blocking.c's BLOCKING macro) in the given
+# WT_EXPORT (or defined with shim.h's BLOCKING or CANCEL_POINT macro) in the given
 # shim sources, and nothing else.
 # Anonymous on purpose: a named version node would make the dynamic linker
 # bind the program's pthread_*@GLIBC_2.x references to glibc instead.
@@ -9,6 +9,6 @@ echo "{"
 echo "  global:"
 { grep -ho 'WT_EXPORT [^(]*(' "$@" | sed -E 's/.*[ *]([A-Za-z_0-9]+)\($/\1/'
   grep -ho 'export: [A-Za-z_0-9]*' "$@" | sed 's/export: //'
-  grep -ho '^BLOCKING([^,]*, *[A-Za-z_0-9]*,' "$@" | sed -E 's/.*, *([A-Za-z_0-9]+),$/\1/'; } | sort -u | sed 's/.*/    &;/'
+  grep -hoE '^(BLOCKING|CANCEL_POINT)\([^,]*, *[A-Za-z_0-9]*,' "$@" | sed -E 's/.*, *([A-Za-z_0-9]+),$/\1/'; } | sort -u | sed 's/.*/    &;/'
 echo "  local: *;"
 echo "};"

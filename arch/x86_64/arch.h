@@ -131,6 +131,9 @@ void wt_arch_uc_push_call(ucontext_t *uc, void (*fn)(void));
  * instruction, which the kernel rewound to restart it, or just after it
  * with the call ended by EINTR. */
 bool wt_arch_uc_in_syscall(const ucontext_t *uc);
+/* sigctx.c: on such a context, makes the call end with -EINTR when the
+ * handler returns (stepping over a call the kernel was to restart). */
+void wt_arch_uc_syscall_eintr(ucontext_t *uc);
 
 /* ---- system calls ---- */
 

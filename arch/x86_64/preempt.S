@@ -7,7 +7,8 @@
  * wt_arch_uc_push_call), and returns.
  * After sigreturn the task runs here on its own stack, saves everything the
  * interrupted code may have live, calls wt_preempt_park (which may switch
- * to other tasks and return on another worker), restores, and returns to
+ * to other tasks and return on another worker, or never return: an
+ * asynchronous cancellation unwinds from it), restores, and returns to
  * the interrupted instruction with the red zone skipped (`ret $128`).
  *
  * Frame, from the interrupted stack pointer R down (offsets from R):
@@ -38,7 +39,12 @@ wt_async_preempt:
 	.cfi_startproc
 	/* Entered by a rewritten signal context, not by a call: CFA = rsp + 8,
 	 * the return address (interrupted rip) at CFA - 8, as after a call.
-	 * The red-zone skip makes the caller's rsp CFA + 128. */
+	 * The red-zone skip makes the caller's rsp CFA + 128.  A signal frame
+	 * for the unwinder: the return address is the interrupted instruction
+	 * itself, not one after a call, so the interrupted function's unwind
+	 * entry is found even at its first instruction.  Asynchronous
+	 * cancellation unwinds through here (wt_preempt_park). */
+	.cfi_signal_frame
 	.cfi_val_offset rsp, WT_REDZONE
 	pushfq
 	.cfi_adjust_cfa_offset 8

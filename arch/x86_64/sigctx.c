@@ -19,6 +19,18 @@ void wt_arch_uc_push_call(ucontext_t *uc, void (*fn)(void))
 	g[REG_RIP] = (greg_t)(uintptr_t)fn;
 }
 
+/* Context: a signal handler, on a context wt_arch_uc_in_syscall accepted.
+ * Makes the call end with -EINTR, as a handler without SA_RESTART would:
+ * a call the kernel was to restart (or not yet entered) is stepped over. */
+void wt_arch_uc_syscall_eintr(ucontext_t *uc)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	const unsigned char *ip = (const unsigned char *)g[REG_RIP];
+	if (ip[0] == 0x0f && ip[1] == 0x05)
+		g[REG_RIP] += 2;
+	g[REG_RAX] = -EINTR;
+}
+
 /* Context: a signal handler.  The kernel leaves a context interrupted in a
  * blocking call on its `syscall` instruction (0f 05) when it will restart
  * it (SA_RESTART), or just after it with rax = -EINTR when it will not.

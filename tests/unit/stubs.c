@@ -20,7 +20,8 @@
  *   wt_curp         returns stub_curp (NULL: stack.c uses its global lists);
  *   wt_tls_new      no TLS: returns a thread pointer below the slot's top
  *                   and the block's low end, or 0 when stub_tls_fail;
- *   wt_cfg, wt_tls_static_size, wt_tcb_size  plain variables.
+ *   wt_cfg, wt_tls_static_size, wt_tcb_size  plain variables;
+ *   wt_uring_fd, wt_uring_reap  no io_uring ring: -1, nothing to reap.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -200,4 +201,14 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 	uintptr_t tp = WT_ALIGN_DOWN((uintptr_t)top - wt_tcb_size, 64);
 	*tls_low = (char *)(tp - wt_tls_static_size);
 	return tp;
+}
+
+int wt_uring_fd(void)
+{
+	return -1;
+}
+
+void wt_uring_reap(struct wt_task **list)
+{
+	(void)list;
 }

@@ -204,7 +204,7 @@ Test(stack, guard_moves_down_and_claims_the_slot_below)
 	cr_assert_eq(nlive(), 1, "one task, however many slots");
 	/* Freed: the extra slot goes back cold, the home slot warm, with its
 	 * G0 guard again; the next task gets the home slot as it was left. */
-	wt_stack_free(t, NULL);
+	wt_stack_free(t, NULL, WT_ENDED_JOINED);
 	cr_assert_eq(nlive(), 0);
 	cr_assert_eq(nwarm(), 1);
 	cr_assert_null(wt_stack_owner((uintptr_t)top - 1));
@@ -253,7 +253,7 @@ Test(stack, reuse_lowest_k_first_and_blocked_growth)
 	cr_assert_eq(grow(t, &info), WT_GROWN);
 	cr_assert_eq(grow(t, &info), WT_GROWN);
 	cr_assert_eq(t->lowslot, s - 1);
-	wt_stack_free(t, NULL);
+	wt_stack_free(t, NULL, WT_ENDED_JOINED);
 	wt_stack_scavenge(wt_nanotime()); /* too soon: stays warm */
 	cr_assert_eq(nwarm(), 1);
 	wt_stack_scavenge(wt_nanotime() + 2000000000ll);
@@ -282,8 +282,8 @@ Test(stack, proc_cache_is_lifo_and_spills_half_to_the_ring)
 	for (int i = 0; i < 20; i++)
 		alloc(i, 0);
 	int s5 = tasks[5].slot, s7 = tasks[7].slot;
-	wt_stack_free(&tasks[5], p);
-	wt_stack_free(&tasks[7], p);
+	wt_stack_free(&tasks[5], p, WT_ENDED_JOINED);
+	wt_stack_free(&tasks[7], p, WT_ENDED_JOINED);
 	cr_assert_eq(p->slots.n, 2);
 	cr_assert_eq(nwarm(), 2);
 	cr_assert_eq(alloc(100, 0)->slot, s7, "last freed, first reused");
@@ -293,10 +293,10 @@ Test(stack, proc_cache_is_lifo_and_spills_half_to_the_ring)
 	/* 16 fit the cache; the 17th moves half of them to the global ring. */
 	static const int order[16] = { 0, 1, 2, 3, 4, 6, 8, 9, 10, 11, 12, 13, 14, 15, 18, 19 };
 	for (int i = 0; i < 16; i++)
-		wt_stack_free(&tasks[order[i]], p);
+		wt_stack_free(&tasks[order[i]], p, WT_ENDED_JOINED);
 	cr_assert_eq(p->slots.n, 16);
 	int s16 = tasks[16].slot;
-	wt_stack_free(&tasks[16], p);
+	wt_stack_free(&tasks[16], p, WT_ENDED_JOINED);
 	cr_assert_eq(tasks[16].slot, -1);
 	cr_assert_eq(p->slots.n, 8);
 	cr_assert_eq(nwarm(), 17);
@@ -323,7 +323,7 @@ Test(stack, big_stack_holds_several_slots_from_the_start)
 	struct wt_overflow info;
 	cr_assert_eq(grow(t, &info), WT_GROWN);
 	cr_assert_eq(t->guard, top - 4 * SLOT, "the first fault moves the guard to the bottom");
-	wt_stack_free(t, NULL);
+	wt_stack_free(t, NULL, WT_ENDED_JOINED);
 	for (int i = 0; i < 4; i++)
 		cr_assert_null(wt_stack_owner((uintptr_t)top - (size_t)i * SLOT - 1));
 	cr_assert_not(readable(top - REGION));
@@ -347,7 +347,7 @@ Test(stack, stack_bigger_than_the_arena_gives_gets_a_mapping)
 	cr_assert_eq(info.limit, size);
 	cr_assert_eq(wt_stack_grow(t, (uintptr_t)t->stack_lo, &info), WT_NOT_GUARD);
 	char *lo = t->stack_lo;
-	wt_stack_free(t, NULL);
+	wt_stack_free(t, NULL, WT_ENDED_JOINED);
 	cr_assert_not(readable(lo), "unmapped");
 	cr_assert_eq(nlive(), 1);
 }
@@ -437,7 +437,7 @@ static void *spawner(void *arg)
 		if (t->stack_lo) { /* live: release it */
 			for (int s = t->lowslot; s <= t->slot; s++)
 				atomic_store(&holder[s], NULL);
-			wt_stack_free(t, stub_curp);
+			wt_stack_free(t, stub_curp, WT_ENDED_JOINED);
 			continue;
 		}
 		memset(t, 0, sizeof *t);
@@ -469,7 +469,7 @@ static void *spawner(void *arg)
 		if (mine[i].stack_lo) {
 			for (int s = mine[i].lowslot; s <= mine[i].slot; s++)
 				atomic_store(&holder[s], NULL);
-			wt_stack_free(&mine[i], stub_curp);
+			wt_stack_free(&mine[i], stub_curp, WT_ENDED_JOINED);
 		}
 	free(mine);
 	atomic_fetch_add(&cdone, 1);

@@ -1,0 +1,45 @@
+/*
+ * pshared.h — owner ids for process-shared locks (pshared.c).
+ */
+#ifndef WEFT_PSHARED_H
+#define WEFT_PSHARED_H
+
+#include "runtime.h"
+#include "tls.h"
+
+/* The current task's owner id for process-shared objects (allocated on its
+ * first use).  Context: a task; never blocks. */
+int wt_pshared_id(struct wt_task *t);
+/* A task that exits gives its id back.  Context: the exiting task. */
+void wt_pshared_release(struct wt_task *t);
+/* Fork child: t (the forking task) is the process's first thread now. */
+void wt_pshared_fork_reset(struct wt_task *t);
+/* The main task at start. */
+void wt_pshared_init(struct wt_task *main_task);
+/* After a robust process-shared mutex was locked: says once on stderr when
+ * the holder's death would go unseen by other processes. */
+void wt_pshared_robust_locked(void);
+
+/* Around glibc's call on a process-shared object: the TCB's tid field (the
+ * owner id glibc reads) holds the task's process-shared id; returns the
+ * value to restore.  A thread that is not a task keeps its kernel tid.
+ * Context: any caller; never blocks. */
+static inline int wt_pshared_enter(void)
+{
+	struct wt_task *t = wt_cur();
+	if (!t)
+		return 0;
+	int *f = (int *)(t->tp + wt_off_tid);
+	int old = *f;
+	*f = wt_pshared_id(t);
+	return old;
+}
+
+static inline void wt_pshared_leave(int old)
+{
+	struct wt_task *t = wt_cur();
+	if (t)
+		*(int *)(t->tp + wt_off_tid) = old;
+}
+
+#endif
