@@ -27,6 +27,7 @@
 
 #include "runtime.h"
 #include "proc.h"
+#include "sigtask.h"
 #include "task.h"
 
 #define NBUCKETS 4096
@@ -88,6 +89,14 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 	struct wt_waiter local, *w = t ? &t->waiter : &local;
 	struct bucket *b = bucket_of(addr);
 
+	/* For the dump (sched/dump.c): the coarse clock is a vDSO read of the
+	 * kernel's tick time, a few ns, so every park can afford it.  Read
+	 * before the lock (libc code under a weft lock would let a program's
+	 * signal handler run there, sched/sighandler.c) and before the waiter
+	 * is filled in (such a handler may park, with the same record). */
+	struct timespec now;
+	if (t)
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 	w->next = NULL;
 	w->task = t;
 	w->result = WT_PARK_WOKEN;
@@ -100,13 +109,6 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 	if (deadline >= 0 && deadline <= wt_nanotime())
 		return WT_PARK_TIMEDOUT;
 
-	/* For the dump (sched/dump.c): the coarse clock is a vDSO read of the
-	 * kernel's tick time, a few ns, so every park can afford it.  Read
-	 * before the lock: libc code under a weft lock would let a program's
-	 * signal handler run there (sched/sighandler.c). */
-	struct timespec now;
-	if (t)
-		clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 	wt_spin_lock(&b->lock);
 	if (validate && !validate(addr, arg)) {
 		wt_spin_unlock(&b->lock);
@@ -124,6 +126,11 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 	 * one sent after finds the waiter queued (wt_park_interrupt). */
 	if (t && (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask)) {
 		wt_spin_unlock(&b->lock);
+		/* Its handlers run now, as they would have as it resumed: a
+		 * caller that waits again would otherwise come back here until
+		 * something else raised them (a poke that found this thread in
+		 * weft put the signal back in sigpend). */
+		wt_sig_deliver(t);
 		return WT_PARK_INTR;
 	}
 	if (b->tail)
@@ -139,11 +146,20 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 			t->timer.fn = park_timeout;
 			wt_timer_add(&t->timer, deadline);
 		}
+		/* The task's signals wait until this park is over: a handler
+		 * that parks (sleeps, posts, locks) reuses t->waiter and
+		 * t->timer, and must not find this wait's still in use. */
+		t->sig_hold = true;
 		wt_park_commit(&b->lock);     /* returns once woken; lock released */
 		if (deadline >= 0)
 			wt_timer_del(&t->timer);
 		t->wait_on = NULL;
-		return w->result;
+		int result = w->result;
+		t->sig_hold = false;
+		atomic_signal_fence(memory_order_seq_cst);
+		if (atomic_load_explicit(&t->sigpend, memory_order_relaxed))
+			wt_sig_deliver(t); /* the handlers, now that the wait is over */
+		return result;
 	}
 
 	/* An OS thread that is not a task: sleep on the waiter's own word. */

@@ -186,6 +186,9 @@ static void chain(int sig, siginfo_t *si, void *ucv)
 		set |= 1ull << (sig - 1);
 	set &= ~((1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1)));
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&set, (long)&old, 8, 0, 0);
+	struct wt_task *t = wt_cur();
+	if (t)
+		t->sighandled++; /* a sigsuspend it interrupted returns (sigtask.c) */
 	if (u.sa_flags & SA_SIGINFO)
 		u.sa_sigaction(sig, si, ucv);
 	else

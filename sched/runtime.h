@@ -109,6 +109,10 @@ struct wt_task {
 	uint64_t sigraised;             /* [owner m; handler] raised for sigwait, blocked */
 	unsigned sigintr;               /* [owner m; handler] pokes that interrupted a call */
 	bool sig_norestart;             /* [owner m] a handler without SA_RESTART ran on it */
+	bool sig_hold;                  /* [owner m] in park's switch: its signals wait for
+					 * the park to finish (park.c) */
+	unsigned sighandled;            /* [owner m; handler] program handlers run on it
+					 * (sigsuspend waits for one) */
 	/* Its one io_uring call in flight (uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */

@@ -390,6 +390,24 @@ static bool to_main(int sig, const siginfo_t *si)
 	return wt_sig_send(mt, sig) == 0;
 }
 
+/* The handler made a blocking call that moved its task from worker `from`
+ * to worker `to` (exitsyscall without a proc: sched/syscall.c); sigreturn
+ * will run on `to`.  It restores the alternate signal stack the frame
+ * recorded, `from`'s own: two workers sharing one would run their SIGURG
+ * handlers on the same memory, so `to`'s is put there instead.  The mask it
+ * restores was set on `from`: `to` no longer knows its thread's mask.
+ * Context: the trampoline, on `to`. */
+static void moved(void *ucv, struct wt_m *from, struct wt_m *to)
+{
+	ucontext_t *uc = ucv;
+	if (uc->uc_stack.ss_sp == from->sigstk && to->sigstk) {
+		uc->uc_stack.ss_sp = to->sigstk;
+		uc->uc_stack.ss_size = WT_SIGSTK;
+		uc->uc_stack.ss_flags = 0;
+	}
+	to->sigmask = WT_SIGMASK_UNKNOWN;
+}
+
 void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 {
 	if (!synchronous(sig, si) && interrupted_weft(ucv)) {
@@ -411,10 +429,21 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	struct wt_task *t = wt_cur();
 	if (t && !(u.sa_flags & SA_RESTART))
 		t->sig_norestart = true; /* a read it interrupted ends with EINTR (netpoll.c) */
+	if (t)
+		t->sighandled++; /* a sigsuspend it interrupted returns (sigtask.c) */
+	struct wt_m *m = t ? t->m : NULL;
+	/* The kernel blocks sig and sa_mask on the thread meanwhile; a handler
+	 * that parks leaves that mask to the next task on this worker, which
+	 * would keep its own signals pending there.  The next switch-in sets
+	 * its mask afresh. */
+	if (m)
+		m->sigmask = WT_SIGMASK_UNKNOWN;
 	if (u.sa_flags & SA_SIGINFO)
 		u.sa_sigaction(sig, si, ucv);
 	else
 		u.sa_handler(sig);
+	if (m && t->m != m)
+		moved(ucv, m, t->m);
 }
 
 /* Context: sysmon. */

@@ -26,6 +26,9 @@
  *             thread with a marker (SI_QUEUE, sival WT_POKE, our pid).
  *   task:   every switch-in, mask change (wt_sig_setmask) and park (park.c,
  *           under the bucket lock) reads sigpend after its own writes.
+ * A task switched back into a park (t->sig_hold) raises nothing until the
+ * park has finished with t->waiter and t->timer (park.c raises then): a
+ * handler that sleeps or waits reuses both.
  * The pairs are store-buffer (Dekker) pairs: the sender's RMW + barrier
  * against the task's plain store + load; with membarrier, every running
  * thread passes a full barrier between the sender's RMW and its reads, so
@@ -145,8 +148,8 @@ void wt_sig_switchin_slow(struct wt_task *t)
 		sigmask_set_deliver(eff);
 		m->sigmask = eff;
 	}
-	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed))
-		deliver(t);
+	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) && !t->sig_hold)
+		deliver(t); /* held: park.c delivers once the park is over */
 }
 
 /* Context: t itself (pthread_sigmask).  Always a system call, as natively:
@@ -213,6 +216,44 @@ bool wt_sig_wait_end(struct wt_task *t, int r, int err, unsigned intr)
 	return again;
 }
 
+/* ---- sigsuspend and pause on a task ----
+ * The task's mask becomes the call's for the wait (so senders see what it
+ * takes, and deliver raises those on this thread, where the old thread mask
+ * keeps them pending), and the thread waits in rt_sigsuspend with that
+ * mask, SIGURG open: a pthread_kill during the wait pokes the thread, the
+ * poke raises the signal, and its handler runs as the poke returns.  The
+ * call returns once a program handler ran on the task (t->sighandled moved),
+ * so a poke or preemption request that ran none is waited through, or a
+ * cancel of a call marked a cancellation point arrived.  The
+ * kernel restores the thread mask as rt_sigsuspend returns; the task's
+ * field gets its old value back.  Context: t (task code or a handler on
+ * it); a system call of the task's: it blocks its worker, never parks.
+ * Returns -EINTR, as sigsuspend always does. */
+int wt_sig_suspend(struct wt_task *t, uint64_t mask)
+{
+	mask &= ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) | WT_SIGBIT(32) | WT_SIGBIT(33));
+	unsigned before = t->sighandled;
+	uint64_t old = t->sigmask;
+	wt_entersyscall();
+	__atomic_store_n(&t->sigmask, mask, __ATOMIC_RELAXED);
+	if (unlikely(wt_sig_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	deliver(t);
+	uint64_t eff = wt_sig_eff(mask);
+	/* A cancel requested while the caller marked the call a cancellation
+	 * point (shim/signal.c) signals this worker, and ends the wait. */
+	while (t->sighandled == before &&
+	       !(atomic_load(&t->cancel_call) && wt_cancel_pending(t)))
+		wt_syscall6_sigok(SYS_rt_sigsuspend, (long)&eff, 8, 0, 0, 0, 0);
+	__atomic_store_n(&t->sigmask, old, __ATOMIC_RELAXED);
+	if (unlikely(wt_sig_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~old)
+		deliver(t);
+	wt_exitsyscall();
+	return -EINTR;
+}
+
 /* The sender's half of the Dekker pairs above. */
 static void barrier(void)
 {
@@ -271,7 +312,9 @@ bool wt_sig_urg(siginfo_t *si, void *uc)
 	struct wt_task *t = wt_cur();
 	if (si->si_code == SI_QUEUE && si->si_pid == wt_pid && si->si_value.sival_int == WT_POKE) {
 		wt_sig_redeliver(uc);
-		if (t && !deliver(t))
+		/* A task finishing a park (t->sig_hold) takes its signals as the
+		 * park returns (park.c). */
+		if (t && !t->sig_hold && !deliver(t))
 			t->sigintr++; /* a call it interrupted did not run a handler */
 		return true;
 	}

@@ -35,6 +35,9 @@ void wt_sig_poke(struct wt_m *m);          /* SIGURG to m's thread */
  * the wait).  Context: t. */
 unsigned wt_sig_wait_begin(struct wt_task *t, uint64_t set);
 bool wt_sig_wait_end(struct wt_task *t, int r, int err, unsigned intr);
+/* sigsuspend(mask) on t: returns -EINTR once a program handler ran on t.
+ * Context: t; blocks its worker (a system call of t's). */
+int wt_sig_suspend(struct wt_task *t, uint64_t mask);
 /* Sent to t and not yet raised (sigpending). */
 static inline uint64_t wt_sig_pending(struct wt_task *t)
 {

@@ -9,7 +9,6 @@
  * What blocks here and why it cannot be polled:
  *   open* / creat     a FIFO's open waits for the other end; NFS, FUSE;
  *   flock, fcntl(F_SETLKW, F_OFD_SETLKW), lockf(F_LOCK)   file locks;
- *   sigwait*, pause, sigsuspend                            signals;
  *   wait3, wait4                                           children;
  *   msgrcv, msgsnd, semop, semtimedop                      System V IPC;
  *   mq_send, mq_receive and their timed forms              POSIX queues;
@@ -18,9 +17,10 @@
  * fcntl and lockf bracket only their waiting commands; every other command
  * goes straight to libc.  The calls glibc makes cancellation points are
  * cancellation points here too (CANCELABLE, CANCEL_POINT: shim.h): open*,
- * creat, the waiting fcntl and lockf commands, pause, sigsuspend, wait3,
+ * creat, the waiting fcntl and lockf commands, wait3,
  * wait4, msgrcv, msgsnd, the mq_ sends and receives, fdatasync; flock,
- * semop, sync*, truncate and the copies are not, as in glibc.  Return values and errno are libc's (the runtime
+ * semop, sync*, truncate and the copies are not, as in glibc (pause and
+ * sigsuspend, in signal.c, are too).  Return values and errno are libc's (the runtime
  * calls made after libc's leave errno alone).  waitpid, wait, waitid
  * and fsync are in blocking.c.
  *
@@ -195,24 +195,8 @@ WT_EXPORT int lockf64(int fd, int cmd, off64_t len)
 
 /* ---- signals ---- */
 
-/* sigwait, sigwaitinfo, sigtimedwait: signal.c (they take task-pending
- * signals first, then wait between the same marks). */
-CANCEL_POINT(int, pause, (void), ())
-
-/* SIGURG stays open during the wait, as in every mask weft sets on a
- * worker (shim/signal.c): pthread_cancel's signal must end it. */
-WT_EXPORT int sigsuspend(const sigset_t *mask)
-{
-	sigset_t m;
-	const sigset_t *use = mask;
-	wt_real_init();
-	if (use && wt_cur()) {
-		m = *mask;
-		sigdelset(&m, SIGURG);
-		use = &m;
-	}
-	return CANCELABLE(real.sigsuspend(use));
-}
+/* sigwait, sigwaitinfo, sigtimedwait, sigsuspend and pause: signal.c (the
+ * task's mask and queued signals take part in the wait). */
 
 /* ---- children ---- */
 

@@ -213,6 +213,75 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 	return -wt_sig_send(t, sig);
 }
 
+/* raise: the signal is the calling task's, as pthread_kill(pthread_self())
+ * makes it (libc's would queue a blocked one on the worker thread, where
+ * the next task run there would find it pending).  Delivered before it
+ * returns when not blocked. */
+WT_EXPORT int raise(int sig)
+{
+	struct wt_task *t = task();
+	wt_real_init();
+	if (!t || sig == 32 || sig == 33)
+		return real.raise(sig);
+	if (sig < 0 || sig >= 65) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (sig == 0)
+		return 0;
+	int r = wt_sig_send(t, sig);
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return 0;
+}
+
+WT_EXPORT int gsignal(int sig)
+{
+	return raise(sig);
+}
+
+/* ---- sigsuspend, pause ----
+ * On a task: sched/sigtask.c's wait, with the task's mask replaced by the
+ * call's for its duration; it returns once a handler ran on the task.  A
+ * thread weft did not create calls libc.  Cancellation points. */
+
+/* A cancellation point: pthread_cancel signals the worker while the call
+ * is marked (wt_cancel_call_begin), which ends the wait (sigtask.c). */
+static int suspend(struct wt_task *t, uint64_t mask)
+{
+	wt_testcancel();
+	if (wt_cancel_call_begin(t)) {
+		wt_cancel_call_end(t);
+		wt_cancel_act();
+	}
+	int r = wt_sig_suspend(t, mask);
+	wt_cancel_call_end(t);
+	wt_testcancel();
+	return r;
+}
+
+WT_EXPORT int sigsuspend(const sigset_t *mask)
+{
+	struct wt_task *t = task();
+	wt_real_init();
+	if (!t)
+		return real.sigsuspend(mask);
+	errno = -suspend(t, bits_of(mask));
+	return -1;
+}
+
+WT_EXPORT int pause(void)
+{
+	struct wt_task *t = task();
+	wt_real_init();
+	if (!t)
+		return real.pause();
+	errno = -suspend(t, t->sigmask);
+	return -1;
+}
+
 /* ---- sigwait, sigwaitinfo, sigtimedwait ----
  * On a task: libc's sigtimedwait, inside the runtime's bracket for it
  * (sched/sigtask.c: wt_sig_wait_begin/end), which hands it the task's

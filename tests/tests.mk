@@ -26,6 +26,11 @@ $(TB)/preload/openmp_%: tests/preload/openmp_%.c tests/preload/weft_check.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -fopenmp -o $@ $<
 
+# Programs linking Boehm GC (libgc-dev), registered threads: named gc_*.
+$(TB)/preload/gc_%: tests/preload/gc_%.c tests/preload/weft_check.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -pthread -o $@ $< -lgc
+
 $(TB)/preload/%: tests/preload/%.cc tests/preload/weft_check.h
 	@mkdir -p $(dir $@)
 	g++ -O2 -g -Wall -std=c++20 -pthread -o $@ $<
