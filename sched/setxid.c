@@ -286,16 +286,14 @@ long wt_setxid(long nr, long a, long b, long c)
 	for (;;) {
 		int added = pass(op, listed, (int)(cap / 2), resend);
 		resend = true;
+		/* The deadline is the pass's, not the wait's: a signal that cuts a
+		 * wait short (sysmon's probes of this blocked worker) must not
+		 * put the next pass off for ever. */
+		int64_t until = wt_nanotime() + 10000000;
+		struct timespec ts = { until / 1000000000, until % 1000000000 };
 		int left;
-		while ((left = atomic_load(&op->pending)) != 0) {
-			struct timespec ts;
-			int64_t until = wt_nanotime() + 10000000;
-			ts.tv_sec = until / 1000000000;
-			ts.tv_nsec = until % 1000000000;
+		while ((left = atomic_load(&op->pending)) != 0 && wt_nanotime() < until)
 			wt_futex_wait(&op->pending, left, &ts, false);
-			if (wt_nanotime() >= until)
-				break;
-		}
 		if (!said && atomic_load(&op->pending) && wt_nanotime() - start > 1000000000) {
 			say_late(op);
 			said = true;
