@@ -259,13 +259,7 @@ static _Atomic int cancel_watch; /* [atomic] sysmon should look for such tasks *
 
 static void poke(struct wt_m *m)
 {
-	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	si.si_signo = SIGURG;
-	si.si_code = SI_QUEUE;
-	si.si_pid = wt_pid;
-	si.si_value.sival_ptr = cookie;
-	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, SIGURG, (long)&si, 0, 0);
+	wt_sig_urg_send(m->ostid, (union sigval){ .sival_ptr = cookie });
 }
 
 static bool needs_signal(struct wt_task *t)
@@ -327,14 +321,8 @@ static void send(struct wt_m *m, int64_t now)
 		return;
 	atomic_store_explicit(&m->sigsent, 1, memory_order_relaxed);
 	m->mon_sent = now;
-	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	si.si_signo = SIGURG;
-	si.si_code = SI_QUEUE;
-	si.si_pid = wt_pid; /* refreshed in a fork child */
-	si.si_value.sival_ptr = cookie;
 	/* The signal's delivery orders m->preempt, stored before, for the handler. */
-	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, SIGURG, (long)&si, 0, 0);
+	poke(m);
 }
 
 /* Context: sysmon, every tick while a proc is busy. */

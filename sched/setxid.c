@@ -156,13 +156,7 @@ void wt_setxid_poll(void)
 
 static void send(struct op *op, int tid)
 {
-	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	si.si_signo = SIGURG;
-	si.si_code = SI_QUEUE;
-	si.si_pid = wt_pid;
-	si.si_value.sival_ptr = op;
-	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, tid, SIGURG, (long)&si, 0, 0);
+	wt_sig_urg_send(tid, (union sigval){ .sival_ptr = op });
 }
 
 /* One pass over /proc/self/task: adds and signals new threads, signals

@@ -263,7 +263,11 @@ static void barrier(void)
 	atomic_thread_fence(memory_order_seq_cst);
 }
 
-void wt_sig_poke(struct wt_m *m)
+/* Weft's own SIGURG to thread tid of this process, marked as ours: queued
+ * (SI_QUEUE) by our pid with value v, which the receiving handler
+ * recognises (a poke, a preemption request, a change of ids).  Context:
+ * any, signal handlers included. */
+void wt_sig_urg_send(int tid, union sigval v)
 {
 	siginfo_t si;
 	memset(&si, 0, sizeof si);
@@ -271,8 +275,13 @@ void wt_sig_poke(struct wt_m *m)
 	si.si_code = SI_QUEUE;
 	si.si_pid = wt_pid;
 	si.si_uid = uid;
-	si.si_value.sival_int = WT_POKE;
-	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, SIGURG, (long)&si, 0, 0);
+	si.si_value = v;
+	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, tid, SIGURG, (long)&si, 0, 0);
+}
+
+void wt_sig_poke(struct wt_m *m)
+{
+	wt_sig_urg_send(m->ostid, (union sigval){ .sival_int = WT_POKE });
 }
 
 /* pthread_kill to a task.  Context: any.  Returns 0 (queuing cannot fail)

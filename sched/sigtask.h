@@ -27,6 +27,7 @@ void wt_sig_switchin_slow(struct wt_task *t);
 void wt_sig_deliver(struct wt_task *t);    /* on t: raise what t may take now */
 int wt_sig_send(struct wt_task *t, int sig); /* pthread_kill to a task: 0 or -errno */
 void wt_sig_setmask(struct wt_task *t, uint64_t mask);
+void wt_sig_urg_send(int tid, union sigval v); /* weft's SIGURG, value v */
 void wt_sig_poke(struct wt_m *m);          /* SIGURG to m's thread */
 /* sigwait on t (sigtask.c), around the caller's wait in the kernel for
  * set: begin enters the system call and returns a token for end; end takes
