@@ -38,22 +38,11 @@ static void *acceptor(void *arg)
 	return arg;
 }
 
-static long procs(void)
-{
-	const char *g = getenv("GOMAXPROCS");
-	return g && atol(g) > 0 ? atol(g) : sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 int main(void)
 {
 	weft_check_loaded();
-	l = socket(AF_INET, SOCK_STREAM, 0);
-	addr.sin_family = AF_INET;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	socklen_t al = sizeof addr;
-	if (bind(l, (struct sockaddr *)&addr, sizeof addr) || listen(l, 64) ||
-	    getsockname(l, (struct sockaddr *)&addr, &al))
-		return perror("listen"), 1;
+	if ((l = loopback_listen(&addr, 64)) < 0)
+		return 1;
 	pthread_t t[N];
 	for (long i = 0; i < N; i++)
 		pthread_create(&t[i], NULL, acceptor, (void *)i);

@@ -41,22 +41,12 @@ static void *client(void *arg)
 	return arg;
 }
 
-static long procs(void)
-{
-	const char *g = getenv("GOMAXPROCS");
-	return g && atol(g) > 0 ? atol(g) : sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 int main(void)
 {
 	weft_check_loaded();
-	int l = socket(AF_INET, SOCK_STREAM, 0);
-	addr.sin_family = AF_INET;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	socklen_t al = sizeof addr;
-	if (bind(l, (struct sockaddr *)&addr, sizeof addr) || listen(l, 1) ||
-	    getsockname(l, (struct sockaddr *)&addr, &al))
-		return perror("listen"), 1;
+	int l = loopback_listen(&addr, 1);
+	if (l < 0)
+		return 1;
 	static pthread_t t[N];
 	pthread_attr_t a;
 	pthread_attr_init(&a);

@@ -24,12 +24,6 @@ static void *reader(void *arg)
 	return (void *)(long)c;
 }
 
-static long procs(void)
-{
-	const char *g = getenv("GOMAXPROCS");
-	return g && atol(g) > 0 ? atol(g) : sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 static int round_of(const char *what, int sockets)
 {
 	pthread_t t[N];

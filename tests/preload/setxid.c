@@ -80,7 +80,7 @@ static const char *all_threads(int uid, int gid, int *nthreads)
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		char p[64], l[256];
+		char p[320], l[256];
 		snprintf(p, sizeof p, "/proc/self/task/%s/status", e->d_name);
 		FILE *f = fopen(p, "r");
 		if (!f)

@@ -4,6 +4,8 @@
  *   deadline(clk, ts, ms)     *ts = now on clk + ms milliseconds
  *   os_threads()              the kernel's count of this process's threads
  *   now_s()                   CLOCK_MONOTONIC in seconds
+ *   procs()                   GOMAXPROCS if set, else the online CPUs
+ *   loopback_listen(a, n)     a TCP listener on 127.0.0.1 (port in *a), backlog n
  */
 #ifndef WEFT_TEST_UTIL_H
 #define WEFT_TEST_UTIL_H
@@ -12,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 static inline const char *en(int e)
 {
@@ -57,4 +63,27 @@ static inline long os_threads(void)
 		fclose(f);
 	return n;
 }
+static inline long procs(void)
+{
+	const char *g = getenv("GOMAXPROCS");
+	return g && atol(g) > 0 ? atol(g) : sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* A listening TCP socket on 127.0.0.1 with backlog n; *a gets its address.
+ * Returns the descriptor, or -1 (perror says why). */
+static inline int loopback_listen(struct sockaddr_in *a, int n)
+{
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+	memset(a, 0, sizeof *a);
+	a->sin_family = AF_INET;
+	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t al = sizeof *a;
+	if (l < 0 || bind(l, (struct sockaddr *)a, sizeof *a) || listen(l, n) ||
+	    getsockname(l, (struct sockaddr *)a, &al)) {
+		perror("listen");
+		return -1;
+	}
+	return l;
+}
+
 #endif
