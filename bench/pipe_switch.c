@@ -1,7 +1,8 @@
 /*
- * pipe_switch [N] — two threads pass a one-byte token back and forth N
- * times each way (default 200,000) over two pipes; prints the time of one
- * hand-off.  Every hand-off is a blocking read(2) in the kernel.
+ * pipe_switch [N [cpuclock]] — two threads pass a one-byte token back and
+ * forth N times each way (default 200,000) over two pipes; prints the time
+ * of one hand-off.  Every hand-off is a blocking read(2) in the kernel.
+ * With "cpuclock" it first reads its thread CPU clock once.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -29,6 +30,12 @@ static void *player(void *arg)
 int main(int argc, char **argv)
 {
 	rounds = arg_long(argc, argv, 1, 200000);
+	if (argc > 2 && strcmp(argv[2], "cpuclock") == 0) {
+		/* A program that reads a thread CPU clock: under weft every
+		 * switch then reads its worker's (sched/cpuclock.c). */
+		struct timespec ts;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	}
 	if (pipe(p[0]) || pipe(p[1]))
 		return perror("pipe"), 1;
 	pthread_t a, b;

@@ -1,7 +1,8 @@
 /*
- * switch [N] — two threads pass a token back and forth N times each way
- * (default 200,000) with one mutex and two condition variables; prints the
- * time of one hand-off.
+ * switch [N [cpuclock]] — two threads pass a token back and forth N times
+ * each way (default 200,000) with one mutex and two condition variables;
+ * prints the time of one hand-off.  With "cpuclock" it first reads its
+ * thread CPU clock once.
  */
 #include <pthread.h>
 
@@ -29,6 +30,12 @@ static void *player(void *arg)
 int main(int argc, char **argv)
 {
 	rounds = arg_long(argc, argv, 1, 200000);
+	if (argc > 2 && strcmp(argv[2], "cpuclock") == 0) {
+		/* A program that reads a thread CPU clock: under weft every
+		 * switch then reads its worker's (sched/cpuclock.c). */
+		struct timespec ts;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	}
 	pthread_t a, b;
 	double t0 = now_s();
 	pthread_create(&a, NULL, player, (void *)0L);

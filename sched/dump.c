@@ -8,6 +8,9 @@
  *     #5  0x55d0c0a0b2c1 parked_worker+0x31 (/home/u/prog)
  *     start function parked_worker, created by task 1
  *
+ * A task the program named (pthread_setname_np, prctl) has a line
+ * "  thread name NAME" after its first.
+ *
  * WEFT_SIGQUIT (config.c) says what SIGQUIT does: dump-exit (the default,
  * as Go: dump, then exit with status 2), dump-continue, or off (SIGQUIT
  * keeps its native meaning).  A program that installs its own SIGQUIT
@@ -71,6 +74,7 @@
 #include "dump.h"
 #include "print.h"
 #include "real.h"
+#include "task.h"
 #include "slab.h"
 #include "symbol.h"
 #include "sysmon.h"
@@ -167,7 +171,7 @@ static int walk(uintptr_t sp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs, int ma
 static int64_t coarse_now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	wt_clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -237,6 +241,10 @@ static bool dump_task(struct wt_wbuf *o, const struct snap *sn, int tid)
 		wt_snprintf(state, sizeof state, "exited, not joined");
 	}
 	wt_wprint(o, "task %lu [%s]:\n", (unsigned long)sn->id, state);
+	char name[sizeof t->name];
+	wt_task_name_copy(t, name);
+	if (name[0])
+		wt_wprint(o, "  thread name %s\n", name);
 	if (torn)
 		wt_wprint(o, "  (resumed during the dump: backtrace dropped)\n");
 	else

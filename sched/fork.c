@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
+#include "cpuclock.h"
 #include "fork.h"
 #include "setxid.h"
 #include "pshared.h"
@@ -122,6 +123,7 @@ static void reset(bool reclaimed)
 	wt_stack_fork_reset();
 	wt_worker_fork_reset();
 	wt_task_fork_reset(t);
+	wt_cpu_fork_child(t);
 	wt_tls_fork_reset();
 	wt_sysmon_fork_reset();
 	wt_netpoll_after_fork();

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "runtime.h"
+#include "real.h"
 #include "proc.h"
 #include "sigtask.h"
 #include "task.h"
@@ -96,7 +97,7 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 	 * is filled in (such a handler may park, with the same record). */
 	struct timespec now;
 	if (t)
-		clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+		wt_clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 	w->next = NULL;
 	w->task = t;
 	w->result = WT_PARK_WOKEN;

@@ -27,6 +27,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/msg.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/sem.h>
@@ -110,6 +111,9 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	/* shim/spawn.c */                                                     \
 	R(posix_spawn) R(posix_spawnp) R(system) R(popen) R(pclose) R(fork)    \
 	O(_Fork)                                                               \
+	/* clocks, ids, names: shim/clock.c, sleep.c, pthread_create.c; timer.c, park.c, dump.c */ \
+	R(clock_gettime) R(clock_getres) R(clock_nanosleep) R(getrusage)       \
+	R(timer_create) R(pthread_getcpuclockid) R(prctl)                      \
 	/* socket calls (shim/netio.c, fd_create.c, blocking.c) */            \
 	S(recvfrom) S(recvmsg) S(accept4) S(sendto) S(sendmsg) S(socket)       \
 	S(socketpair) S(connect)
@@ -151,6 +155,14 @@ static inline void wt_real_init(void)
 {
 	if (unlikely(!atomic_load_explicit(&wt_real_ready, memory_order_acquire)))
 		wt_real_resolve();
+}
+
+/* libc's clock_gettime, for runtime code (the exported name is weft's,
+ * shim/clock.c).  Context: any. */
+static inline int wt_clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	wt_real_init();
+	return real.clock_gettime(clk, ts);
 }
 
 #endif

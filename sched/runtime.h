@@ -87,7 +87,8 @@ struct wt_task {
 	/* [atomic] in a libc call that is a cancellation point (shim.h:
 	 * CANCELABLE): pthread_cancel signals its worker to end it. */
 	_Atomic bool cancel_call;
-	char name[16];                  /* [owner m; pthread_setname_np] */
+	char name[16];                  /* [atomic, relaxed, byte by byte: wt_task_name_*]
+					 * as the program named it, "" = never; inherited */
 	struct wt_dtor *dtors;          /* [owner m] __cxa_thread_atexit_impl list */
 	struct wt_cleanup *cleanup;     /* [owner m] __pthread_register_cancel chain */
 	struct wt_task *alllink;        /* [sched.alllock] list of all tasks */
@@ -117,6 +118,12 @@ struct wt_task {
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
 	long uring_res;                 /* [written by the reaper before uring_done] */
+	/* Its CPU time (cpuclock.c), counted from the first read of a thread
+	 * CPU clock in the process on.  [owner m writes, inside cpu_seq's odd
+	 * window; atomic, relaxed: readers retry while cpu_seq moves] */
+	_Atomic int64_t cpu_ns;         /* time of its finished runs */
+	_Atomic int64_t cpu_mark;       /* its worker's CPU clock when switched in, 0 = none */
+	_Atomic uint32_t cpu_seq;       /* odd while the two change */
 };
 
 /* The current task, read through the program-visible thread pointer: this

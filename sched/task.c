@@ -190,6 +190,8 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 	struct wt_task *cur = wt_cur();
 	if (cur) {
 		t->creator = cur->id;
+		/* The kernel gives a new thread its creator's name. */
+		wt_task_name_copy(cur, t->name);
 		t->sigmask = cur->sigmask;
 	} else {
 		/* A thread weft did not create: its own mask, as natively. */

@@ -89,6 +89,25 @@ void wt_task_fork_reset(struct wt_task *self);
 extern _Atomic long wt_ntasks;             /* live tasks, main included */
 extern struct wt_task *wt_main_task;       /* start.c */
 
+/* t's name as the program set it (pthread_setname_np, prctl), "" if it
+ * never did, copied into out[16] whole: another task may be renaming it.
+ * Context: any. */
+static inline void wt_task_name_copy(const struct wt_task *t, char out[16])
+{
+	for (int i = 0; i < 16; i++)
+		out[i] = __atomic_load_n(&t->name[i], __ATOMIC_RELAXED);
+	out[15] = 0;
+}
+/* Sets t's name (at most 15 bytes of name, as the kernel keeps). */
+static inline void wt_task_name_set(struct wt_task *t, const char *name)
+{
+	int i = 0;
+	for (; i < 15 && name[i]; i++)
+		__atomic_store_n(&t->name[i], name[i], __ATOMIC_RELAXED);
+	for (; i < 16; i++)
+		__atomic_store_n(&t->name[i], 0, __ATOMIC_RELAXED);
+}
+
 /* Names the wait the caller is about to park in (wt_park clears it). */
 static inline void wt_wait_reason(const char *why)
 {

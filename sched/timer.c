@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
+#include "real.h"
 #include "slab.h"
 #include "sysmon.h"
 #include "throw.h"
@@ -33,7 +34,7 @@ static struct {
 int64_t wt_nanotime(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	wt_clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -52,7 +53,7 @@ int64_t wt_abs_to_mono(clockid_t clk, const struct timespec *abs)
 	if (clk == CLOCK_MONOTONIC)
 		return d;
 	struct timespec now;
-	clock_gettime(clk, &now);
+	wt_clock_gettime(clk, &now);
 	int64_t rel = d - ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
 	return wt_nanotime() + (rel > 0 ? rel : 0);
 }

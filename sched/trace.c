@@ -34,6 +34,7 @@
  * struct is released while it is read.
  */
 #include "runtime.h"
+#include "task.h"
 #include "config.h"
 #include "print.h"
 #include "runq.h"
@@ -114,8 +115,10 @@ static void trace_tasks(struct wt_wbuf *o)
 		char mid[16] = "nil";
 		if (m)
 			wt_snprintf(mid, sizeof mid, "%d", m->id);
-		wt_wprint(o, "  G%lu: status=%d(%s) m=%s lockedm=nil\n", (unsigned long)t->id,
-			  go_status(t, st, m), why ? why : "", mid);
+		char name[sizeof t->name];
+		wt_task_name_copy(t, name);
+		wt_wprint(o, "  G%lu: status=%d(%s) m=%s lockedm=nil%s%s\n", (unsigned long)t->id,
+			  go_status(t, st, m), why ? why : "", mid, name[0] ? " name=" : "", name);
 	}
 	wt_unlock(&wt_sched.alllock);
 }

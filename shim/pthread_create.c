@@ -7,6 +7,8 @@
  * before weft started) is passed to glibc.
  */
 #include <limits.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
 #include <string.h>
 
 #include <sys/syscall.h>
@@ -162,6 +164,10 @@ WT_EXPORT int sched_yield(void)
 	return 0;
 }
 
+/* A task's name is its own: the worker's is left alone (README: the
+ * kernel's /proc names the OS threads).  Never named, a task has its
+ * creator's name, and main the process's (the kernel's comm of the
+ * thread, which weft never renames). */
 WT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
 	struct wt_task *t = wt_task_from_pthread(th);
@@ -169,11 +175,20 @@ WT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 		wt_real_init();
 		return real.pthread_setname_np(th, name);
 	}
-	size_t n = strlen(name);
-	if (n > 15)
+	if (strlen(name) > 15)
 		return ERANGE;
-	memcpy(t->name, name, n + 1);
+	wt_task_name_set(t, name);
 	return 0;
+}
+
+/* t's name into buf[16]. */
+static void task_name(struct wt_task *t, char *buf)
+{
+	wt_task_name_copy(t, buf);
+	if (!buf[0]) {
+		wt_real_init();
+		real.prctl(PR_GET_NAME, (unsigned long)buf, 0, 0, 0);
+	}
 }
 
 WT_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
@@ -183,12 +198,43 @@ WT_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 		wt_real_init();
 		return real.pthread_getname_np(th, buf, len);
 	}
-	extern char *program_invocation_short_name;
-	const char *name = t->name[0] ? t->name : program_invocation_short_name;
-	size_t n = strnlen(name, 15);
-	if (len <= n)
+	if (len < 16) /* glibc: ERANGE below the kernel's 16 bytes, whatever the name */
 		return ERANGE;
-	memcpy(buf, name, n);
-	buf[n] = 0;
+	task_name(t, buf);
+	return 0;
+}
+
+/* prctl: PR_SET_NAME and PR_GET_NAME name the calling task, as natively
+ * the calling thread (a longer name is cut to 15 bytes, as the kernel
+ * does); every other option is libc's. */
+WT_EXPORT int prctl(int op, ...)
+{
+	va_list ap;
+	va_start(ap, op);
+	unsigned long a = va_arg(ap, unsigned long), b = va_arg(ap, unsigned long);
+	unsigned long c = va_arg(ap, unsigned long), d = va_arg(ap, unsigned long);
+	va_end(ap);
+	struct wt_task *t = wt_cur();
+	wt_real_init();
+	if (!t || (op != PR_SET_NAME && op != PR_GET_NAME))
+		return real.prctl(op, a, b, c, d);
+	char buf[16];
+	if (op == PR_SET_NAME) {
+		/* The kernel copies at most 15 bytes and fails on a bad address;
+		 * an address weft cannot read is left to it. */
+		if (!a)
+			return real.prctl(op, a, b, c, d);
+		const char *name = (const char *)a;
+		int i = 0;
+		for (; i < 15 && name[i]; i++)
+			buf[i] = name[i];
+		buf[i] = 0;
+		wt_task_name_set(t, buf);
+		return 0;
+	}
+	if (!a)
+		return real.prctl(op, a, b, c, d);
+	task_name(t, buf);
+	memcpy((char *)a, buf, 16);
 	return 0;
 }

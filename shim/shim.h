@@ -125,6 +125,9 @@ static inline int64_t wt_deadline(clockid_t clk, const struct timespec *abs)
 	return wt_abs_to_mono(clk, abs);
 }
 
+/* syscall(SYS_gettid / SYS_tgkill / SYS_tkill) for a task's ids (clock.c). */
+long wt_shim_id_syscall(long nr, long a, long b, long c);
+
 /* Internal mutex entry points (cond waits re-lock without the export). */
 int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline);
 int wt_mutex_unlock(pthread_mutex_t *m);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../sched/cpuclock.h"
 #include "../sched/task.h"
 
 /* Parks until deadline (mono ns).  Returns 0, or EINTR when a signal's
@@ -29,6 +30,60 @@ static int park_until(int64_t deadline)
 	}
 }
 
+static void set_rem(struct timespec *rem, int64_t left)
+{
+	if (left < 0)
+		left = 0;
+	rem->tv_sec = left / 1000000000;
+	rem->tv_nsec = left % 1000000000;
+}
+
+/* Another task's CPU clock: parks until the task has used the time, in
+ * sleeps of what it still lacks (it cannot use CPU time faster than the
+ * wall clock runs), checking again after each.  A task that ends meanwhile
+ * ends the sleep. */
+static int task_clock_sleep(clockid_t clk, int flags, const struct timespec *req,
+			    struct timespec *rem)
+{
+	int64_t now;
+	if (!wt_ts_valid(req) || req->tv_sec < 0)
+		return EINVAL;
+	int64_t want = (int64_t)req->tv_sec * 1000000000 + req->tv_nsec;
+	if (wt_cpuclock_read(clk, &now) < 0)
+		return EINVAL;
+	int64_t target = flags & TIMER_ABSTIME ? want : now + want;
+	wt_testcancel();
+	while (wt_cpuclock_read(clk, &now) > 0 && now < target) {
+		if (park_until(wt_nanotime() + (target - now)) == EINTR) {
+			if (rem && !(flags & TIMER_ABSTIME))
+				set_rem(rem, wt_cpuclock_read(clk, &now) > 0 ? target - now : 0);
+			return EINTR;
+		}
+	}
+	return 0;
+}
+
+/* A clock weft does not park on.  The caller's own CPU clock is refused as
+ * glibc and the kernel refuse it (EINVAL); another task's is waited for
+ * here; any other clock is the kernel's (a process CPU clock sleeps there,
+ * with the proc handed to other tasks; an unknown clock is EINVAL, one
+ * that cannot sleep ENOTSUP). */
+static int other_clock(struct wt_task *t, clockid_t clk, int flags, const struct timespec *req,
+		       struct timespec *rem)
+{
+	int64_t ns;
+	if (clk == CLOCK_THREAD_CPUTIME_ID || wt_cpuclock_is_own(clk, t))
+		return EINVAL;
+	if (clk < 0 && wt_cpuclock_read(clk, &ns) != 0)
+		return task_clock_sleep(clk, flags, req, rem);
+	wt_testcancel();
+	long r = BRACKETED(wt_syscall6_sigok(SYS_clock_nanosleep, clk, flags, (long)req,
+					     (long)rem, 0, 0));
+	if (r == -EINTR)
+		wt_testcancel();
+	return (int)-r;
+}
+
 WT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
 			      struct timespec *rem)
 {
@@ -36,11 +91,11 @@ WT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *r
 	if (!t)
 		return (int)-wt_syscall6_sigok(SYS_clock_nanosleep, clk, flags, (long)req, (long)rem,
 					       0, 0);
-	if (!wt_ts_valid(req) || req->tv_sec < 0)
-		return EINVAL;
 	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC && clk != CLOCK_BOOTTIME &&
 	    clk != CLOCK_TAI)
-		return clk == CLOCK_THREAD_CPUTIME_ID ? EINVAL : ENOTSUP;
+		return other_clock(t, clk, flags, req, rem);
+	if (!wt_ts_valid(req) || req->tv_sec < 0)
+		return EINVAL;
 	wt_testcancel();
 	int64_t deadline;
 	if (flags & TIMER_ABSTIME)
@@ -48,13 +103,8 @@ WT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *r
 	else
 		deadline = wt_nanotime() + (int64_t)req->tv_sec * 1000000000 + req->tv_nsec;
 	int r = park_until(deadline);
-	if (rem && !(flags & TIMER_ABSTIME)) {
-		int64_t left = r ? deadline - wt_nanotime() : 0;
-		if (left < 0)
-			left = 0;
-		rem->tv_sec = left / 1000000000;
-		rem->tv_nsec = left % 1000000000;
-	}
+	if (r && rem && !(flags & TIMER_ABSTIME)) /* as the kernel: only when interrupted */
+		set_rem(rem, deadline - wt_nanotime());
 	return r;
 }
 

@@ -27,7 +27,8 @@
  *     are always the kernel's, the blocking ones BRACKETED.  The PI word
  *     holds an OS thread's id, and the task may run on another worker after
  *     the call (README, Known limits).
- * Every other system call passes through.
+ * gettid, tgkill and tkill name tasks (clock.c).  Every other system call
+ * passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
  * own locks) cannot be seen here: sysmon's blocked-worker detection
  * hands their procs on.
@@ -209,6 +210,8 @@ WT_EXPORT long syscall(long nr, ...)
 	wt_real_init();
 	if (nr == SYS_futex && wt_runtime_on())
 		return futex((int *)a, (int)b, (int)c, d, (int *)e, (int)f);
+	if ((nr == SYS_gettid || nr == SYS_tgkill || nr == SYS_tkill) && wt_runtime_on())
+		return wt_shim_id_syscall(nr, a, b, c);
 	if (nr == SYS_futex_waitv && wt_runtime_on())
 		return BRACKETED(real.syscall(nr, a, b, c, d, e, f));
 	return real.syscall(nr, a, b, c, d, e, f);

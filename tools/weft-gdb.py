@@ -2,7 +2,7 @@
 # runtime-gdb.py gives `info goroutines` and `goroutine N bt`.
 #
 #   (gdb) source tools/weft-gdb.py      (or: gdb -x tools/weft-gdb.py ...)
-#   (gdb) info tasks                    every task: id, state, wait, start
+#   (gdb) info tasks                    every task: id, state, wait, start, name
 #   (gdb) task 7 bt                     backtrace of task 7
 #   (gdb) task 7 frame 3 / task 7 info registers   any command, on task 7
 #
@@ -83,6 +83,12 @@ def describe(t):
     return int(t["id"]), name, wait, start
 
 
+def task_name(t):
+    """The name the program gave the task (pthread_setname_np), or ""."""
+    raw = bytes(int(t["name"][i]) & 0xff for i in range(15))
+    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
 def find(n):
     for t in tasks():
         if int(t["id"]) == n:
@@ -91,16 +97,16 @@ def find(n):
 
 
 class InfoTasks(gdb.Command):
-    """List weft's tasks: id, state, what a waiting one waits on, start function."""
+    """List weft's tasks: id, state, what a waiting one waits on, start function, name."""
 
     def __init__(self, name):
         super(InfoTasks, self).__init__(name, gdb.COMMAND_STACK, gdb.COMPLETE_NONE)
 
     def invoke(self, arg, from_tty):
-        gdb.write("%8s  %-9s %-40s %s\n" % ("task", "state", "wait", "start"))
+        gdb.write("%8s  %-9s %-40s %-24s %s\n" % ("task", "state", "wait", "start", "name"))
         for t in tasks():
             tid, state, wait, start = describe(t)
-            gdb.write("%8d  %-9s %-40s %s\n" % (tid, state, wait, start))
+            gdb.write("%8d  %-9s %-40s %-24s %s\n" % (tid, state, wait, start, task_name(t)))
 
 
 def run_on_saved(t, cmd):

@@ -2,7 +2,8 @@
  * parked.c N: N threads park on one condition variable (inside the static
  * functions park_here <- parked_worker, so a dump must name functions
  * dladdr cannot see), one thread spins, and main prints "ready" and waits
- * for its standard input to close; then it wakes and joins them all and
+ * for its standard input to close (the first parked thread is named
+ * "parked-0"); then it wakes and joins them all and
  * prints "done".  tests/observe/run.sh sends SIGQUIT in between.
  */
 #include <pthread.h>
@@ -53,6 +54,7 @@ int main(int argc, char **argv)
 			printf("create %d failed\n", i);
 			return 1;
 		}
+	pthread_setname_np(th[0], "parked-0"); /* the dump and gdb show it */
 	pthread_create(&sp, NULL, spinner, NULL);
 	for (;;) {
 		pthread_mutex_lock(&mu);

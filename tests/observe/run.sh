@@ -45,11 +45,12 @@ fr2=$(grep -c ' parked_worker+0x[0-9a-f]* (.*parked)$' "$tmp/err")
 starts=$(grep -c '^  start function parked_worker, created by task 1$' "$tmp/err")
 mainbt=$(grep -A20 '^task 1 \[' "$tmp/err" | grep -c ' main+0x')
 running=$(grep -c '^task [0-9]* \[running on worker [0-9]*\]:$' "$tmp/err")
+named=$(grep -c '^  thread name parked-0$' "$tmp/err")
 if [ "$rc" = 2 ] && [ "$tasks" = 10002 ] && [ "$waits" = 10000 ] && [ "$fr1" = 10000 ] &&
-   [ "$fr2" = 10000 ] && [ "$starts" = 10000 ] && [ "$mainbt" = 1 ]; then
+   [ "$fr2" = 10000 ] && [ "$starts" = 10000 ] && [ "$mainbt" = 1 ] && [ "$named" = 1 ]; then
   ok "sigquit-dump-exit: 10000 parked tasks, exit 2 ($(grep 'tasks dumped in' "$tmp/err"))"
 else
-  bad sigquit-dump-exit "exit $rc, $tasks tasks, $waits cond waits, frames $fr1/$fr2, starts $starts, main bt $mainbt"
+  bad sigquit-dump-exit "exit $rc, $tasks tasks, $waits cond waits, frames $fr1/$fr2, starts $starts, main bt $mainbt, named $named"
   head -30 "$tmp/err"
 fi
 # The spinning task is running (or, if it was preempted just then, runnable).
@@ -155,10 +156,12 @@ if command -v gdb >/dev/null 2>&1; then
   wait_exit
   listed=$(grep -c '^ *[0-9]* *waiting *pthread_cond_wait' "$tmp/gdb")
   bt=$(grep -c 'park_here' "$tmp/gdb")
-  if [ "$listed" -ge 40 ] && [ "$bt" -ge 1 ] && [ "$rc" = 0 ] && grep -q '^done$' "$tmp/out"; then
+  named=$(grep -c '^ *[0-9]* *waiting .* parked-0$' "$tmp/gdb")
+  if [ "$listed" -ge 40 ] && [ "$bt" -ge 1 ] && [ "$named" = 2 ] && [ "$rc" = 0 ] &&
+     grep -q '^done$' "$tmp/out"; then
     ok "gdb-info-tasks-and-bt: $((listed / 2)) waiting tasks listed, task 5 walked, program finished"
   else
-    bad gdb-info-tasks-and-bt "listed $listed, bt $bt, exit $rc"; tail -30 "$tmp/gdb"
+    bad gdb-info-tasks-and-bt "listed $listed, bt $bt, named $named, exit $rc"; tail -30 "$tmp/gdb"
   fi
 else
   echo "SKIP gdb checks: gdb is not installed (apt-get install gdb)"

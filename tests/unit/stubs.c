@@ -21,7 +21,8 @@
  *   wt_tls_new      no TLS: returns a thread pointer below the slot's top
  *                   and the block's low end, or 0 when stub_tls_fail;
  *   wt_cfg, wt_tls_static_size, wt_tcb_size  plain variables;
- *   wt_uring_fd, wt_uring_reap  no io_uring ring: -1, nothing to reap.
+ *   wt_uring_fd, wt_uring_reap  no io_uring ring: -1, nothing to reap;
+ *   real            libc's clock_gettime only (timer.c, park.c).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -29,6 +30,7 @@
 #include <time.h>
 
 #include "stubs.h"
+#include "sched/real.h"
 
 struct wt_sched wt_sched;
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
@@ -212,3 +214,7 @@ void wt_uring_reap(struct wt_task **list)
 {
 	(void)list;
 }
+
+struct wt_real real = { .clock_gettime = clock_gettime };
+_Atomic int wt_real_ready = 1;
+void wt_real_resolve(void) {}

@@ -18,7 +18,8 @@
  *                nothing;
  *   wt_tls_mode  1 (tls.c's default; never used: no test task has a thread
  *                pointer of its own to load);
- *   real         libc's pthread calls (worker.c creates worker threads);
+ *   real         libc's pthread calls (worker.c creates worker threads) and
+ *                clock_gettime (timer.c);
  *   wt_cfg       WEFT_MAXTHREADS from the test (stub_proc_reset);
  *   a new worker's TLS guard, pin and alternate signal stack: none;
  *   wt_curp      as preempt.c's, without implicit system calls;
@@ -65,7 +66,15 @@ struct wt_real real = {
 	.pthread_attr_setdetachstate = pthread_attr_setdetachstate,
 	.pthread_attr_setstacksize = pthread_attr_setstacksize,
 	.sigaction = sigaction,
+	.clock_gettime = clock_gettime,
 };
+_Atomic int wt_real_ready = 1;
+void wt_real_resolve(void) {}
+
+/* ---- CPU accounting (cpuclock.c): never started here ---- */
+
+_Atomic bool wt_cpuacct_on;
+void wt_cpu_switch_slow(struct wt_task *out, struct wt_task *in) { (void)out, (void)in; }
 
 /* ---- signals: the switch-in hook ---- */
 
