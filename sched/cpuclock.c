@@ -3,23 +3,41 @@
  *
  * The kernel keeps a CPU clock per OS thread, and a worker runs many tasks,
  * so the worker's clock is not any task's.  A task's time is the worker's
- * CPU time between its switches: at each switch the worker reads its own
- * thread CPU clock once (the clock of the task switched out is charged,
- * the one switched in is marked).  The kernel serves that clock only by a
- * system call (the vDSO does not: ~360 ns here, three times a hand-off), so
- * the counting starts when the program first reads a thread CPU clock
+ * CPU time while it ran.  The kernel serves a thread's CPU clock only by a
+ * system call (the vDSO does not: ~360 ns here, more than three hand-offs),
+ * so a switch does not read it.  Instead each worker keeps a window: its
+ * CPU clock and the monotonic clock (vDSO, ~20 ns) when the window opened.
+ * At a switch the run that ends is timed by the monotonic clock:
+ *   - a short run (the window is younger than WINDOW_NS) is charged its
+ *     wall time, added up in the window's acct_short;
+ *   - a run that ends an older window reads the worker's CPU clock once and
+ *     is charged what the window used beyond its short runs, at most its
+ *     own wall time; a new window opens.
+ * A run in which the worker slept in a system call or the kernel
+ * descheduled it is long, so it ends its window and is charged CPU time,
+ * not wall time.  The error is bounded by one window per window: time on
+ * g0 between tasks (a switch in from g0 opens a new window when the old one
+ * is older than WINDOW_NS) and a short run the kernel interrupted.  One
+ * system call per WINDOW_NS of a worker's life at most.
+ *
+ * The counting starts when the program first reads a thread CPU clock
  * (clock_gettime on CLOCK_THREAD_CPUTIME_ID or on a clock id from
  * pthread_getcpuclockid, getrusage(RUSAGE_THREAD)); until then a switch
- * pays one load (wt_cpu_switch).  Time a task ran before that point is
- * not counted: a new thread starts at zero, one that existed counts from
- * then on.  Time its worker spends on g0 between two tasks is nobody's.
+ * pays one load (wt_cpu_switch).  Time a task ran before that point is not
+ * counted: a new thread starts at zero, one that existed counts from then.
  *
- * Readers of another task's time (wt_cpuclock_read) hold sched.alllock,
- * so the task is not freed, and retry while its cpu_seq moves: a running
- * task's time is cpu_ns plus its worker's clock now minus cpu_mark.
+ * Reading.  A task reading its own clock settles: it reads its worker's
+ * CPU clock, is charged the window's time beyond the short runs, and opens
+ * a new window, so its own readings are exact and never go back.  A reader
+ * of another task holds sched.alllock (the task is not freed) and retries
+ * while its cpu_seq moves; a running task's time is cpu_ns plus its
+ * worker's CPU clock now beyond cpu_base, at most the wall time since
+ * cpu_mark: what its switch-out will charge at least, so readings never go
+ * back either.
  *
  * Ids.  gettid gives main the process id, as natively (so `gettid() ==
- * getpid()` still finds the main thread), and every other task
+ * getpid()` still finds the main thread; in a fork child, the task that
+ * forked, the child's one thread), and every other task
  * WT_TASK_ID_BASE + its number (mod 2^27): above the kernel's largest pid
  * (2^22), so no OS thread has it, and small enough for glibc's encoding of
  * a thread CPU clock id (~id << 3 | per-thread | sched), which keeps 28
@@ -36,6 +54,9 @@
 #include "sigtask.h"
 #include "start.h"
 #include "task.h"
+#include "timer.h"
+
+#define WINDOW_NS 100000 /* 100 us: a CPU clock read costs at most 0.4% of a worker */
 
 _Atomic bool wt_cpuacct_on;
 
@@ -62,58 +83,95 @@ static void seq_end(struct wt_task *t)
 	atomic_store_explicit(&t->cpu_seq, s + 1, memory_order_release);
 }
 
-/* Context: the worker, at a switch (wt_cpu_switch); does not block. */
-void wt_cpu_switch_slow(struct wt_task *out, struct wt_task *in)
+#define LD(f) atomic_load_explicit(&(f), memory_order_relaxed)
+#define ST(f, v) atomic_store_explicit(&(f), (v), memory_order_relaxed)
+
+static int64_t clamp(int64_t v, int64_t hi)
 {
-	int64_t now = own_cpu();
-	if (out) {
-		int64_t mark = atomic_load_explicit(&out->cpu_mark, memory_order_relaxed);
-		seq_begin(out);
-		/* mark 0: it was switched in before the counting started. */
-		if (mark && now > mark)
-			atomic_store_explicit(&out->cpu_ns,
-					      atomic_load_explicit(&out->cpu_ns, memory_order_relaxed) +
-						      (now - mark),
-					      memory_order_relaxed);
-		atomic_store_explicit(&out->cpu_mark, 0, memory_order_relaxed);
-		seq_end(out);
-	}
-	if (in) {
-		seq_begin(in);
-		atomic_store_explicit(&in->cpu_mark, now, memory_order_relaxed);
-		seq_end(in);
-	}
+	return v < 0 ? 0 : v > hi ? hi : v;
 }
 
-/* Context: a task (the caller marks itself), or a thread weft did not
- * create. */
+/* Opens a new window on m at (cpu, now). */
+static void window_open(struct wt_m *m, int64_t cpu, int64_t now)
+{
+	m->acct_valid = true;
+	m->acct_cpu0 = cpu;
+	m->acct_mono0 = now;
+	m->acct_short = 0;
+}
+
+/* t, running on m, is charged up to now (ending the window when it is
+ * old, or when settle says so) and, if it goes on running, marked again.
+ * Context: m; t is the running task or the one switching out. */
+static void charge(struct wt_m *m, struct wt_task *t, int64_t now, bool settle, bool on)
+{
+	int64_t mark = LD(t->cpu_mark);
+	int64_t ran = mark ? now - mark : 0, add = 0;
+	if (mark && m->acct_valid && !settle && now - m->acct_mono0 <= WINDOW_NS) {
+		add = clamp(ran, ran);
+		m->acct_short += add;
+	} else {
+		int64_t cpu = own_cpu();
+		if (mark && m->acct_valid)
+			add = clamp(cpu - m->acct_cpu0 - m->acct_short, ran);
+		window_open(m, cpu, now);
+	}
+	seq_begin(t);
+	ST(t->cpu_ns, LD(t->cpu_ns) + add);
+	ST(t->cpu_mark, on ? now : 0);
+	ST(t->cpu_base, m->acct_cpu0 + m->acct_short);
+	seq_end(t);
+}
+
+/* Context: the worker, at a switch (wt_cpu_switch); does not block. */
+void wt_cpu_switch_slow(struct wt_m *m, struct wt_task *out, struct wt_task *in)
+{
+	int64_t now = wt_nanotime();
+	if (out)
+		charge(m, out, now, false, false);
+	if (!in)
+		return;
+	/* From g0 into an old window (the worker slept or looked for work):
+	 * that time is no task's. */
+	if (!m->acct_valid || (!out && now - m->acct_mono0 > WINDOW_NS))
+		window_open(m, own_cpu(), now);
+	seq_begin(in);
+	ST(in->cpu_mark, now);
+	ST(in->cpu_base, m->acct_cpu0 + m->acct_short);
+	seq_end(in);
+}
+
+/* Context: a task (the caller starts its own count), or a thread weft did
+ * not create. */
 void wt_cpu_acct_start(void)
 {
 	if (atomic_load_explicit(&wt_cpuacct_on, memory_order_relaxed))
 		return;
 	struct wt_task *t = wt_cur();
-	if (t && !atomic_load_explicit(&t->cpu_mark, memory_order_relaxed)) {
+	if (t && !LD(t->cpu_mark)) {
+		int64_t now = wt_nanotime();
+		window_open(t->m, own_cpu(), now);
 		seq_begin(t);
-		atomic_store_explicit(&t->cpu_mark, own_cpu(), memory_order_relaxed);
+		ST(t->cpu_mark, now);
+		ST(t->cpu_base, t->m->acct_cpu0);
 		seq_end(t);
 	}
 	atomic_store_explicit(&wt_cpuacct_on, true, memory_order_relaxed);
 }
 
-/* t's time; t is the caller, or the caller holds sched.alllock. */
+/* Another task's time; the caller holds sched.alllock. */
 static int64_t task_cpu(struct wt_task *t)
 {
 	for (;;) {
 		uint32_t s = atomic_load_explicit(&t->cpu_seq, memory_order_acquire);
 		if (s & 1)
 			continue;
-		int64_t ns = atomic_load_explicit(&t->cpu_ns, memory_order_relaxed);
-		int64_t mark = atomic_load_explicit(&t->cpu_mark, memory_order_relaxed);
+		int64_t ns = LD(t->cpu_ns), mark = LD(t->cpu_mark), base = LD(t->cpu_base);
 		if (mark) {
 			struct wt_m *m = __atomic_load_n(&t->m, __ATOMIC_RELAXED);
-			int64_t now = t == wt_cur() ? own_cpu() : m ? wt_thread_cpu_ns(m->ostid) : -1;
-			if (now > mark)
-				ns += now - mark;
+			int64_t cpu = m ? wt_thread_cpu_ns(m->ostid) : -1;
+			if (cpu >= 0)
+				ns += clamp(cpu - base, wt_nanotime() - mark);
 		}
 		atomic_thread_fence(memory_order_acquire); /* pairs with seq_begin's fence */
 		if (atomic_load_explicit(&t->cpu_seq, memory_order_relaxed) == s)
@@ -124,13 +182,39 @@ static int64_t task_cpu(struct wt_task *t)
 int64_t wt_cpu_self_ns(void)
 {
 	wt_cpu_acct_start();
-	return task_cpu(wt_cur());
+	struct wt_task *t = wt_cur();
+	charge(t->m, t, wt_nanotime(), true, true);
+	return LD(t->cpu_ns);
+}
+
+/* The process id, asked once (a fork child asks again). */
+static _Atomic int pid_cache;
+
+static int self_pid(void)
+{
+	int pid = atomic_load_explicit(&pid_cache, memory_order_relaxed);
+	if (!pid) {
+		pid = (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+		atomic_store_explicit(&pid_cache, pid, memory_order_relaxed);
+	}
+	return pid;
+}
+
+/* The task whose id is the process id: main, or in a fork child the task
+ * that forked (the child's one thread, whose tid natively is its pid).
+ * [written by the fork child alone; read relaxed] */
+static struct wt_task *_Atomic pid_task;
+
+static const struct wt_task *pid_owner(void)
+{
+	const struct wt_task *t = atomic_load_explicit(&pid_task, memory_order_relaxed);
+	return t ? t : wt_main_task;
 }
 
 int wt_task_kernel_id(const struct wt_task *t)
 {
-	if (t->main)
-		return (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	if (t == pid_owner())
+		return self_pid();
 	return WT_TASK_ID_BASE | (int)(t->id & (WT_TASK_ID_BASE - 1));
 }
 
@@ -142,12 +226,13 @@ clockid_t wt_cpuclock_id(const struct wt_task *t)
 
 struct wt_task *wt_task_by_kernel_id_locked(int tid)
 {
-	if (wt_main_task && tid == wt_task_kernel_id(wt_main_task))
-		return wt_main_task;
+	const struct wt_task *owner = pid_owner();
+	if (owner && tid == self_pid())
+		return (struct wt_task *)owner;
 	if (!wt_is_task_id(tid))
 		return NULL;
 	for (struct wt_task *t = wt_sched.alltasks; t; t = t->alllink)
-		if (!t->main && wt_task_kernel_id(t) == tid)
+		if (t != owner && wt_task_kernel_id(t) == tid)
 			return t;
 	return NULL;
 }
@@ -161,11 +246,15 @@ int wt_cpuclock_read(clockid_t clk, int64_t *ns)
 		*ns = wt_cpu_self_ns(); /* the caller's own, as the kernel reads pid 0 */
 		return 1;
 	}
-	if (!wt_is_task_id(tid) &&
-	    (!wt_main_task || tid != wt_task_kernel_id(wt_main_task)))
+	if (!wt_is_task_id(tid) && (!pid_owner() || tid != self_pid()))
 		return 0; /* a kernel thread's: a worker's or one weft did not make */
 	if ((clk & 3) == 3)
 		return -EINVAL; /* no such clock type, as the kernel says */
+	struct wt_task *self = wt_cur();
+	if (self && tid == wt_task_kernel_id(self)) {
+		*ns = wt_cpu_self_ns();
+		return 1;
+	}
 	wt_cpu_acct_start();
 	wt_lock(&wt_sched.alllock);
 	struct wt_task *t = wt_task_by_kernel_id_locked(tid);
@@ -177,10 +266,20 @@ int wt_cpuclock_read(clockid_t clk, int64_t *ns)
 
 void wt_cpu_fork_child(struct wt_task *self)
 {
-	if (atomic_load_explicit(&self->cpu_mark, memory_order_relaxed)) {
+	atomic_store_explicit(&pid_cache, 0, memory_order_relaxed);
+	if (!self)
+		return;
+	atomic_store_explicit(&pid_task, self, memory_order_relaxed);
+	/* The child's thread has a new CPU clock: its window starts now. */
+	if (LD(self->cpu_mark)) {
+		int64_t now = wt_nanotime();
+		window_open(self->m, own_cpu(), now);
 		seq_begin(self);
-		atomic_store_explicit(&self->cpu_mark, own_cpu(), memory_order_relaxed);
+		ST(self->cpu_mark, now);
+		ST(self->cpu_base, self->m->acct_cpu0);
 		seq_end(self);
+	} else if (self->m) {
+		self->m->acct_valid = false;
 	}
 }
 
@@ -188,7 +287,7 @@ int wt_tid_kill(int tgid, int tid, int sig)
 {
 	if (!wt_runtime_on() || tid <= 0)
 		return 1;
-	int pid = (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	int pid = self_pid();
 	if (tid != pid && !wt_is_task_id(tid))
 		return 1; /* a kernel thread's id */
 	if (tgid != -1 && tgid != pid)

@@ -11,18 +11,18 @@
 #include "runtime.h"
 
 /* Set once a thread CPU clock was first read: from then on every switch
- * reads the worker's CPU clock. */
+ * is counted. */
 extern _Atomic bool wt_cpuacct_on;
 
-void wt_cpu_switch_slow(struct wt_task *out, struct wt_task *in);
+void wt_cpu_switch_slow(struct wt_m *m, struct wt_task *out, struct wt_task *in);
 
-/* At a switch on the worker: out (NULL: g0) stops running, in (NULL: g0)
+/* At a switch on worker m: out (NULL: g0) stops running, in (NULL: g0)
  * starts.  Costs a load while no thread CPU clock was ever read.
- * Context: the worker, just before wt_ctx_switch; in->m is set. */
-static inline void wt_cpu_switch(struct wt_task *out, struct wt_task *in)
+ * Context: m, just before wt_ctx_switch; in->m is set.  Does not block. */
+static inline void wt_cpu_switch(struct wt_m *m, struct wt_task *out, struct wt_task *in)
 {
 	if (unlikely(atomic_load_explicit(&wt_cpuacct_on, memory_order_relaxed)))
-		wt_cpu_switch_slow(out, in);
+		wt_cpu_switch_slow(m, out, in);
 }
 
 /* The calling task's CPU time in ns (starts the counting when it is the
@@ -30,8 +30,9 @@ static inline void wt_cpu_switch(struct wt_task *out, struct wt_task *in)
 int64_t wt_cpu_self_ns(void);
 /* Starts the counting (pthread_getcpuclockid, getrusage). */
 void wt_cpu_acct_start(void);
-/* The id the program sees for t (gettid): the process id for main,
- * WT_TASK_ID_BASE + its number for the others (cpuclock.c). */
+/* The id the program sees for t (gettid): the process id for main (in a
+ * fork child: the task that forked), WT_TASK_ID_BASE + its number for the
+ * others (cpuclock.c). */
 #define WT_TASK_ID_BASE 0x08000000
 static inline bool wt_is_task_id(int tid)
 {
@@ -59,7 +60,9 @@ struct wt_task *wt_task_by_kernel_id_locked(int tid);
  * sent to the task as pthread_kill sends it; 1 when tid is not a task's
  * (the kernel's to answer).  Context: any. */
 int wt_tid_kill(int tgid, int tid, int sig);
-/* Fork child: the forking task's count goes on from its new thread's clock. */
+/* Fork child (self NULL: forked by a thread weft did not create): self's
+ * id becomes the new process id, its count goes on from its new thread's
+ * clock. */
 void wt_cpu_fork_child(struct wt_task *self);
 
 #endif

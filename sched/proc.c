@@ -334,10 +334,10 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 		next->m = m;
 		atomic_store_explicit(&next->state, WT_RUNNING, memory_order_relaxed);
 		wt_sig_preswitch(m, next);
-		wt_cpu_switch(t, next);
+		wt_cpu_switch(m, t, next);
 		wt_ctx_switch(&t->ctx, &next->ctx, &m->cur_tp);
 	} else {
-		wt_cpu_switch(t, NULL);
+		wt_cpu_switch(m, t, NULL);
 		wt_ctx_switch(&t->ctx, &m->g0, &m->cur_tp);
 	}
 	wt_task_resumed(t); /* first: before this task writes to its stack (dump.c) */
@@ -609,7 +609,7 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	t->m = m;
 	atomic_store_explicit(&t->state, WT_RUNNING, memory_order_relaxed);
 	wt_sig_preswitch(m, t);
-	wt_cpu_switch(NULL, t);
+	wt_cpu_switch(m, NULL, t);
 	wt_ctx_switch(&m->g0, &t->ctx, &m->cur_tp);
 	/* Back on g0: a task (t, or one t handed off to) switched out. */
 	m->curg = NULL;

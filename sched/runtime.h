@@ -121,9 +121,10 @@ struct wt_task {
 	/* Its CPU time (cpuclock.c), counted from the first read of a thread
 	 * CPU clock in the process on.  [owner m writes, inside cpu_seq's odd
 	 * window; atomic, relaxed: readers retry while cpu_seq moves] */
-	_Atomic int64_t cpu_ns;         /* time of its finished runs */
-	_Atomic int64_t cpu_mark;       /* its worker's CPU clock when switched in, 0 = none */
-	_Atomic uint32_t cpu_seq;       /* odd while the two change */
+	_Atomic int64_t cpu_ns;         /* time charged so far */
+	_Atomic int64_t cpu_mark;       /* monotonic ns when switched in (or settled), 0 = none */
+	_Atomic int64_t cpu_base;       /* its worker's window start + short time then */
+	_Atomic uint32_t cpu_seq;       /* odd while the three change */
 };
 
 /* The current task, read through the program-visible thread pointer: this
@@ -210,6 +211,12 @@ struct wt_m {
 	_Atomic uint64_t defer_claim, defer_ready; /* [atomic] */
 	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread */
 	siginfo_t *defer_info;          /* [this thread] 64 slots, mapped on first use */
+	/* cpuclock.c: the current accounting window of this thread's CPU
+	 * clock.  [owner m] */
+	bool acct_valid;                /* the window below was opened */
+	int64_t acct_cpu0;              /* its CPU clock when the window opened */
+	int64_t acct_mono0;             /* monotonic ns then */
+	int64_t acct_short;             /* ns charged to short runs since */
 };
 
 /* ---- the scheduler ---- */

@@ -3,7 +3,8 @@
  * (clock_gettime(2), pthread_getcpuclockid(3), getrusage(2)
  * RUSAGE_THREAD): a new thread's starts near zero, sleeping does not
  * advance it, the clock id of another thread reads that thread's time, the
- * threads' times together are at most the process's, and a thread CPU
+ * threads' times together are at most the process's (two spinning, two
+ * handing a token to each other), and a thread CPU
  * clock cannot be slept on (clock_nanosleep: EINVAL).  Once the thread is
  * joined its clock id is invalid (EINVAL).  Under weft a task read its
  * worker thread's clock (a new thread showed the time of every task that
@@ -94,6 +95,29 @@ static void *spinner(void *arg)
 	return NULL;
 }
 
+/* Two threads hand a token to each other through one mutex and two
+ * condition variables. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv[2] = { PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER };
+static int turn;
+static int64_t played[2];
+
+static void *player(void *arg)
+{
+	int me = (int)(long)arg;
+	int64_t c0 = self_cpu();
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < 20000; i++) {
+		while (turn != me)
+			pthread_cond_wait(&cv[me], &mu);
+		turn = !me;
+		pthread_cond_signal(&cv[!me]);
+	}
+	pthread_mutex_unlock(&mu);
+	played[me] = self_cpu() - c0;
+	return NULL;
+}
+
 int main(void)
 {
 	weft_check_loaded();
@@ -149,5 +173,16 @@ int main(void)
 	say("two spinners ran", spun[0] > 0 && spun[1] > 0, spun[0] < spun[1] ? spun[0] : spun[1]);
 	say("their times together are at most the process's", spun[0] + spun[1] <= p + 10 * MS,
 	    spun[0] + spun[1] - p);
+
+	p0 = clk_ns(CLOCK_PROCESS_CPUTIME_ID);
+	for (long i = 0; i < 2; i++)
+		pthread_create(&s[i], NULL, player, (void *)i);
+	for (int i = 0; i < 2; i++)
+		pthread_join(s[i], NULL);
+	p = clk_ns(CLOCK_PROCESS_CPUTIME_ID) - p0;
+	say("two threads handing a token both used CPU time", played[0] > 0 && played[1] > 0,
+	    played[0] < played[1] ? played[0] : played[1]);
+	say("their times together are at most the process's", played[0] + played[1] <= p + 10 * MS,
+	    played[0] + played[1] - p);
 	return 0;
 }

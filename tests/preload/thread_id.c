@@ -6,7 +6,8 @@
  * and, under weft, workers); syscall(SYS_gettid) agrees with gettid();
  * tgkill(getpid(), id, sig) runs the handler on the thread with that id
  * (before tgkill returns when a thread signals itself); sig 0 probes; an id
- * whose thread was joined is ESRCH.  Under weft gettid gave the id of the
+ * whose thread was joined is ESRCH; the child of a fork made by a thread
+ * has its pid as its thread's id.  Under weft gettid gave the id of the
  * worker thread the task ran on at that moment.
  */
 #define _GNU_SOURCE
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "weft_check.h"
 
@@ -80,6 +82,17 @@ static void *thread(void *arg)
 	return NULL;
 }
 
+static void *forker(void *arg)
+{
+	(void)arg;
+	pid_t c = fork();
+	if (c == 0)
+		_exit(gettid() == getpid() && syscall(SYS_gettid) == getpid() ? 0 : 1);
+	int status = -1;
+	waitpid(c, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "yes" : "no";
+}
+
 int main(void)
 {
 	weft_check_loaded();
@@ -117,6 +130,12 @@ int main(void)
 		pthread_join(ths[i], NULL);
 	printf("tgkill by id from main: %d sent, handlers on the right thread: %s\n", sent,
 	       remote_wrong ? "no" : "yes");
+	/* A thread forks: the child's one thread has the child's pid as id. */
+	pthread_t f;
+	pthread_create(&f, NULL, forker, NULL);
+	void *st;
+	pthread_join(f, &st);
+	printf("fork from a thread: in the child gettid() == getpid(): %s\n", (char *)st);
 	errno = 0;
 	int r = tgkill(getpid(), ids[0], SIGUSR2);
 	printf("tgkill to a joined thread's id: %d %s\n", r, r ? strerrorname_np(errno) : "");

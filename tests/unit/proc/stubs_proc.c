@@ -74,7 +74,10 @@ void wt_real_resolve(void) {}
 /* ---- CPU accounting (cpuclock.c): never started here ---- */
 
 _Atomic bool wt_cpuacct_on;
-void wt_cpu_switch_slow(struct wt_task *out, struct wt_task *in) { (void)out, (void)in; }
+void wt_cpu_switch_slow(struct wt_m *m, struct wt_task *out, struct wt_task *in)
+{
+	(void)m, (void)out, (void)in;
+}
 
 /* ---- signals: the switch-in hook ---- */
 
