@@ -200,8 +200,10 @@ static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
 	if (si && wt_setxid_signal(si))
 		return;
-	if (si && si->si_code == SI_QUEUE && si->si_value.sival_ptr == cookie)
+	if (si && si->si_code == SI_QUEUE && si->si_value.sival_ptr == cookie) {
 		on_request(uc);
+		wt_sig_poked(uc); /* a poke it may have absorbed */
+	}
 	else if (!si || !wt_sig_urg(si, uc))
 		chain(sig, si, uc);
 }

@@ -201,7 +201,9 @@ struct wt_m {
 	/* sighandler.c: program signals that interrupted weft on this thread,
 	 * to raise again here once it has left (siginfo kept). */
 	_Atomic uint64_t defer_claim, defer_ready; /* [atomic] */
-	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread */
+	_Atomic int defer_own;          /* [atomic] its task's own were put back in its
+					 * sigpend: a poke raises them */
+	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread while any */
 	siginfo_t *defer_info;          /* [this thread] 64 slots, mapped on first use */
 };
 

@@ -187,7 +187,7 @@ WT_EXPORT int sigpending(sigset_t *set)
 	}
 	struct wt_task *t = task();
 	if (t)
-		k |= wt_sig_pending(t);
+		k |= wt_sig_pending(t) | wt_sig_proc_pending();
 	set_bits(set, k);
 	return 0;
 }
