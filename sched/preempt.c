@@ -103,6 +103,7 @@
 #include "proc.h"
 #include "real.h"
 #include "sighandler.h"
+#include "sigstack.h"
 #include "sigtask.h"
 #include "slab.h"
 #include "syscall.h"
@@ -189,10 +190,7 @@ static void chain(int sig, siginfo_t *si, void *ucv)
 	struct wt_task *t = wt_cur();
 	if (t)
 		t->sighandled++; /* a sigsuspend it interrupted returns (sigtask.c) */
-	if (u.sa_flags & SA_SIGINFO)
-		u.sa_sigaction(sig, si, ucv);
-	else
-		u.sa_handler(sig);
+	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 }
 

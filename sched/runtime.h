@@ -113,6 +113,8 @@ struct wt_task {
 					 * the park to finish (park.c) */
 	unsigned sighandled;            /* [owner m; handler] program handlers run on it
 					 * (sigsuspend waits for one) */
+	stack_t sigstk;                 /* [owner m; handler] its sigaltstack (sigstack.c):
+					 * ss_size 0 = none */
 	/* Its one io_uring call in flight (uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */

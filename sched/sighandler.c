@@ -57,6 +57,7 @@
 #include "runtime.h"
 #include "real.h"
 #include "sighandler.h"
+#include "sigstack.h"
 #include "sigtask.h"
 #include "start.h"
 #include "sysmon.h"
@@ -265,7 +266,10 @@ static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *ol
 		 * the trampoline. */
 		struct sigaction k = *sa;
 		k.sa_sigaction = wt_sig_trampoline;
-		k.sa_flags = (sa->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+		/* On the interrupted stack, the task's own: the thread's
+		 * alternate stack is weft's, the task's is applied by the
+		 * trampoline (sigstack.c). */
+		k.sa_flags = (sa->sa_flags | SA_SIGINFO) & ~(SA_RESETHAND | SA_ONSTACK);
 		/* SIGSEGV and SIGBUS stay open for weft: the trampoline reads
 		 * TLS, which in trap mode may fault to be repaired (tls.c). */
 		sigdelset(&k.sa_mask, SIGSEGV);
@@ -559,10 +563,8 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	 * its mask afresh. */
 	if (m)
 		m->sigmask = WT_SIGMASK_UNKNOWN;
-	if (u.sa_flags & SA_SIGINFO)
-		u.sa_sigaction(sig, si, ucv);
-	else
-		u.sa_handler(sig);
+	/* On t's alternate stack for SA_ONSTACK (sigstack.c). */
+	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
 	if (m && t->m != m)
 		moved(ucv, m, t->m);
 }
