@@ -47,7 +47,9 @@
  * that spans the guard page (read(2) into a local array whose frame
  * crosses the 2 MiB line, never touched by the task first) fails with
  * EFAULT instead of faulting the page in; natively the same happens at the
- * native limit only.
+ * native limit only.  weft's wrappers of read, readv, pread, recv,
+ * recvfrom and recvmsg move the guard below such a buffer first
+ * (wt_stack_prepare); other calls, and libc's internal ones, do not.
  *
  * Release.  Joined (or exited detached) tasks' home slots stay WARM: a
  * respawn reuses TCB, TLS and stack pages as they are (MADV_DONTNEED costs
@@ -78,6 +80,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -728,6 +731,30 @@ int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info)
 	t->guard = next;
 	guard_remove(cur);
 	return WT_GROWN;
+}
+
+/* A buffer on the current task's own stack that the kernel is about to
+ * write (read, recv, pread into a local array): the kernel does not fault
+ * a guard page in, it fails with EFAULT, so a guard inside the buffer
+ * moves below it first, as the task's own fault would have moved it.
+ * Signals are held meanwhile: a handler faulting at the same guard would
+ * move it too.  Context: the task, in weft's wrapper of the call; may not
+ * park.  Cheap when the buffer is not near the guard. */
+void wt_stack_prepare(const void *buf, size_t len)
+{
+	struct wt_task *t = wt_cur();
+	uintptr_t b = (uintptr_t)buf;
+	if (!t || t->slot < 0 || t->stack_fixed || t->user_stack || len == 0 ||
+	    b + len <= (uintptr_t)t->guard || b >= (uintptr_t)t->stack_top ||
+	    b < (uintptr_t)t->stack_lo)
+		return;
+	uint64_t all = ~0ull, old = 0;
+	wt_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&old, 8, 0, 0);
+	struct wt_overflow info;
+	while (b + len > (uintptr_t)t->guard && b < (uintptr_t)t->guard + PAGE &&
+	       wt_stack_grow(t, (uintptr_t)t->guard, &info) == WT_GROWN)
+		;
+	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 }
 
 /* sysmon: return the pages of slots that stayed warm and unused for a
