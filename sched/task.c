@@ -155,32 +155,28 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 	size_t size = 0, guard = 4096;
 	int detach = PTHREAD_CREATE_JOINABLE;
 	void *uaddr = NULL;
+	bool fixed = false;
 	if (attr) {
 		size_t usize = 0;
 		/* glibc's getstack reports stackaddr - stacksize even when no
 		 * address was set; its ATTR_FLAG_STACKADDR (0x8, in the flags
-		 * word of struct pthread_attr) says whether one was. */
+		 * word of struct pthread_attr) says whether one was, and its
+		 * stacksize word (after flags, guardsize and stackaddr) is 0
+		 * unless pthread_attr_setstacksize or setstack set it. */
 		if (((const int *)(const void *)attr)[2] & 0x8)
 			pthread_attr_getstack(attr, &uaddr, &usize);
+		fixed = ((const size_t *)(const void *)attr)[4] != 0;
 		pthread_attr_getstacksize(attr, &size);
 		pthread_attr_getguardsize(attr, &guard);
 		pthread_attr_getdetachstate(attr, &detach);
 		if (uaddr) {
-			/* Program-supplied stack: TLS at its top, as glibc does. */
-			char *tls_low;
-			t->user_stack = true;
-			t->tp = wt_tls_new((char *)uaddr + usize, t->tid, uaddr, usize, t, false, &tls_low);
-			if (!t->tp || tls_low < (char *)uaddr + 16384) {
-				err = t->tp ? -EINVAL : -EAGAIN;
+			err = wt_stack_user(t, uaddr, usize);
+			if (err)
 				goto fail;
-			}
-			t->stack_lo = uaddr;
-			t->stack_hi = tls_low;
-			t->stack_size = usize;
 		}
 	}
 	if (!uaddr) {
-		err = wt_stack_alloc(t, size, guard);
+		err = wt_stack_alloc(t, size, guard, fixed);
 		if (err)
 			goto fail;
 	}
@@ -544,7 +540,7 @@ int wt_task_run_main(int (*main)(int, char **, char **), int argc, char **argv, 
 	size_t ssz = 8u << 20;
 	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		ssz = rl.rlim_cur;
-	if (wt_stack_alloc(t, ssz, 0) != 0) {
+	if (wt_stack_alloc(t, ssz, 0, false) != 0) {
 		/* No slot (a tiny address space): main stays where it is. */
 		main_frame(&a);
 		return a.ret;
