@@ -26,6 +26,7 @@
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -111,6 +112,8 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	/* shim/spawn.c */                                                     \
 	R(posix_spawn) R(posix_spawnp) R(system) R(popen) R(pclose) R(fork)    \
 	O(_Fork)                                                               \
+	/* shim/mman.c */                                                      \
+	R(mmap) R(mmap64) R(mprotect) R(munmap) R(mremap)                      \
 	/* clocks, ids, names: shim/clock.c, sleep.c, pthread_create.c; timer.c, park.c, dump.c */ \
 	R(clock_gettime) R(clock_getres) R(clock_nanosleep) R(getrusage)       \
 	R(timer_create) R(pthread_getcpuclockid) R(prctl)                      \
