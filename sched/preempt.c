@@ -329,7 +329,8 @@ static void send(struct wt_m *m, int64_t now)
 /* Context: sysmon, every tick while a proc is busy. */
 void wt_sysmon_preempt(int64_t now)
 {
-	if (!pmon && !(pmon = wt_mmap_anon(sizeof *pmon * wt_sched.nprocs)))
+	/* Room for every proc: nprocs may rise later (cgroup.c, affinity.c). */
+	if (!pmon && !(pmon = wt_mmap_anon(sizeof *pmon * wt_sched.maxprocs)))
 		return;
 	for (int i = 0; i < wt_sched.nprocs; i++) {
 		struct wt_p *p = &wt_sched.procs[i];

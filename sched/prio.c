@@ -46,6 +46,7 @@
 #include "affinity.h"
 #include "prio.h"
 #include "proc.h"
+#include "print.h"
 #include "readfile.h"
 #include "rtq.h"
 #include "runq.h"
@@ -132,6 +133,16 @@ void wt_prio_requeue_other(struct wt_task *t)
 	wt_wakep();
 }
 
+/* The first real-time policy: what weft cannot do, once. */
+static void note_rt(int pol)
+{
+	static _Atomic bool said;
+	if (rt_policy(pol & ~SCHED_RESET_ON_FORK) && !atomic_load_explicit(&said, memory_order_relaxed) &&
+	    !atomic_exchange(&said, true))
+		wt_print("weft: real-time policies order this program's threads among themselves; "
+			 "the kernel sees SCHED_OTHER threads\n");
+}
+
 int wt_prio_set(struct wt_task *t, int policy, const struct sched_param *sp)
 {
 	if (!sp)
@@ -145,6 +156,7 @@ int wt_prio_set(struct wt_task *t, int policy, const struct sched_param *sp)
 		      atomic_load_explicit(&t->nice, memory_order_relaxed), policy, prio);
 	bool other = false;
 	if (r == 0) {
+		note_rt(policy);
 		atomic_store_explicit(&t->policy, policy, memory_order_relaxed);
 		atomic_store_explicit(&t->rtprio, prio, memory_order_relaxed);
 		other = wt_prio_update_locked(t);
@@ -334,6 +346,7 @@ int wt_prio_attr(const pthread_attr_t *attr, struct wt_task *cur, struct wt_prio
 		if (r)
 			return r;
 		out->head = rt_policy(npol & ~SCHED_RESET_ON_FORK) && nprio < out->rtprio;
+		note_rt(npol);
 		out->policy = npol;
 		out->rtprio = nprio;
 	}

@@ -139,7 +139,6 @@ struct wt_task {
 	int64_t rt_since;               /* [owner m] mono ns it last left the real-time queue */
 	int64_t rr_used;                /* [owner m] ns of its SCHED_RR slice used */
 	const void *pi_wait;            /* [rtq.lock] priority-inheritance word it waits on */
-	int pi_held;                    /* [owner m] priority-inheritance mutexes it holds */
 	bool aff_set;                   /* [alllock] aff holds its own CPU mask */
 	uint64_t aff[16];               /* [alllock] CPU mask (affinity.c), when aff_set */
 };

@@ -67,9 +67,6 @@ static int pi_lock(pthread_mutex_t *m, int kind, int64_t deadline, bool cancel, 
 	__atomic_store_n(&m->__data.__owner, me, __ATOMIC_RELAXED);
 	m->__data.__count = 1;
 	m->__data.__nusers++;
-	struct wt_task *t = wt_cur();
-	if (t)
-		t->pi_held++;
 	return 0;
 }
 
@@ -83,9 +80,6 @@ static int pi_unlock(pthread_mutex_t *m, int kind)
 		return 0;
 	__atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
 	m->__data.__nusers--;
-	struct wt_task *t = wt_cur();
-	if (t)
-		t->pi_held--;
 	wt_pi_unlock(w);
 	return 0;
 }

@@ -8,8 +8,9 @@
  * pthread_t, or by an id: 0 (the caller), the id in its TCB, the id
  * gettid() gave the caller (its worker's), the process id (the main task,
  * as natively the initial thread's id is the process's), or another
- * worker's id (the task running there now).  Any other id is another
- * process's thread (or one weft did not create): the kernel answers.
+ * worker's id (the task running there now; ESRCH when it runs none, so
+ * that nothing reaches a worker).  Any other id is another process's
+ * thread (or one weft did not create): the kernel answers.
  */
 #include <sched.h>
 #include <sys/resource.h>
@@ -20,7 +21,9 @@
 #include "../sched/affinity.h"
 #include "../sched/prio.h"
 
-/* The task an id names, or NULL (the kernel's). */
+static struct wt_task no_task; /* an id of weft's worker that runs no task */
+
+/* The task an id names, NULL (the kernel's), or &no_task. */
 static struct wt_task *task_of_id(pid_t id)
 {
 	struct wt_task *cur = wt_cur();
@@ -41,8 +44,10 @@ static struct wt_task *task_of_id(pid_t id)
 		return t;
 	for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m;
 	     m = m->alllink)
-		if (m->ostid == id)
-			return __atomic_load_n(&m->curg, __ATOMIC_RELAXED);
+		if (m->ostid == id) {
+			t = __atomic_load_n(&m->curg, __ATOMIC_RELAXED);
+			return t ? t : &no_task;
+		}
 	return NULL;
 }
 
@@ -112,6 +117,8 @@ WT_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param
 	if (!sp || pid < 0)
 		return sys_ret(-EINVAL);
 	struct wt_task *t = task_of_id(pid);
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_setscheduler, pid, policy, (long)sp, 0, 0, 0));
 	return sys_ret(wt_prio_set(t, policy, sp));
@@ -122,6 +129,8 @@ WT_EXPORT int sched_setparam(pid_t pid, const struct sched_param *sp)
 	if (!sp || pid < 0)
 		return sys_ret(-EINVAL);
 	struct wt_task *t = task_of_id(pid);
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_setparam, pid, (long)sp, 0, 0, 0, 0));
 	return sys_ret(wt_prio_set(t, -1, sp));
@@ -132,6 +141,8 @@ WT_EXPORT int sched_getscheduler(pid_t pid)
 	if (pid < 0)
 		return sys_ret(-EINVAL);
 	struct wt_task *t = task_of_id(pid);
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_getscheduler, pid, 0, 0, 0, 0, 0));
 	int pol, prio;
@@ -144,6 +155,8 @@ WT_EXPORT int sched_getparam(pid_t pid, struct sched_param *sp)
 	if (!sp || pid < 0)
 		return sys_ret(-EINVAL);
 	struct wt_task *t = task_of_id(pid);
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_getparam, pid, (long)sp, 0, 0, 0, 0));
 	int pol, prio;
@@ -157,6 +170,8 @@ WT_EXPORT int sched_rr_get_interval(pid_t pid, struct timespec *ts)
 	if (pid < 0)
 		return sys_ret(-EINVAL);
 	struct wt_task *t = task_of_id(pid);
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_rr_get_interval, pid, (long)ts, 0, 0, 0, 0));
 	return sys_ret(wt_prio_rr_interval(t, ts));
@@ -165,6 +180,8 @@ WT_EXPORT int sched_rr_get_interval(pid_t pid, struct timespec *ts)
 WT_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 {
 	struct wt_task *t = which == PRIO_PROCESS && (int)who >= 0 ? task_of_id((pid_t)who) : NULL;
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_setpriority, which, who, prio, 0, 0, 0));
 	return sys_ret(wt_nice_set(t, prio));
@@ -173,6 +190,8 @@ WT_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 WT_EXPORT int getpriority(__priority_which_t which, id_t who)
 {
 	struct wt_task *t = which == PRIO_PROCESS && (int)who >= 0 ? task_of_id((pid_t)who) : NULL;
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
 	if (!t) {
 		long r = wt_syscall6(SYS_getpriority, which, who, 0, 0, 0, 0);
 		return r < 0 ? sys_ret(r) : 20 - (int)r; /* the kernel's 40..1 */
@@ -183,6 +202,8 @@ WT_EXPORT int getpriority(__priority_which_t which, id_t who)
 WT_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
 	struct wt_task *t = pid >= 0 ? task_of_id(pid) : NULL;
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_setaffinity, pid, size, (long)set, 0, 0, 0));
 	return sys_ret(wt_aff_set(t, size, set));
@@ -202,6 +223,8 @@ static long aff_get(struct wt_task *t, pid_t pid, size_t size, cpu_set_t *set)
 WT_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 {
 	struct wt_task *t = pid >= 0 ? task_of_id(pid) : NULL;
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
 	return sys_ret(aff_get(t, pid, size, set));
 }
 
