@@ -20,7 +20,7 @@
  *   wt_curp         returns stub_curp (NULL: stack.c uses its global lists);
  *   wt_tls_new      no TLS: returns a thread pointer below the slot's top
  *                   and the block's low end, or 0 when stub_tls_fail;
- *   wt_cfg, wt_tls_static_size, wt_tcb_size  plain variables;
+ *   wt_cfg, wt_tls_static_size, wt_tls_static_align, wt_tcb_size  plain variables;
  *   wt_uring_fd, wt_uring_reap  no io_uring ring: -1, nothing to reap.
  */
 #include <pthread.h>
@@ -43,7 +43,7 @@ _Atomic int stub_injects;
 struct wt_p *stub_inject_p;
 
 struct wt_config wt_cfg;
-size_t wt_tls_static_size = 4096, wt_tcb_size = 2304;
+size_t wt_tls_static_size = 4096, wt_tls_static_align = 64, wt_tcb_size = 2304;
 
 static pthread_mutex_t ready_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct stub_ready ready_list[STUB_MAXREADY];
