@@ -150,7 +150,7 @@ int wt_prio_set(struct wt_task *t, int policy, const struct sched_param *sp)
 	int prio = sp->sched_priority;
 	wt_rtq_lock();
 	int cur = atomic_load_explicit(&t->policy, memory_order_relaxed);
-	if (policy < 0)
+	if (policy == WT_PRIO_KEEP)
 		policy = cur; /* sched_setparam: the policy and its reset bit stay */
 	int r = check(cur, atomic_load_explicit(&t->rtprio, memory_order_relaxed),
 		      atomic_load_explicit(&t->nice, memory_order_relaxed), policy, prio);
@@ -181,7 +181,7 @@ int wt_prio_pthread_set(struct wt_task *t, int policy, const struct sched_param 
 	if (r)
 		return r;
 	wt_rtq_lock();
-	if (policy >= 0) {
+	if (policy != WT_PRIO_KEEP) {
 		t->gl_policy = policy;
 		t->gl_flags |= WT_GL_POLICY;
 	}

@@ -39,16 +39,17 @@ void wt_prio_start(struct wt_task *t, const struct wt_prio_init *in);
 /* The main task: the initial thread's own values.  Context: start. */
 void wt_prio_init_main(struct wt_task *t);
 
-/* sched_setscheduler / sched_setparam on task t: policy -1 keeps t's
- * (sched_setparam).  0, -EINVAL, -EPERM, with the kernel's checks in its
+/* sched_setscheduler / sched_setparam on task t: policy WT_PRIO_KEEP keeps
+ * t's (sched_setparam); another negative one is EINVAL.  0, -EINVAL, -EPERM, with the kernel's checks in its
  * order.  A task raised above the caller, or the caller lowered below a
  * queued one, runs at once (wt_prio_point).  Context: a task or a thread
  * weft did not create; takes rtq.lock; may switch the caller out. */
+#define WT_PRIO_KEEP (-0x7fffffff - 1)
 int wt_prio_set(struct wt_task *t, int policy, const struct sched_param *sp);
 /* t's policy (with SCHED_RESET_ON_FORK when set) and priority. */
 void wt_prio_get(struct wt_task *t, int *policy, int *prio);
-/* pthread_setschedparam (policy >= 0) and pthread_setschedprio (policy
- * -1): wt_prio_set, and glibc's cached copy on success. */
+/* pthread_setschedparam and pthread_setschedprio (policy WT_PRIO_KEEP):
+ * wt_prio_set, and glibc's cached copy on success. */
 int wt_prio_pthread_set(struct wt_task *t, int policy, const struct sched_param *sp);
 /* pthread_getschedparam: glibc's cached copy, filled from t's values
  * where it is not set yet. */

@@ -109,7 +109,7 @@ WT_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 		return real.pthread_setschedprio(th, prio);
 	}
 	struct sched_param sp = { .sched_priority = prio };
-	return -wt_prio_pthread_set(t, -1, &sp);
+	return -wt_prio_pthread_set(t, WT_PRIO_KEEP, &sp);
 }
 
 WT_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *sp)
@@ -133,7 +133,7 @@ WT_EXPORT int sched_setparam(pid_t pid, const struct sched_param *sp)
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_setparam, pid, (long)sp, 0, 0, 0, 0));
-	return sys_ret(wt_prio_set(t, -1, sp));
+	return sys_ret(wt_prio_set(t, WT_PRIO_KEEP, sp));
 }
 
 WT_EXPORT int sched_getscheduler(pid_t pid)

@@ -165,6 +165,9 @@ int main(void)
 	printf("setschedprio 0: %s\n", E(pthread_setschedprio(me, 0)));
 	printf("sched_setscheduler NULL: %s\n", S(sched_setscheduler(0, SCHED_FIFO, NULL)));
 	printf("sched_setscheduler -1: %s\n", S(sched_setscheduler(-1, SCHED_FIFO, &sp)));
+	sp.sched_priority = 20;
+	printf("sched_setscheduler policy -1: %s\n", S(sched_setscheduler(0, -1, &sp)));
+	printf("pthread_setschedparam policy -1: %s\n", E(pthread_setschedparam(me, -1, &sp)));
 	printf("sched_setparam 0: %s\n", S(sched_setparam(0, &(struct sched_param){ 0 })));
 	show("main", me);
 	struct timespec ts = { 9, 9 };
