@@ -28,7 +28,10 @@
  *           does not allow (20 - nice > the limit), without CAP_SYS_NICE.
  * The capability and the limits are read from the kernel at each call
  * (capget, prlimit), so a program that dropped the capability, or runs as
- * a user, gets the error a native call gets.
+ * a user, gets the error a native call gets.  And, as the kernel's
+ * real-time group scheduling does even for root: EPERM for a real-time
+ * policy when the process's cgroup (v1 cpu controller) has no real-time
+ * runtime (cpu.rt_runtime_us 0, with sched_rt_runtime_us not -1).
  *
  * A new task inherits its creator's policy, priority, niceness and CPU
  * mask, with SCHED_RESET_ON_FORK's reset, as clone does; a
@@ -37,7 +40,9 @@
  * pthread_create returns the error).
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -87,6 +92,73 @@ static bool can_nice(int nice)
 	return (unsigned long)(20 - nice) <= rlim_cur(RLIMIT_NICE) || cap_sys_nice();
 }
 
+static long read_long(const char *path)
+{
+	char buf[32];
+	if (wt_read_file(path, buf, sizeof buf) <= 0)
+		return LONG_MIN;
+	long v = 0, sign = 1;
+	const char *s = buf;
+	if (*s == '-') {
+		sign = -1;
+		s++;
+	}
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (*s - '0');
+	return sign * v;
+}
+
+/* The caller's cgroup v1 cpu controller has no real-time runtime. */
+static bool rt_group_zero(void)
+{
+	if (read_long("/proc/sys/kernel/sched_rt_runtime_us") < 0)
+		return false;
+	char cg[1024], path[1200];
+	if (wt_read_file("/proc/self/cgroup", cg, sizeof cg) <= 0)
+		return false;
+	const char *dir = NULL, *end = NULL;
+	for (char *l = cg; *l && !dir;) {
+		char *nl = strchr(l, '\n');
+		char *c1 = strchr(l, ':');
+		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (c2 && (!nl || c2 < nl)) {
+			/* The controller list, comma-separated, holds "cpu"? */
+			for (char *c = c1 + 1; c < c2;) {
+				char *e = c;
+				while (e < c2 && *e != ',')
+					e++;
+				if (e - c == 3 && !strncmp(c, "cpu", 3)) {
+					dir = c2 + 1;
+					end = nl ? nl : c2 + strlen(c2);
+				}
+				c = e + 1;
+			}
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	if (!dir)
+		return false;
+	static const char *const mnt[] = { "/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu" };
+	for (int i = 0; i < 2; i++) {
+		size_t n = strlen(mnt[i]), d = (size_t)(end - dir);
+		if (n + d + 24 > sizeof path)
+			return false;
+		memcpy(path, mnt[i], n);
+		memcpy(path + n, dir, d);
+		strcpy(path + n + d, "/cpu.rt_runtime_us");
+		long v = read_long(path);
+		if (v == LONG_MIN) { /* a cgroup namespace: its root is the mount's */
+			strcpy(path + n, "/cpu.rt_runtime_us");
+			v = read_long(path);
+		}
+		if (v != LONG_MIN)
+			return v == 0;
+	}
+	return false;
+}
+
 /* The kernel's checks of a change from (curpol, curprio, nice) to
  * (pol, prio), pol with its SCHED_RESET_ON_FORK bit.  0, -EINVAL, -EPERM. */
 static int check(int curpol, int curprio, int nice, int pol, int prio)
@@ -108,6 +180,8 @@ static int check(int curpol, int curprio, int nice, int pol, int prio)
 	if ((curpol & SCHED_RESET_ON_FORK) && !(pol & SCHED_RESET_ON_FORK))
 		priv = true;
 	if (priv && !cap_sys_nice())
+		return -EPERM;
+	if (rt_policy(base) && rt_group_zero())
 		return -EPERM;
 	return 0;
 }

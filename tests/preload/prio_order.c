@@ -239,8 +239,8 @@ int main(void)
 		pthread_join(t[0], NULL);
 		pthread_join(t[1], NULL);
 		int n = atomic_load(&nturns);
-		printf("%s: first %.2s, turns %s\n", pol ? "FIFO" : "RR", turns,
-		       n >= 4 ? ">= 4" : n == 2 ? "2" : "other");
+		printf("%s: first %.2s, %s\n", pol ? "FIFO" : "RR", turns,
+		       n >= 3 ? "took turns" : n == 2 ? "one after the other" : "?");
 	}
 
 	/* Priority inheritance. */
