@@ -124,6 +124,8 @@ struct wt_task {
 					 * the park to finish (park.c) */
 	unsigned sighandled;            /* [owner m; handler] program handlers run on it
 					 * (sigsuspend waits for one) */
+	stack_t sigstk;                 /* [owner m; handler] its sigaltstack (sigstack.c):
+					 * ss_size 0 = none */
 	/* Its one io_uring call in flight (uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
@@ -237,7 +239,9 @@ struct wt_m {
 	/* sighandler.c: program signals that interrupted weft on this thread,
 	 * to raise again here once it has left (siginfo kept). */
 	_Atomic uint64_t defer_claim, defer_ready; /* [atomic] */
-	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread */
+	_Atomic int defer_own;          /* [atomic] its task's own were put back in its
+					 * sigpend: a poke raises them */
+	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread while any */
 	siginfo_t *defer_info;          /* [this thread] 64 slots, mapped on first use */
 };
 

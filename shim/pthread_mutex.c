@@ -24,6 +24,7 @@
 #include "shim.h"
 #include "../sched/pi.h"
 #include "../sched/prio.h"
+#include "../sched/sighandler.h"
 #include "../sched/task.h"
 
 #define KIND_MASK 3
@@ -313,12 +314,16 @@ WT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 WT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
-	if (unlikely(kind & KIND_SPECIAL) && pi_ours(kind))
-		return pi_unlock(m, kind); /* gives way to a higher waiter itself */
-	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
+	int r;
+	if (unlikely(kind & KIND_SPECIAL) && pi_ours(kind)) {
+		r = pi_unlock(m, kind); /* gives way to a higher waiter itself */
+	} else if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
 		return kind < 0 ? EINVAL : special_unlock(m);
-	int r = wt_mutex_unlock(m);
-	wt_prio_point(); /* a real-time waiter above the caller runs now */
+	} else {
+		r = wt_mutex_unlock(m);
+		wt_prio_point(); /* a real-time waiter above the caller runs now */
+	}
+	wt_sig_unlocked();
 	return r;
 }
 

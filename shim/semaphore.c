@@ -29,6 +29,7 @@
 
 #include "shim.h"
 #include "../sched/prio.h"
+#include "../sched/sighandler.h"
 #include "../sched/task.h"
 
 struct wsem {
@@ -203,6 +204,7 @@ WT_EXPORT int sem_post(sem_t *sem)
 		wt_unpark(&s->data, 1);
 		wt_prio_point(); /* a real-time waiter above the caller runs now */
 	}
+	wt_sig_unlocked();
 	return 0;
 }
 
