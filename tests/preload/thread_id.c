@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,7 +28,7 @@
 static pthread_barrier_t all_up, checked;
 static pid_t ids[N];
 static pthread_t ths[N];
-static _Atomic int unstable, self_wrong, self_late;
+static _Atomic int unstable, self_wrong, self_late, nice_wrong;
 static _Thread_local volatile int got;
 static _Atomic int remote_hits[N], remote_wrong;
 static volatile unsigned long sink;
@@ -69,6 +70,11 @@ static void *thread(void *arg)
 		if (gettid() != me || syscall(SYS_gettid) != me)
 			unstable++;
 	}
+	/* Its id names it to setpriority/getpriority (a higher nice value is
+	 * always allowed). */
+	if (i == 0 && (setpriority(PRIO_PROCESS, (id_t)gettid(), 7) != 0 ||
+		       getpriority(PRIO_PROCESS, (id_t)gettid()) != 7))
+		nice_wrong++;
 	/* tgkill to itself: the handler runs on this thread before it returns. */
 	int before = got;
 	if (tgkill(getpid(), gettid(), SIGUSR1) != 0)
@@ -117,6 +123,7 @@ int main(void)
 	printf("threads' ids unique and not main's: %s\n", dup ? "no" : "yes");
 	pthread_barrier_wait(&checked);
 	printf("ids stable across sleeps, yields and spins: %s\n", unstable ? "no" : "yes");
+	printf("setpriority/getpriority by its id: %s\n", nice_wrong ? "failed" : "0");
 	printf("tgkill to itself: %s, handler ran before it returned: %s\n",
 	       self_wrong ? "failed" : "0", self_late ? "no" : "yes");
 	int probe = 0;

@@ -179,6 +179,13 @@ void wt_sysmon_kick(void)
 	atomic_fetch_add(&stub_kicks, 1);
 }
 
+/* ---- priorities (prio.c): the test tasks never set a policy ---- */
+
+int64_t wt_prio_rr_ns(void)
+{
+	return 100000000;
+}
+
 /* ---- TSan fibers ---- */
 
 #define MAXCTX 128
