@@ -26,6 +26,7 @@
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -56,6 +57,10 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(pthread_attr_setdetachstate) R(pthread_attr_setstacksize)            \
 	R(pthread_attr_setstack) R(pthread_getattr_np)                         \
 	R(pthread_setname_np) R(pthread_getname_np)                            \
+	/* shim/sched.c: threads weft did not create */                        \
+	R(pthread_setschedparam) R(pthread_getschedparam)                      \
+	R(pthread_setschedprio) R(pthread_setaffinity_np)                      \
+	R(pthread_getaffinity_np)                                              \
 	/* signals: shim/signal.c; crash.c, dump.c, preempt.c, sighandler.c */ \
 	R(pthread_sigmask) R(sigaction) R(pthread_kill) R(sigtimedwait)        \
 	/* shim/pthread_mutex.c, pthread_cond.c */                             \
@@ -110,6 +115,8 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	/* shim/spawn.c */                                                     \
 	R(posix_spawn) R(posix_spawnp) R(system) R(popen) R(pclose) R(fork)    \
 	O(_Fork)                                                               \
+	/* shim/mman.c */                                                      \
+	R(mmap) R(mmap64) R(mprotect) R(munmap) R(mremap)                      \
 	/* socket calls (shim/netio.c, fd_create.c, blocking.c) */            \
 	S(recvfrom) S(recvmsg) S(accept4) S(sendto) S(sendmsg) S(socket)       \
 	S(socketpair) S(connect)

@@ -10,7 +10,8 @@
  *               are glibc's, BRACKETED).
  * The last arrival of a round swaps in (generation + 1, 0) and wakes
  * everyone parked on the state word; a waiter sleeps while the generation
- * it arrived in is current.
+ * it arrived in is current.  A waiter with asynchronous cancellation
+ * enabled is cancelled there, as glibc's is; its arrival stays counted.
  */
 #include "shim.h"
 #include "../sched/task.h"
@@ -66,9 +67,12 @@ WT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 		wt_unpark(&s->state, 0x7fffffff);
 		return PTHREAD_BARRIER_SERIAL_THREAD;
 	}
+	struct wt_task *t = wt_cur();
 	while (atomic_load(&s->state) >> 32 == gen) {
 		wt_wait_reason("pthread_barrier_wait");
-		wt_park(&s->state, same_gen, gen, -1, false);
+		if (wt_park(&s->state, same_gen, gen, -1, t && wt_cancel_async_on(t)) ==
+		    WT_PARK_CANCELED)
+			wt_cancel_act();
 	}
 	return 0;
 }

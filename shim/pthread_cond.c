@@ -28,6 +28,7 @@
  */
 #include "shim.h"
 #include "../sched/print.h"
+#include "../sched/prio.h"
 #include "../sched/proc.h"
 #include "../sched/task.h"
 
@@ -135,6 +136,7 @@ WT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 		return 0;
 	atomic_fetch_add(SEQ(c), 1);
 	wt_unpark(SEQ(c), 1);
+	wt_prio_point(); /* a real-time waiter above the caller runs now */
 	return 0;
 }
 
@@ -148,6 +150,7 @@ WT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 		return 0;
 	atomic_fetch_add(SEQ(c), 1);
 	wt_unpark(SEQ(c), 0x7fffffff);
+	wt_prio_point();
 	return 0;
 }
 

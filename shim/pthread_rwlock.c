@@ -57,11 +57,14 @@
  * Preferences, as glibc: readers enter whenever no writer holds the lock
  * (kinds 0 and 1; a recursive read lock never deadlocks).  Kind 2 also keeps
  * new readers out while other readers hold it and a writer waits.
- * rwlocks are not cancellation points; their waits are not cancelable.
+ * rwlocks are not cancellation points; a task with asynchronous
+ * cancellation enabled is cancelled while it waits, as glibc's SIGCANCEL
+ * interrupts the futex wait.  It leaves like a timed-out waiter.
  */
 #include <limits.h>
 
 #include "shim.h"
+#include "../sched/sighandler.h"
 #include "../sched/task.h"
 
 #define R_MASK ((1u << 29) - 1)
@@ -156,7 +159,8 @@ static void after_last_reader(pthread_rwlock_t *l)
  * Returns -1 to look at *s again (reloaded, or updated by a failed CAS),
  * else wt_park's result with *s reloaded. */
 static int contend(pthread_rwlock_t *l, unsigned *s, int *spins, unsigned bit, const void *key,
-		   bool (*must_wait)(const void *, uintptr_t), int64_t deadline, const char *why)
+		   bool (*must_wait)(const void *, uintptr_t), int64_t deadline, bool cancel,
+		   const char *why)
 {
 	_Atomic unsigned *w = WORD(l);
 	if (*spins > 0) {
@@ -170,12 +174,12 @@ static int contend(pthread_rwlock_t *l, unsigned *s, int *spins, unsigned bit, c
 						   memory_order_relaxed))
 		return -1;
 	wt_wait_reason(why);
-	int r = wt_park(key, must_wait, (uintptr_t)l, deadline, false);
+	int r = wt_park(key, must_wait, (uintptr_t)l, deadline, cancel);
 	*s = atomic_load_explicit(w, memory_order_relaxed);
 	return r;
 }
 
-static int rdlock(pthread_rwlock_t *l, int64_t deadline, bool try)
+static int rdlock(pthread_rwlock_t *l, int64_t deadline, bool try, bool cancel)
 {
 	_Atomic unsigned *w = WORD(l);
 	unsigned kind = KIND(l);
@@ -196,20 +200,20 @@ static int rdlock(pthread_rwlock_t *l, int64_t deadline, bool try)
 		}
 		if (try)
 			return EBUSY;
-		int r = contend(l, &s, &spins, RWAIT, RKEY(l), reader_must_wait, deadline,
+		int r = contend(l, &s, &spins, RWAIT, RKEY(l), reader_must_wait, deadline, cancel,
 				"pthread_rwlock_rdlock");
 		if (r < 0)
 			continue;
-		if (r == WT_PARK_TIMEDOUT) {
+		if (r == WT_PARK_TIMEDOUT || r == WT_PARK_CANCELED) {
 			if (woken)
 				kick(l);
-			return ETIMEDOUT;
+			return r == WT_PARK_TIMEDOUT ? ETIMEDOUT : ECANCELED;
 		}
 		woken |= r == WT_PARK_WOKEN;
 	}
 }
 
-static int wrlock(pthread_rwlock_t *l, int64_t deadline, bool try)
+static int wrlock(pthread_rwlock_t *l, int64_t deadline, bool try, bool cancel)
 {
 	_Atomic unsigned *w = WORD(l);
 	bool woken = false;
@@ -228,15 +232,15 @@ static int wrlock(pthread_rwlock_t *l, int64_t deadline, bool try)
 		}
 		if (try)
 			return EBUSY;
-		int r = contend(l, &s, &spins, WWAIT, WKEY(l), writer_must_wait, deadline,
+		int r = contend(l, &s, &spins, WWAIT, WKEY(l), writer_must_wait, deadline, cancel,
 				"pthread_rwlock_wrlock");
 		if (r < 0)
 			continue;
-		if (r == WT_PARK_TIMEDOUT) {
+		if (r == WT_PARK_TIMEDOUT || r == WT_PARK_CANCELED) {
 			/* Even if never woken: our WWAIT may be all that keeps kind-2
 			 * readers out, and we are leaving. */
 			kick(l);
-			return ETIMEDOUT;
+			return r == WT_PARK_TIMEDOUT ? ETIMEDOUT : ECANCELED;
 		}
 		woken |= r == WT_PARK_WOKEN;
 	}
@@ -326,7 +330,12 @@ static int lock_entry(pthread_rwlock_t *l, bool write, clockid_t clk,
 	if (CUR_WRITER(l) == wt_self_tid())
 		return EDEADLK;
 	int64_t deadline = timed ? wt_deadline(clk, abs) : -1;
-	return write ? wrlock(l, deadline, false) : rdlock(l, deadline, false);
+	struct wt_task *t = wt_cur();
+	bool cancel = t && wt_cancel_async_on(t);
+	int r = write ? wrlock(l, deadline, false, cancel) : rdlock(l, deadline, false, cancel);
+	if (r == ECANCELED)
+		wt_cancel_act();
+	return r;
 }
 
 WT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
@@ -353,7 +362,7 @@ WT_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 		wt_real_init();
 		return PSHARED(real.pthread_rwlock_tryrdlock(l));
 	}
-	return rdlock(l, -1, true);
+	return rdlock(l, -1, true, false);
 }
 
 WT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
@@ -362,7 +371,7 @@ WT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 		wt_real_init();
 		return PSHARED(real.pthread_rwlock_trywrlock(l));
 	}
-	return wrlock(l, -1, true);
+	return wrlock(l, -1, true, false);
 }
 
 WT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abs)
@@ -412,8 +421,12 @@ WT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 		return PSHARED(real.pthread_rwlock_unlock(l));
 	}
 	/* As glibc: the caller is the writer iff __cur_writer is its tid. */
+	int r;
 	if (CUR_WRITER(l) == wt_self_tid() &&
 	    (atomic_load_explicit(WORD(l), memory_order_relaxed) & WLOCK))
-		return wrunlock(l);
-	return rdunlock(l);
+		r = wrunlock(l);
+	else
+		r = rdunlock(l);
+	wt_sig_unlocked();
+	return r;
 }

@@ -28,6 +28,8 @@
 #include <semaphore.h>
 
 #include "shim.h"
+#include "../sched/prio.h"
+#include "../sched/sighandler.h"
 #include "../sched/task.h"
 
 struct wsem {
@@ -198,8 +200,11 @@ WT_EXPORT int sem_post(sem_t *sem)
 			return fail(EOVERFLOW);
 		/* seq_cst: pairs with the waiter's count-in (see down_slow). */
 	} while (!atomic_compare_exchange_weak(&s->data, &d, d + 1));
-	if (d >> 32)
+	if (d >> 32) {
 		wt_unpark(&s->data, 1);
+		wt_prio_point(); /* a real-time waiter above the caller runs now */
+	}
+	wt_sig_unlocked();
 	return 0;
 }
 

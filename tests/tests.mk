@@ -74,8 +74,12 @@ $(TB)/stress/contend: tests/stress/contend.c
 stress: $(B)/libweft.so $(PRELOAD_BIN) $(TB)/stress/contend
 	sh tests/stress/run.sh $(abspath $(B)/libweft.so) $(STRESS_SECONDS) $(TB)/preload $(TB)/stress/contend
 
+# The launcher, weft compare, make install and the manual pages.
+test-tools: all $(TB)/preload/basic_join
+	sh tests/tools/run.sh $(B) $(abspath $(TB)/preload/basic_join)
+
 -include tests/unit/unit.mk
 
-test: all check-exports test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe
+test: all check-exports test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe test-tools
 
-.PHONY: stress test test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe
+.PHONY: stress test test-tools test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe
