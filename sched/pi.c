@@ -30,10 +30,14 @@
 #include "rtq.h"
 #include "task.h"
 
+/* A waiter sleeps only while the word still says someone waits: an
+ * unlock that cleared the bit has woken (or will find) nobody parked, and
+ * a task that took the word meanwhile without waiting did not set it, so
+ * its unlock would wake no one. */
 static bool still_held(const void *addr, uintptr_t arg)
 {
 	(void)arg;
-	return atomic_load_explicit((_Atomic int *)addr, memory_order_relaxed) != 0;
+	return atomic_load_explicit((_Atomic int *)addr, memory_order_relaxed) & WT_PI_WAITERS;
 }
 
 /* [alllock] */
