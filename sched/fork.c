@@ -48,6 +48,7 @@
 #include "syscall.h"
 #include "sysmon.h"
 #include "task.h"
+#include "timeline.h"
 #include "tls.h"
 #include "worker.h"
 
@@ -124,6 +125,7 @@ static void reset(bool reclaimed)
 	wt_task_fork_reset(t);
 	wt_tls_fork_reset();
 	wt_sysmon_fork_reset();
+	wt_tl_fork_reset();
 	wt_netpoll_after_fork();
 	wt_uring_after_fork();
 	wt_sig_handlers_fork_reset();

@@ -108,6 +108,7 @@
 #include "syscall.h"
 #include "task.h"
 #include "text.h"
+#include "timeline.h"
 
 #define PREEMPT_NS 10000000 /* a task's slice before sysmon asks, as Go's forcePreemptNS */
 #define PROBE_NS 2000000    /* least interval between probes of one suspect proc */
@@ -356,6 +357,11 @@ void wt_sysmon_preempt(int64_t now)
 		if (ran) {
 			if (now - pm->when >= PREEMPT_NS) {
 				atomic_store_explicit(&m->preempt, tick + 1, memory_order_relaxed);
+				if (unlikely(wt_tl_on)) {
+					struct wt_task *g = __atomic_load_n(&m->curg, __ATOMIC_RELAXED);
+					wt_tl_put(wt_tl_shared, WT_TL_PREEMPT, g ? g->id : 0,
+						  (uint64_t)m->id, 0);
+				}
 				if (!wt_cfg.asyncpreemptoff)
 					send(m, now);
 			}

@@ -97,6 +97,12 @@ struct wt_task {
 	const void *wait_on;            /* [owner m] key of the current park */
 	const char *wait_reason;        /* [owner m] static string, NULL = unnamed */
 	int64_t wait_since;             /* [owner m] CLOCK_MONOTONIC_COARSE ns at park */
+	int wait_fd;                    /* [owner m] descriptor + 1 of an IO wait, 0 = none
+					 * (the trace names it, timeline.c) */
+	/* [its owner: the waker that readies it, then the worker that runs
+	 * it] flow id of the wake that made it runnable, 0 = none: its next
+	 * slice in the trace ends that arrow (timeline.c) */
+	uint64_t tl_flow;
 	uint64_t creator;               /* [const] id of the creating task, 0 = none */
 	/* [owner m; dump reads] bumped when the task starts and each time it is
 	 * switched back in, before it writes to its stack: dump.c reads a
@@ -203,6 +209,8 @@ struct wt_m {
 	_Atomic uint64_t defer_claim, defer_ready; /* [atomic] */
 	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread */
 	siginfo_t *defer_info;          /* [this thread] 64 slots, mapped on first use */
+	struct wt_tlbuf *tlbuf;         /* [const after start] its trace events (timeline.c),
+					 * NULL = tracing off */
 };
 
 /* ---- the scheduler ---- */

@@ -41,6 +41,7 @@
 #include "task.h"
 #include "text.h"
 #include "throw.h"
+#include "timeline.h"
 #include "tls.h"
 #include "worker.h"
 
@@ -162,6 +163,7 @@ int wt_runtime_start(void)
 	__libc_single_threaded = 0;
 	wt_sysmon_start();
 	wt_dump_init();
+	wt_tl_start(m);
 	atomic_store_explicit(&start_state, RUNNING, memory_order_release);
 	wt_unlock(&start_lock);
 	errno = saved_errno;

@@ -16,5 +16,8 @@ run)
 compare)
   exec python3 "$here/../tools/compare.py" "$lib" "$@" 2>/dev/null || \
   exec python3 "$here/compare.py" "$lib" "$@" ;;
+trace)
+  t=$here/../tools/trace.py; [ -f "$t" ] || t=$here/trace.py
+  exec python3 "$t" "$@" ;;
 *) usage ;;
 esac
