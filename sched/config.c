@@ -15,7 +15,8 @@
  *                     asyncpreemptoff=1 (no preemption by signal: a task
  *                     yields only when it enters weft; as Go's GODEBUG key),
  *                     trace=FILE (a Perfetto timeline of the scheduler,
- *                     timeline.c; FILE has no comma).
+ *                     timeline.c; FILE has no comma, %p in it is the
+ *                     process id).
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
  *   WEFT_STACK_MAX    most a task's stack may grow to (suffix k/m/g), never

@@ -55,7 +55,9 @@ static uint64_t flow_id(struct wt_tlbuf *b, uint64_t idx)
 	return ((uint64_t)(b->id + 2) << 32) | ((idx + 1) & 0xffffffffull);
 }
 
-uint64_t wt_tl_put(struct wt_tlbuf *b, uint32_t kind, uint64_t task, uint64_t arg, uint64_t arg2)
+/* The record, at time ts (mono ns). */
+static uint64_t put(struct wt_tlbuf *b, int64_t ts, uint32_t kind, uint64_t task, uint64_t arg,
+		    uint64_t arg2)
 {
 	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
 	uint64_t t;
@@ -71,7 +73,7 @@ uint64_t wt_tl_put(struct wt_tlbuf *b, uint32_t kind, uint64_t task, uint64_t ar
 							memory_order_relaxed));
 	struct wt_tl_rec *r = &b->rec[h % WT_TL_N];
 	uint64_t id = flow_id(b, h);
-	r->ts = wt_nanotime();
+	r->ts = ts;
 	r->task = task;
 	r->arg = arg;
 	r->arg2 = kind == WT_TL_WAKE ? id : arg2;
@@ -81,6 +83,11 @@ uint64_t wt_tl_put(struct wt_tlbuf *b, uint32_t kind, uint64_t task, uint64_t ar
 	if (unlikely(h - t == WT_TL_N / 2))
 		wt_tl_kick();
 	return id;
+}
+
+uint64_t wt_tl_put(struct wt_tlbuf *b, uint32_t kind, uint64_t task, uint64_t arg, uint64_t arg2)
+{
+	return put(b, wt_nanotime(), kind, task, arg, arg2);
 }
 
 static struct wt_tlbuf *buf_of(struct wt_m *m)
@@ -104,6 +111,14 @@ void wt_tl_run(struct wt_m *m, struct wt_task *t)
 	wt_tl_put(buf_of(m), WT_TL_RUN, t->id, (uintptr_t)t->start, flow);
 }
 
+/* The same, at ts. */
+static void run_at(struct wt_tlbuf *b, int64_t ts, struct wt_task *t)
+{
+	uint64_t flow = t->tl_flow;
+	t->tl_flow = 0;
+	put(b, ts, WT_TL_RUN, t->id, (uintptr_t)t->start, flow);
+}
+
 /* t switches out of m, for `why` (enum wt_tl_why), to next (NULL: to g0).
  * A park names its reason as the dump does: the caller's, or a sleep on
  * the task's own timer, else a plain wait. */
@@ -117,9 +132,13 @@ void wt_tl_switch(struct wt_m *m, struct wt_task *t, int why, struct wt_task *ne
 			reason = t->wait_on == &t->timer ? "sleep" : "wait";
 		fd = (uint64_t)(unsigned)t->wait_fd;
 	}
-	wt_tl_put(buf_of(m), WT_TL_STOP, t->id, (uintptr_t)reason, (uint64_t)why | fd << 8);
+	/* A direct switch: one clock read for the end of one slice and the
+	 * start of the next. */
+	struct wt_tlbuf *b = buf_of(m);
+	int64_t now = wt_nanotime();
+	put(b, now, WT_TL_STOP, t->id, (uintptr_t)reason, (uint64_t)why | fd << 8);
 	if (next)
-		wt_tl_run(m, next);
+		run_at(b, now, next);
 }
 
 /* t is being made runnable by the caller, which owns it until it is

@@ -82,9 +82,25 @@ static void escape(char *d, size_t n, const char *s)
 	d[j] = 0;
 }
 
+/* FILE, with each "%p" replaced by the process id (programs that run
+ * others under weft, with the same setting, each get a file), made
+ * absolute. */
 int wt_tl_file_open(const char *p)
 {
 	size_t n = 0;
+	pid = (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	char name[512];
+	size_t k = 0;
+	for (const char *s = p; *s && k + 12 < sizeof name; s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			k += (size_t)wt_snprintf(name + k, sizeof name - k, "%d", pid);
+			s++;
+		} else {
+			name[k++] = *s;
+		}
+	}
+	name[k] = 0;
+	p = name;
 	if (p[0] != '/') {
 		long r = wt_syscall6(SYS_getcwd, (long)path, sizeof path, 0, 0, 0, 0);
 		if (r < 0)
@@ -112,11 +128,10 @@ int wt_tl_file_open(const char *p)
 	link[ln > 0 ? ln : 0] = 0;
 	const char *base = strrchr(link, '/');
 	escape(exe, sizeof exe, base ? base + 1 : link);
-	pid = (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	t0 = wt_nanotime();
 	return 0;
 bad:
-	wt_print("weft: WEFTDEBUG: cannot write the trace to %s; no trace\n", p);
+	wt_print("weft: WEFTDEBUG: cannot write the trace to %s; no trace\n", name);
 	return -1;
 }
 
@@ -144,22 +159,63 @@ static const char *fn_name(uintptr_t pc, bool may_load)
 	return e->name;
 }
 
-/* "ph":"X","pid":P,"tid":T,"ts":µs.ns — every event's start. */
+/* Appends for the frequent events (RUN, STOP, WAKE), which wt_wprint's
+ * general formatting made most of the writer's time.  Each event starts
+ * with head(), which leaves at least 1 KiB free (wt_wprint's promise too):
+ * enough for an event's fields, whose strings are bounded (names 88
+ * bytes, reasons 64). */
+static void lit(struct wt_wbuf *o, const char *s, size_t n)
+{
+	memcpy(o->buf + o->n, s, n);
+	o->n += n;
+}
+#define LIT(o, s) lit(o, s, sizeof s - 1)
+
+static void str(struct wt_wbuf *o, const char *s)
+{
+	lit(o, s, strlen(s));
+}
+
+static void num(struct wt_wbuf *o, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		o->buf[o->n++] = t[--n];
+}
+
+/* {"ph":"X","pid":P,"tid":T,"ts":µs.ns — every event's start. */
 static void head(struct wt_wbuf *o, char ph, int tid, int64_t ts)
 {
+	if (o->cap - o->n < 1024)
+		wt_wflush(o);
 	int64_t d = ts - t0;
 	if (d < 0)
 		d = 0;
-	long us = (long)(d / 1000);
 	int ns = (int)(d % 1000);
-	wt_wprint(o, "{\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":%ld.%c%c%c", ph, pid, tid, us,
-		  '0' + ns / 100, '0' + ns / 10 % 10, '0' + ns % 10);
+	LIT(o, "{\"ph\":\"");
+	o->buf[o->n++] = ph;
+	LIT(o, "\",\"pid\":");
+	num(o, (uint64_t)pid);
+	LIT(o, ",\"tid\":");
+	num(o, (uint64_t)tid);
+	LIT(o, ",\"ts\":");
+	num(o, (uint64_t)(d / 1000));
+	o->buf[o->n++] = '.';
+	o->buf[o->n++] = (char)('0' + ns / 100);
+	o->buf[o->n++] = (char)('0' + ns / 10 % 10);
+	o->buf[o->n++] = (char)('0' + ns % 10);
 }
 
 static void instant(struct wt_wbuf *o, int tid, int64_t ts, const char *name)
 {
 	head(o, 'i', tid, ts);
-	wt_wprint(o, ",\"s\":\"t\",\"cat\":\"sched\",\"name\":\"%s\"", name);
+	LIT(o, ",\"s\":\"t\",\"cat\":\"sched\",\"name\":\"");
+	str(o, name);
+	LIT(o, "\"");
 }
 
 static const char *why_name[] = { "park", "yield", "preempted", NULL };
@@ -173,16 +229,24 @@ static void emit(struct wt_wbuf *o, struct wt_tlbuf *b, const struct wt_tl_rec *
 	case WT_TL_RUN: {
 		if (b->open) {
 			head(o, 'E', tid, r->ts);
-			wt_wprint(o, "},\n");
+			LIT(o, "},\n");
 		}
 		const char *fn = fn_name((uintptr_t)r->arg, may_load);
 		head(o, 'B', tid, r->ts);
-		wt_wprint(o, ",\"cat\":\"task\",\"name\":\"G%lu %s\",\"args\":{\"g\":%lu,\"fn\":\"%s\"}},\n",
-			  g, fn, g, fn);
+		LIT(o, ",\"cat\":\"task\",\"name\":\"G");
+		num(o, g);
+		LIT(o, " ");
+		str(o, fn);
+		LIT(o, "\",\"args\":{\"g\":");
+		num(o, g);
+		LIT(o, ",\"fn\":\"");
+		str(o, fn);
+		LIT(o, "\"}},\n");
 		if (r->arg2) {
 			head(o, 'f', tid, r->ts);
-			wt_wprint(o, ",\"bp\":\"e\",\"cat\":\"wake\",\"name\":\"wake\",\"id\":%lu},\n",
-				  (unsigned long)r->arg2);
+			LIT(o, ",\"bp\":\"e\",\"cat\":\"wake\",\"name\":\"wake\",\"id\":");
+			num(o, r->arg2);
+			LIT(o, "},\n");
 		}
 		b->open = r->task;
 		return;
@@ -190,33 +254,45 @@ static void emit(struct wt_wbuf *o, struct wt_tlbuf *b, const struct wt_tl_rec *
 	case WT_TL_STOP: {
 		if (b->open) {
 			head(o, 'E', tid, r->ts);
-			wt_wprint(o, "},\n");
+			LIT(o, "},\n");
 			b->open = 0;
 		}
 		unsigned why = (unsigned)(r->arg2 & 0xff);
 		if (why >= WT_TL_OTHER)
 			return;
 		instant(o, tid, r->ts, why_name[why]);
-		wt_wprint(o, ",\"args\":{\"g\":%lu", g);
+		LIT(o, ",\"args\":{\"g\":");
+		num(o, g);
 		if (why == WT_TL_PARK) {
 			char reason[64];
 			escape(reason, sizeof reason, r->arg ? (const char *)(uintptr_t)r->arg : "wait");
-			wt_wprint(o, ",\"reason\":\"%s\"", reason);
-			if (r->arg2 >> 8)
-				wt_wprint(o, ",\"fd\":%lu", (unsigned long)(r->arg2 >> 8) - 1);
+			LIT(o, ",\"reason\":\"");
+			str(o, reason);
+			LIT(o, "\"");
+			if (r->arg2 >> 8) {
+				LIT(o, ",\"fd\":");
+				num(o, (r->arg2 >> 8) - 1);
+			}
 		}
-		wt_wprint(o, "}},\n");
+		LIT(o, "}},\n");
 		return;
 	}
 	case WT_TL_WAKE:
 		/* The arrow starts inside a slice: the waker's, else a mark. */
 		if (!r->arg || !b->open) {
 			head(o, 'X', tid, r->ts);
-			wt_wprint(o, ",\"dur\":0,\"cat\":\"sched\",\"name\":\"wake G%lu\"},\n", g);
+			LIT(o, ",\"dur\":0,\"cat\":\"sched\",\"name\":\"wake G");
+			num(o, g);
+			LIT(o, "\"},\n");
 		}
 		head(o, 's', tid, r->ts);
-		wt_wprint(o, ",\"cat\":\"wake\",\"name\":\"wake\",\"id\":%lu,\"args\":{\"g\":%lu,\"by\":%lu}},\n",
-			  (unsigned long)r->arg2, g, (unsigned long)r->arg);
+		LIT(o, ",\"cat\":\"wake\",\"name\":\"wake\",\"id\":");
+		num(o, r->arg2);
+		LIT(o, ",\"args\":{\"g\":");
+		num(o, g);
+		LIT(o, ",\"by\":");
+		num(o, r->arg);
+		LIT(o, "}},\n");
 		return;
 	case WT_TL_CREATE:
 		instant(o, tid, r->ts, "create");

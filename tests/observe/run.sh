@@ -195,6 +195,14 @@ WEFTDEBUG=trace= LD_PRELOAD="$lib" "$bin/runqueues" > "$tmp/out" 2> "$tmp/err"
 if [ "$(grep -c '^weft: WEFTDEBUG: trace= names no file; ignored$' "$tmp/err")" = 1 ] &&
    [ "$(wc -l < "$tmp/err")" = 1 ]; then ok "trace-bad-setting"
 else bad trace-bad-setting "$(cat "$tmp/err")"; fi
+# %p in the name is the process id: a shell running two programs under
+# weft with one setting leaves two traces.
+WEFTDEBUG=trace="$tmp/pid-%p.json" LD_PRELOAD="$lib" sh -c "'$bin/runqueues' >/dev/null; '$bin/runqueues' >/dev/null"
+n=0; for f in "$tmp"/pid-[0-9]*.json; do
+  [ -f "$f" ] && $chk "$f" exit burn 200 pthread_join >/dev/null && n=$((n+1))
+done
+if [ "$n" = 2 ]; then ok "trace-per-process: 2 programs, 2 traces"
+else bad trace-per-process "$n valid traces: $(ls "$tmp")"; fi
 
 # 9. The SIGQUIT dump ends the trace before the process exits: every
 #    parked task's cond wait is in it.
