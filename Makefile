@@ -11,13 +11,14 @@ WFLAGS  := -Wall -Wextra -Wno-unused-parameter -std=gnu11
 # The runtime never uses the stack protector: g0 may run on another TCB.
 LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread -Iarch/$(ARCH)
 B       := build
-DEBS    := libunwind-dev libelf-dev libcriterion-dev python3 gdb zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev
+DEBS    := libunwind-dev libelf-dev libcriterion-dev python3 gdb zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev man-db \
+           openjdk-17-jdk-headless
 
 LIB_SRC := $(wildcard sched/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.c)
 LIB_ASM := $(wildcard arch/$(ARCH)/*.S)
 LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(patsubst %.S,$(B)/obj/%.o,$(LIB_ASM))
 
-all: deps $(B)/libweft.so $(B)/weft
+all: deps $(B)/libweft.so $(B)/weft $(B)/man/weft.1 $(B)/man/weft.7
 
 # Debian packages the build and tests need: installed when root, else named.
 deps: $(B)/.deps
@@ -54,9 +55,49 @@ $(B)/libweft.so: $(LIB_OBJ) shim/exports.map
 	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--version-script=shim/exports.map -Wl,-z,nodelete \
 	  -ldl -lunwind -lelf -pthread
 
-$(B)/weft: tools/weft.sh
+VERSION := $(shell cat VERSION)
+
+$(B)/weft: tools/weft.sh VERSION
 	@mkdir -p $(B)
-	cp $< $@ && chmod +x $@
+	sed 's/@VERSION@/$(VERSION)/' $< > $@ && chmod +x $@
+
+# The manual pages: sections of README.md (tools/md2man.py), one source.
+$(B)/man/weft.1: README.md tools/md2man.py VERSION
+	@mkdir -p $(dir $@)
+	python3 tools/md2man.py weft 1 $(VERSION) "run threaded programs as goroutine-like tasks" \
+	  README.md "(intro)=DESCRIPTION" "Use=USAGE" "Exit status" "Settings=ENVIRONMENT" \
+	  "Seeing inside" > $@.tmp
+	printf '.SH SEE ALSO\n\\fBweft\\fR(7), \\fBgdb\\fR(1), \\fBld.so\\fR(8)\n' >> $@.tmp
+	mv $@.tmp $@
+$(B)/man/weft.7: README.md tools/md2man.py VERSION
+	@mkdir -p $(dir $@)
+	python3 tools/md2man.py weft 7 $(VERSION) "goroutine-style tasks for unmodified pthread programs" \
+	  README.md "(intro)=DESCRIPTION" "How it works (short)=HOW IT WORKS" \
+	  "Known limits=GUARANTEES AND KNOWN LIMITS" > $@.tmp
+	printf '.SH SEE ALSO\n\\fBweft\\fR(1), \\fBpthreads\\fR(7)\n' >> $@.tmp
+	mv $@.tmp $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: the launcher, the
+# library, the helper scripts and the manual pages.  ldconfig runs when
+# installing for real, so LD_PRELOAD=libweft.so finds the library by name.
+PREFIX  ?= /usr/local
+INSTALL_FILES := bin/weft lib/libweft.so share/weft/compare.py share/weft/trace.py \
+                 share/weft/weft-gdb.py \
+                 share/man/man1/weft.1 share/man/man7/weft.7
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/weft \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 755 $(B)/weft $(DESTDIR)$(PREFIX)/bin/weft
+	install -m 755 $(B)/libweft.so $(DESTDIR)$(PREFIX)/lib/libweft.so
+	install -m 644 tools/compare.py tools/trace.py tools/weft-gdb.py $(DESTDIR)$(PREFIX)/share/weft/
+	install -m 644 $(B)/man/weft.1 $(DESTDIR)$(PREFIX)/share/man/man1/weft.1
+	install -m 644 $(B)/man/weft.7 $(DESTDIR)$(PREFIX)/share/man/man7/weft.7
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALL_FILES))
+	-rmdir $(DESTDIR)$(PREFIX)/share/weft 2>/dev/null
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 # Fails when libweft.so exports anything that is not an interposed name.
 check-exports: $(B)/libweft.so
@@ -68,4 +109,4 @@ include bench/bench.mk
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps check-exports clean
+.PHONY: all deps check-exports clean install uninstall

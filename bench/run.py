@@ -178,6 +178,18 @@ def exp_futex_pshared(rounds, reps):
     row("one round trip", n["ns"], w["ns"], "ns")
 
 
+def exp_signal_rate(ms, reps):
+    m = {"hz": r"handlers per second:\s+([\d.]+)", "lost": r"lost:\s+(\d+)"}
+    section("signal_rate: kill(getpid()) then sem_wait for the handler's sem_post, "
+            "%d ms (median of %d)" % (ms, reps))
+    for mode, what in ((1, "handler wherever the kernel sends it"),
+                       (2, "handler on a thread looping in lock/unlock")):
+        n, _ = median_runs("signal_rate", [ms, mode], False, reps, 60, m)
+        w, _ = median_runs("signal_rate", [ms, mode], True, reps, 60, m)
+        row(what + ", per second", n["hz"], w["hz"], higher_better=True)
+        row("  rounds without a handler after 1 s", n["lost"], w["lost"], ratio=False)
+
+
 def exp_spawn(count, reps):
     m = {"all": r"create\+join all:\s+([\d.]+)", "loop": r"create-join loop:\s+([\d.]+)",
          "create": r"create all:\s+([\d.]+)", "thr": r"OS threads after create:\s+(\d+)"}
@@ -410,11 +422,11 @@ def exp_million():
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "--demo"
-    if mode not in ("--demo", "--full"):
-        sys.exit("usage: bench/run.py --demo | --full")
+    if mode not in ("--demo", "--full", "--signal"):
+        sys.exit("usage: bench/run.py --demo | --full | --signal (the signal_rate row alone)")
     for p in ("switch", "pipe_switch", "futex_pshared", "spawn", "waiters", "blocking",
               "timeslice", "tightloop", "cpubound", "echo_server", "echo_load", "grow",
-              "connect"):
+              "connect", "signal_rate"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
             sys.exit("bench: %s/%s missing: run `make bench-progs`" % (BIN, p))
     if not os.path.exists(LIB):
@@ -426,7 +438,9 @@ def main():
                                           os.environ.get("WEFT_TLS") or "auto (env unset)"))
     print()
     t0 = time.monotonic()
-    if mode == "--demo":
+    if mode == "--signal":
+        exp_signal_rate(1000, 3)
+    elif mode == "--demo":
         exp_switch(20000, 3)
         exp_spawn(10000, 1)
         exp_waiters(10000, 120)
@@ -441,6 +455,7 @@ def main():
         exp_switch(200000, 3)
         exp_pipe(50000, 3)
         exp_futex_pshared(20000, 3)
+        exp_signal_rate(1000, 3)
         exp_spawn(10000, 1)
         exp_waiters(10000, 120)
         exp_waiters(100000, 240)

@@ -103,6 +103,7 @@
 #include "proc.h"
 #include "real.h"
 #include "sighandler.h"
+#include "sigstack.h"
 #include "sigtask.h"
 #include "slab.h"
 #include "syscall.h"
@@ -190,10 +191,7 @@ static void chain(int sig, siginfo_t *si, void *ucv)
 	struct wt_task *t = wt_cur();
 	if (t)
 		t->sighandled++; /* a sigsuspend it interrupted returns (sigtask.c) */
-	if (u.sa_flags & SA_SIGINFO)
-		u.sa_sigaction(sig, si, ucv);
-	else
-		u.sa_handler(sig);
+	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 }
 
@@ -201,8 +199,10 @@ static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
 	if (si && wt_setxid_signal(si))
 		return;
-	if (si && si->si_code == SI_QUEUE && si->si_value.sival_ptr == cookie)
+	if (si && si->si_code == SI_QUEUE && si->si_value.sival_ptr == cookie) {
 		on_request(uc);
+		wt_sig_poked(uc); /* a poke it may have absorbed */
+	}
 	else if (!si || !wt_sig_urg(si, uc))
 		chain(sig, si, uc);
 }

@@ -27,8 +27,9 @@
  * (wt_sig_preswitch), so neither side's code ever runs with a signal
  * unblocked that it blocks; after the switch, on N, m->after runs (locks
  * released), then N's exact mask is set and its pending signals raised
- * (wt_sig_switchin).  g0 runs with the mask of the task that ran last, so a
- * process-directed signal may be handled on g0, as on any thread.
+ * (wt_sig_switchin).  g0 runs with the mask of the task that ran last, and
+ * takes the program's handled signals before it sleeps (wt_sig_idle): one
+ * that comes to g0 is handed to a task (sighandler.c).
  *
  * Direct task-to-task switches keep Go's guarantee that a parked task's
  * context is saved before its park lock is released: the lock is released
@@ -66,6 +67,7 @@
 #include "netpoll.h"
 #include "proc.h"
 #include "runq.h"
+#include "sighandler.h"
 #include "sigtask.h"
 #include "syscall.h"
 #include "task.h"
@@ -362,8 +364,13 @@ static void after_park(struct wt_m *m, struct wt_task *t, void *lock)
 	(void)m;
 	/* Published by the release of lock; a waker reads it after taking it. */
 	atomic_store_explicit(&t->state, WT_WAITING, memory_order_relaxed);
+	/* A signal that interrupted t's switch out was put back in its queue
+	 * (sighandler.c) after park's last look: the park ends now. */
+	bool intr = lock && wt_park_intr_locked(t);
 	if (lock)
 		wt_spin_unlock(lock);
+	if (intr)
+		wt_ready(t);
 }
 
 /* Context: a task holding `unlock`.  Parks; g0 releases the lock once the
@@ -398,6 +405,11 @@ void wt_yield(void)
 	 * be another worker's by now; stay. */
 	if (t->m->insyscall)
 		return;
+	/* Signals that interrupted weft here (a spin loop that yields comes
+	 * back here, and may wait for their handler). */
+	wt_sig_unlocked();
+	if (t->m->insyscall)
+		return; /* the handlers parked: t may be on another worker */
 	struct wt_p *p = t->m->p;
 	if (wt_preempt_wanted(t->m)) {
 		wt_preempt_yield();
@@ -502,6 +514,7 @@ static struct wt_task *findrunnable(struct wt_m *m)
 {
 	struct wt_task *t;
 top:;
+	wt_sig_defer_check(m); /* signals that came while it looked: to tasks */
 	struct wt_p *p = m->p;
 	if (unlikely(p->id >= atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed))) {
 		dropp(m);
@@ -585,6 +598,7 @@ top:;
 	/* The last worker to find nothing sleeps in epoll_wait instead of on
 	 * its futex, as Go's does: an I/O event then costs one wake-up, and
 	 * the woken worker runs the task itself. */
+	wt_sig_idle(m);
 	if (wt_netpoll_block(m))
 		goto top; /* holding a proc, with the woken tasks queued on it */
 	wt_stopm(m); /* returns holding a proc */
@@ -632,9 +646,12 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	/* Back on g0: a task (t, or one t handed off to) switched out. */
 	m->curg = NULL;
 	wt_finish_switch(m);
+	wt_sig_defer_check(m); /* to tasks: none runs here now */
 	/* It had lost the proc in a system call nobody intercepted (wt_mcall). */
-	if (!m->p)
+	if (!m->p) {
+		wt_sig_idle(m);
 		wt_stopm(m);
+	}
 }
 
 /* Context: sysmon (cgroup.c).  Makes procs 0..n-1 the enabled ones. */

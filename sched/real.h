@@ -26,6 +26,7 @@
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -110,6 +111,8 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	/* shim/spawn.c */                                                     \
 	R(posix_spawn) R(posix_spawnp) R(system) R(popen) R(pclose) R(fork)    \
 	O(_Fork)                                                               \
+	/* shim/mman.c */                                                      \
+	R(mmap) R(mmap64) R(mprotect) R(munmap) R(mremap)                      \
 	/* socket calls (shim/netio.c, fd_create.c, blocking.c) */            \
 	S(recvfrom) S(recvmsg) S(accept4) S(sendto) S(sendmsg) S(socket)       \
 	S(socketpair) S(connect)

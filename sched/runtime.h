@@ -66,11 +66,20 @@ struct wt_task {
 	int pslot;                      /* [owner m] psid's slot, < 0 = a repeated one */
 	uintptr_t tp;                   /* [const] thread pointer = pthread_t */
 	char *stack_lo, *stack_hi;      /* [const] lowest the stack may reach; its start */
-	char *stack_top;                /* [const] top of its slot or mapping */
+	char *stack_top;                /* [const] top of its slot or mapping; the
+					 * reported stack is [stack_top - stack_size, stack_top) */
 	size_t stack_size;              /* [const] native bytes (attr or RLIMIT_STACK) */
-	size_t stack_max;               /* [const] bytes it may grow to (WEFT_STACK_MAX) */
-	size_t guard_size;              /* [const] as the attr asked */
+	size_t stack_max;               /* [const] bytes it may grow to (WEFT_STACK_MAX;
+					 * stack_size for a fixed stack) */
+	size_t guard_size;              /* [const] as the attr asked (reported) */
+	size_t guard_len;               /* [const] bytes of weft's guard at `guard` */
 	char *guard;                    /* [the task's fault handler; release] guard page now */
+	char *tls_block;                /* [const] weft's mapping holding the TCB of a task
+					 * on a program-supplied stack, else NULL */
+	size_t tls_block_len;           /* [const] */
+	_Atomic bool stack_dirty;       /* [atomic] the program changed mappings or
+					 * protection inside its stack (mmap, mprotect,
+					 * munmap): restored when the stack is released */
 	int slot;                       /* [const] home arena slot, -1 = own mapping */
 	int lowslot;                    /* [as guard] lowest slot its stack owns */
 	void *(*start)(void *);         /* [const] */
@@ -79,6 +88,8 @@ struct wt_task {
 	_Atomic int join;               /* [atomic] enum wt_join_state; joiners park on it */
 	bool main;                      /* [const] the program's main() */
 	bool user_stack;                /* [const] pthread_attr_setstack */
+	bool stack_fixed;               /* [const] a stack of exactly stack_size, no growth
+					 * (pthread_attr_setstacksize) */
 	bool offarena_dead;             /* [sched.alllock] exited, on task.c's offarena_dead */
 	/* Wait state: one wait at a time, so these live here, not on the stack. */
 	struct wt_waiter waiter;        /* [owner m] */
@@ -119,6 +130,8 @@ struct wt_task {
 					 * the park to finish (park.c) */
 	unsigned sighandled;            /* [owner m; handler] program handlers run on it
 					 * (sigsuspend waits for one) */
+	stack_t sigstk;                 /* [owner m; handler] its sigaltstack (sigstack.c):
+					 * ss_size 0 = none */
 	/* Its one io_uring call in flight (uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
@@ -207,7 +220,9 @@ struct wt_m {
 	/* sighandler.c: program signals that interrupted weft on this thread,
 	 * to raise again here once it has left (siginfo kept). */
 	_Atomic uint64_t defer_claim, defer_ready; /* [atomic] */
-	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread */
+	_Atomic int defer_own;          /* [atomic] its task's own were put back in its
+					 * sigpend: a poke raises them */
+	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread while any */
 	siginfo_t *defer_info;          /* [this thread] 64 slots, mapped on first use */
 	struct wt_tlbuf *tlbuf;         /* [const after start] its trace events (timeline.c),
 					 * NULL = tracing off */

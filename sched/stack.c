@@ -47,7 +47,9 @@
  * that spans the guard page (read(2) into a local array whose frame
  * crosses the 2 MiB line, never touched by the task first) fails with
  * EFAULT instead of faulting the page in; natively the same happens at the
- * native limit only.
+ * native limit only.  weft's wrappers of read, readv, pread, recv,
+ * recvfrom and recvmsg move the guard below such a buffer first
+ * (wt_stack_prepare); other calls, and libc's internal ones, do not.
  *
  * Release.  Joined (or exited detached) tasks' home slots stay WARM: a
  * respawn reuses TCB, TLS and stack pages as they are (MADV_DONTNEED costs
@@ -56,12 +58,29 @@
  * of slots that stayed free for a second, as Go's scavenger does.  A stack
  * that grew gives its extra slots back at once (cold).
  *
- * A program-supplied stack (pthread_attr_setstack) is used as is; a stack
- * bigger than the arena can give gets its own mapping with an mprotect
- * guard.
+ * Three kinds of stack, by what the program asked for (pthread_getattr_np
+ * reports [stack_top - stack_size, stack_top) and guard_size, as glibc):
+ *  - no size: growable as above; reported as its native size, which the
+ *    home slot(s) hold from the start;
+ *  - a size (pthread_attr_setstacksize): fixed, laid out as glibc lays out
+ *    a thread: [top - size, top) with the TCB and static TLS at its top,
+ *    the attr's guard (at least a page) under it, no G0 inside it, no
+ *    growth.  Code that puts guard zones inside the reported stack and
+ *    expects a fault there (a JVM) sees what it would natively;
+ *  - memory (pthread_attr_setstack, wt_stack_user): the task runs on
+ *    exactly that memory; its TCB and static TLS live in a mapping of
+ *    weft's (tls_block), so a 16 KiB stack keeps all its 16 KiB.
+ * A stack bigger than the arena can give gets its own mapping with an
+ * mprotect guard, laid out as a fixed one.
+ *
+ * The program's own mmap(MAP_FIXED), mprotect, munmap, mremap inside a
+ * task's slots (shim/mman.c) mark the task (stack_dirty): when it is
+ * released its slots are mapped afresh and go back cold (stack_restore),
+ * so no PROT_NONE zone or hole reaches the next owner.
  */
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -385,10 +404,54 @@ static void g0_clear(int s)
 	}
 }
 
-/* Gives t a stack of at least `size` usable bytes, with the TLS block
- * above it (unless t is main, which keeps its TCB).  Sets stack_lo/hi,
- * stack_top, guard, slot, lowslot, tp.  Context: any; may allocate. */
-int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
+/* Guard pages [p, p + len): markers, or PROT_NONE. */
+static void guard_install_len(char *p, size_t len)
+{
+	if (A.madv)
+		madv(p, len, MADV_GUARD_INSTALL);
+	else
+		wt_syscall6(SYS_mprotect, (long)p, (long)len, PROT_NONE, 0, 0, 0);
+}
+
+static void guard_remove_len(char *p, size_t len)
+{
+	if (A.madv)
+		madv(p, len, MADV_GUARD_REMOVE);
+	else
+		wt_syscall6(SYS_mprotect, (long)p, (long)len, PROT_READ | PROT_WRITE, 0, 0, 0);
+}
+
+/* The TCB and static TLS at top (not for main, which keeps its TCB); the
+ * stack starts under them.  -EAGAIN (memory) frees the stack. */
+static int stack_tls(struct wt_task *t, char *top, char *block_lo, size_t block_size)
+{
+	if (t->main) {
+		t->stack_hi = top - 64;
+		return 0;
+	}
+	char *tls_low;
+	t->tp = wt_tls_new(top, t->tid, block_lo, block_size, t, true, &tls_low);
+	if (!t->tp) {
+		/* Not the caller's proc: ld.so may have blocked in a call nobody
+		 * intercepted, and the proc gone to another worker meanwhile. */
+		wt_stack_free(t, wt_curp(), WT_ENDED_UNKNOWN);
+		return -EAGAIN;
+	}
+	t->stack_hi = tls_low;
+	return 0;
+}
+
+/* glibc's least stack under the TCB and static TLS (MINIMAL_REST_STACK):
+ * a fixed stack that leaves less is refused with EINVAL, as by glibc. */
+#define REST_MIN 2048
+
+/* Gives t a stack.  Growable (fixed false): at least `size` usable bytes
+ * under the TLS block, growing to WEFT_STACK_MAX.  Fixed (the program
+ * chose the size): exactly [top - size, top), TCB and static TLS at its
+ * top as glibc lays a thread out, `guard` bytes of guard below (at least
+ * a page, reported as asked), no growth.  Sets stack_lo/hi, stack_top,
+ * guard, guard_len, slot, lowslot, tp.  Context: any; may allocate. */
+int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 {
 	int r = ensure_init();
 	if (r)
@@ -398,11 +461,16 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 	if (size == 0)
 		size = wt_default_stack;
 	size = WT_ALIGN_UP(size, PAGE);
-	size_t max = wt_stack_max > size ? wt_stack_max : size;
-	int need = (int)((size + tlsroom + PAGE + SLOT - 1) >> SLOT_SHIFT);
+	size_t glen = guard > PAGE ? WT_ALIGN_UP(guard, PAGE) : PAGE;
+	if (fixed && size < tlsroom + REST_MIN)
+		return -EINVAL;
+	size_t max = fixed ? size : wt_stack_max > size ? wt_stack_max : size;
+	size_t span = fixed ? size + glen : size + tlsroom + PAGE;
+	int need = (int)((span + SLOT - 1) >> SLOT_SHIFT);
 	char *lo, *top;
 	int s = -1;
 	t->slot = -1;
+	t->stack_fixed = fixed;
 	for (int tries = 0; need <= A.nslots / 4 && tries < 64; tries++) {
 		s = slot_take(p, t);
 		if (s < 0)
@@ -424,20 +492,31 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 		for (int i = 1; i < need; i++)
 			g0_clear(s - i);
 		top = slot_top(s);
-		char *floor = (char *)WT_ALIGN_DOWN((uintptr_t)top - tlsroom - max, PAGE) - PAGE;
-		if (floor < slot_base(0))
-			floor = slot_base(0);
-		char *g = slot_g0(s) > floor ? slot_g0(s) : floor;
-		if (g != slot_g0(s))
-			g0_clear(s);
-		if (g != slot_g0(s) || !atomic_load_explicit(&A.g0[K(s)], memory_order_relaxed)) {
-			guard_install(g);
-			if (g == slot_g0(s))
-				atomic_store_explicit(&A.g0[K(s)], 1, memory_order_relaxed);
+		if (fixed) {
+			/* No G0 inside the stack: the guard is under it. */
+			lo = top - size;
+			if (slot_g0(s) >= lo - glen)
+				g0_clear(s);
+			guard_install_len(lo - glen, glen);
+			t->guard = lo - glen;
+			t->guard_len = glen;
+		} else {
+			char *floor = (char *)WT_ALIGN_DOWN((uintptr_t)top - tlsroom - max, PAGE) - PAGE;
+			if (floor < slot_base(0))
+				floor = slot_base(0);
+			char *g = slot_g0(s) > floor ? slot_g0(s) : floor;
+			if (g != slot_g0(s))
+				g0_clear(s);
+			if (g != slot_g0(s) || !atomic_load_explicit(&A.g0[K(s)], memory_order_relaxed)) {
+				guard_install(g);
+				if (g == slot_g0(s))
+					atomic_store_explicit(&A.g0[K(s)], 1, memory_order_relaxed);
+			}
+			t->guard = g;
+			t->guard_len = PAGE;
+			lo = floor + PAGE;
 		}
-		t->guard = g;
 		t->stack_top = top;
-		lo = floor + PAGE;
 		atomic_fetch_add_explicit(&A.nlive, 1, memory_order_relaxed);
 	} else {
 		if (need <= A.nslots / 4) {
@@ -449,17 +528,20 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 			}
 			return -EAGAIN;
 		}
-		/* Bigger than the arena gives: a mapping of its own. */
-		guard = WT_ALIGN_UP(guard ? guard : PAGE, PAGE);
-		size_t total = size + WT_ALIGN_UP(tlsroom, PAGE) + guard;
+		/* Bigger than the arena gives: a mapping of its own, laid out as
+		 * glibc's (TLS inside the size, the guard under it). */
+		if (size < tlsroom + REST_MIN)
+			return -EINVAL;
+		size_t total = size + glen;
 		long m = wt_syscall6(SYS_mmap, 0, (long)total, PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 		if (m < 0 && m > -4096)
 			return -EAGAIN;
-		wt_syscall6(SYS_mprotect, m, (long)guard, PROT_NONE, 0, 0, 0);
-		lo = (char *)m + guard;
+		wt_syscall6(SYS_mprotect, m, (long)glen, PROT_NONE, 0, 0, 0);
+		lo = (char *)m + glen;
 		top = (char *)m + total;
 		t->guard = (char *)m;
+		t->guard_len = glen;
 		t->stack_top = top;
 		max = size;
 	}
@@ -467,41 +549,110 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard)
 	t->stack_size = size;
 	t->stack_max = max;
 	t->stack_lo = lo;
-	if (t->main) {
-		t->stack_hi = top - tlsroom;
-		return 0;
-	}
-	char *tls_low;
-	t->tp = wt_tls_new(top, t->tid, top - tlsroom - size, size, t, true, &tls_low);
+	return stack_tls(t, top, top - size, size);
+}
+
+/* A program-supplied stack [addr, addr + size) (pthread_attr_setstack):
+ * the task runs on exactly that memory, none of which weft takes; its TCB
+ * and static TLS go into a mapping of weft's (glibc puts them at the top
+ * of the given memory, which leaves a 16 KiB stack about 12 KiB).  glibc's
+ * stackblock fields name the program's memory.  Context: any; may
+ * allocate.  0, or -EAGAIN. */
+int wt_stack_user(struct wt_task *t, char *addr, size_t size)
+{
+	size_t len = WT_ALIGN_UP(wt_tls_static_size + wt_tcb_size + wt_tls_static_align, PAGE);
+	long m = wt_syscall6(SYS_mmap, 0, (long)len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m < 0 && m > -4096)
+		return -EAGAIN;
+	t->user_stack = true;
+	t->slot = -1;
+	t->tls_block = (char *)m;
+	t->tls_block_len = len;
+	t->tp = wt_tls_new((char *)m + len, t->tid, addr, size, t, false, NULL);
 	if (!t->tp) {
-		/* Not p: ld.so may have blocked in a call nobody intercepted, and
-		 * the proc gone to another worker meanwhile. */
-		wt_stack_free(t, wt_curp(), WT_ENDED_UNKNOWN);
+		wt_syscall6(SYS_munmap, m, (long)len, 0, 0, 0, 0);
+		t->tls_block = NULL;
 		return -EAGAIN;
 	}
-	t->stack_hi = tls_low;
+	t->stack_lo = addr;
+	t->stack_hi = addr + size;
+	t->stack_top = addr + size;
+	t->stack_size = size;
+	t->stack_max = size;
 	return 0;
+}
+
+/* The program changed mappings or protection of [addr, addr + len) (its
+ * own mmap, mprotect, munmap): a task whose stack slots it touched gets
+ * them back as fresh memory when released (stack_restore), so the next
+ * owner finds neither a program's guard zone nor a hole.  Context: any. */
+void wt_stack_touched(uintptr_t addr, size_t len)
+{
+	if (!atomic_load_explicit(&inited, memory_order_acquire) || A.nslots == 0 || len == 0)
+		return;
+	uintptr_t lo = (uintptr_t)A.base, hi = (uintptr_t)slot_top(A.nslots - 1);
+	if (addr >= hi || addr + len <= lo)
+		return;
+	uintptr_t a = addr > lo ? addr : lo, e = addr + len < hi ? addr + len : hi;
+	for (uintptr_t x = a; x < e; x = WT_ALIGN_DOWN(x, SLOT) + SLOT) {
+		struct wt_task *o = wt_stack_owner(x);
+		if (o)
+			atomic_store_explicit(&o->stack_dirty, true, memory_order_relaxed);
+	}
+}
+
+/* A released stack the program changed: its slots are mapped afresh
+ * (read-write, no guards, no pages) and given back cold, their G0 flags
+ * cleared.  Context: as wt_stack_free. */
+static void stack_restore(struct wt_task *t, struct wt_p *p)
+{
+	int s = t->slot;
+	char *b = slot_base(t->lowslot);
+	wt_syscall6(SYS_mmap, (long)b, (long)(slot_top(s) - b), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	for (int x = t->lowslot; x <= s; x++) {
+		atomic_store_explicit(&A.g0[K(x)], 0, memory_order_relaxed);
+		if (x != s)
+			slot_give(x, p, false);
+	}
+	atomic_fetch_sub_explicit(&A.nlive, 1, memory_order_relaxed);
+	slot_give(s, p, false);
+	t->slot = -1;
 }
 
 /* Releases the slot(s) or mapping.  Context: the joiner, or g0 for a
  * detached task; never the task itself. */
 void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
 {
+	if (t->tls_block) {
+		wt_syscall6(SYS_munmap, (long)t->tls_block, (long)t->tls_block_len, 0, 0, 0, 0);
+		t->tls_block = NULL;
+	}
 	if (t->user_stack || t->main)
 		return;
 	int s = t->slot;
 	if (s >= 0) {
 		/* Before the slot is given back: its next owner clears it. */
 		atomic_store_explicit(&A.ended[K(s)], (unsigned char)ended, memory_order_relaxed);
+		if (atomic_load_explicit(&t->stack_dirty, memory_order_relaxed)) {
+			stack_restore(t, p);
+			t->stack_lo = NULL;
+			return;
+		}
 		char *g0 = slot_g0(s);
 		if (t->guard != g0) {
-			/* It grew (or started lower): the deep pages go back now,
-			 * the extra slots cold, the home slot gets its G0 again. */
-			guard_remove(t->guard);
+			/* It grew, started lower or is fixed: the deep pages go
+			 * back now, the extra slots cold, the home slot gets its
+			 * G0 again. */
+			guard_remove_len(t->guard, t->guard_len);
 			if (t->guard < g0)
 				madv(t->guard, (size_t)(g0 - t->guard), MADV_DONTNEED);
-			guard_install(g0);
-			atomic_store_explicit(&A.g0[K(s)], 1, memory_order_relaxed);
+			if (!atomic_load_explicit(&A.g0[K(s)], memory_order_relaxed) ||
+			    t->guard <= g0) {
+				guard_install(g0);
+				atomic_store_explicit(&A.g0[K(s)], 1, memory_order_relaxed);
+			}
 			for (int x = t->lowslot; x < s; x++)
 				slot_give(x, p, false);
 		}
@@ -547,15 +698,15 @@ struct wt_task *wt_stack_owner(uintptr_t addr)
 int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info)
 {
 	if (!t || t->user_stack || !t->stack_lo || addr < (uintptr_t)t->guard ||
-	    addr >= (uintptr_t)t->guard + (t->slot < 0 ? t->guard_size : PAGE))
+	    addr >= (uintptr_t)t->guard + t->guard_len)
 		return WT_NOT_GUARD;
 	char *cur = t->guard, *floor = t->stack_lo - PAGE;
 	char *next;
 	info->limit = t->stack_max;
 	info->depth = (size_t)(t->stack_top - (char *)addr);
 	info->blocker = NULL;
-	if (t->slot < 0)
-		return WT_OVERFLOW; /* a mapping of its own does not grow */
+	if (t->slot < 0 || t->stack_fixed)
+		return WT_OVERFLOW; /* a mapping of its own, or a fixed stack, does not grow */
 	char *low = slot_base(t->lowslot);
 	if (cur > low) {
 		next = low > floor ? low : floor;
@@ -580,6 +731,30 @@ int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info)
 	t->guard = next;
 	guard_remove(cur);
 	return WT_GROWN;
+}
+
+/* A buffer on the current task's own stack that the kernel is about to
+ * write (read, recv, pread into a local array): the kernel does not fault
+ * a guard page in, it fails with EFAULT, so a guard inside the buffer
+ * moves below it first, as the task's own fault would have moved it.
+ * Signals are held meanwhile: a handler faulting at the same guard would
+ * move it too.  Context: the task, in weft's wrapper of the call; may not
+ * park.  Cheap when the buffer is not near the guard. */
+void wt_stack_prepare(const void *buf, size_t len)
+{
+	struct wt_task *t = wt_cur();
+	uintptr_t b = (uintptr_t)buf;
+	if (!t || t->slot < 0 || t->stack_fixed || t->user_stack || len == 0 ||
+	    b + len <= (uintptr_t)t->guard || b >= (uintptr_t)t->stack_top ||
+	    b < (uintptr_t)t->stack_lo)
+		return;
+	uint64_t all = ~0ull, old = 0;
+	wt_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&old, 8, 0, 0);
+	struct wt_overflow info;
+	while (b + len > (uintptr_t)t->guard && b < (uintptr_t)t->guard + PAGE &&
+	       wt_stack_grow(t, (uintptr_t)t->guard, &info) == WT_GROWN)
+		;
+	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 }
 
 /* sysmon: return the pages of slots that stayed warm and unused for a

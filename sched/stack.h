@@ -6,7 +6,12 @@
 
 #include "runtime.h"
 
-int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard); /* 0 or -errno */
+/* 0 or -errno; fixed: exactly size bytes, no growth (stack.c). */
+int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed);
+int wt_stack_user(struct wt_task *t, char *addr, size_t size); /* pthread_attr_setstack */
+void wt_stack_touched(uintptr_t addr, size_t len); /* the program remapped it */
+/* Before the kernel writes [buf, buf + len): a guard page there moves first. */
+void wt_stack_prepare(const void *buf, size_t len);
 /* How a released task ended, remembered by its free home slot so that a
  * stale pthread_t gets glibc's answers (task.c: wt_task_ended). */
 enum { WT_ENDED_UNKNOWN = 0, WT_ENDED_JOINED = 1, WT_ENDED_DETACHED = 2 };

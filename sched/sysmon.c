@@ -82,7 +82,8 @@ static void *sysmon(void *arg)
 		int acted = wt_sysmon_retake(now);
 		wt_netpoll_sysmon(now);
 		wt_stack_scavenge(now);
-		wt_sig_defer_poke();
+		if (wt_sig_defer_poke())
+			acted = 1; /* again soon while a worker stays in weft */
 		wt_setxid_poll();
 		wt_sysmon_cancel(now);
 		bool busy = wt_sysmon_wake_idle_work();

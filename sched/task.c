@@ -156,32 +156,28 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 	size_t size = 0, guard = 4096;
 	int detach = PTHREAD_CREATE_JOINABLE;
 	void *uaddr = NULL;
+	bool fixed = false;
 	if (attr) {
 		size_t usize = 0;
 		/* glibc's getstack reports stackaddr - stacksize even when no
 		 * address was set; its ATTR_FLAG_STACKADDR (0x8, in the flags
-		 * word of struct pthread_attr) says whether one was. */
+		 * word of struct pthread_attr) says whether one was, and its
+		 * stacksize word (after flags, guardsize and stackaddr) is 0
+		 * unless pthread_attr_setstacksize or setstack set it. */
 		if (((const int *)(const void *)attr)[2] & 0x8)
 			pthread_attr_getstack(attr, &uaddr, &usize);
+		fixed = ((const size_t *)(const void *)attr)[4] != 0;
 		pthread_attr_getstacksize(attr, &size);
 		pthread_attr_getguardsize(attr, &guard);
 		pthread_attr_getdetachstate(attr, &detach);
 		if (uaddr) {
-			/* Program-supplied stack: TLS at its top, as glibc does. */
-			char *tls_low;
-			t->user_stack = true;
-			t->tp = wt_tls_new((char *)uaddr + usize, t->tid, uaddr, usize, t, false, &tls_low);
-			if (!t->tp || tls_low < (char *)uaddr + 16384) {
-				err = t->tp ? -EINVAL : -EAGAIN;
+			err = wt_stack_user(t, uaddr, usize);
+			if (err)
 				goto fail;
-			}
-			t->stack_lo = uaddr;
-			t->stack_hi = tls_low;
-			t->stack_size = usize;
 		}
 	}
 	if (!uaddr) {
-		err = wt_stack_alloc(t, size, guard);
+		err = wt_stack_alloc(t, size, guard, fixed);
 		if (err)
 			goto fail;
 	}
@@ -254,36 +250,77 @@ int wt_task_ended(uintptr_t pt)
 	return wt_stack_ended(pt);
 }
 
-/* Runs pthread key destructors (keys live in glibc's per-TCB arrays). */
-static void run_key_dtors(void)
+/* Runs pthread key destructors.  Keys live in glibc's per-TCB arrays:
+ * keys 0-31 in the TCB's specific_1stblock, which lies just below
+ * specific[32], whose entries 1-31 point to blocks allocated at a key's
+ * first use (tls.c checks that layout at start on main's TCB, where glibc
+ * sets specific[0] to the first block; weft's TCBs leave it NULL).
+ * As glibc at thread exit: every non-NULL value is cleared and, when the
+ * slot's seq is still its key's (the key was not deleted or re-created
+ * since), passed to the key's destructor; up to
+ * PTHREAD_DESTRUCTOR_ITERATIONS rounds while destructors set new values.
+ * Walking the task's own blocks costs about 64 loads for a task that never
+ * used a key above 31; scanning the global key table instead costs 1,024
+ * entries at every exit.  Context: the exiting task. */
+struct key_data { uintptr_t seq; void *data; };
+extern struct { uintptr_t seq; void (*destr)(void *); } __pthread_keys[];
+
+static bool key_dtor_round(struct key_data **specific)
 {
-	extern struct { uintptr_t seq; void (*destr)(void *); } __pthread_keys[];
-	for (int round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; round++) {
-		bool again = false;
-		for (unsigned k = 0; k < PTHREAD_KEYS_MAX; k++) {
-			uintptr_t seq = __pthread_keys[k].seq;
-			void (*d)(void *) = __pthread_keys[k].destr;
-			if (!(seq & 1) || !d)
+	bool again = false;
+	for (unsigned i = 0; i < PTHREAD_KEYS_MAX / 32; i++) {
+		struct key_data *blk = i ? specific[i] : (struct key_data *)specific - 32;
+		if (!blk)
+			continue;
+		for (unsigned j = 0; j < 32; j++) {
+			void *v = blk[j].data;
+			if (!v)
 				continue;
-			void *v = pthread_getspecific(k);
-			if (v) {
-				pthread_setspecific(k, NULL);
+			unsigned k = i * 32 + j;
+			blk[j].data = NULL;
+			void (*d)(void *) = __pthread_keys[k].destr;
+			if (blk[j].seq == __pthread_keys[k].seq && d) {
 				d(v);
 				again = true;
 			}
 		}
-		if (!again)
-			break;
 	}
-	/* Second-level key blocks glibc allocated for keys >= 32. */
-	if (wt_off_specific) {
-		void **specific = (void **)(wt_cur()->tp + wt_off_specific);
-		for (int i = 1; i < 32; i++)
-			if (specific[i]) {
-				free(specific[i]);
-				specific[i] = NULL;
+	return again;
+}
+
+static void run_key_dtors(void)
+{
+	if (!wt_off_specific) {
+		/* No offset from glibc: the slow way, through the key table. */
+		for (int round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; round++) {
+			bool again = false;
+			for (unsigned k = 0; k < PTHREAD_KEYS_MAX; k++) {
+				uintptr_t seq = __pthread_keys[k].seq;
+				void (*d)(void *) = __pthread_keys[k].destr;
+				if (!(seq & 1) || !d)
+					continue;
+				void *v = pthread_getspecific(k);
+				if (v) {
+					pthread_setspecific(k, NULL);
+					d(v);
+					again = true;
+				}
 			}
+			if (!again)
+				break;
+		}
+		return;
 	}
+	struct key_data **specific = (struct key_data **)(wt_cur()->tp + wt_off_specific);
+	for (int round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; round++)
+		if (!key_dtor_round(specific))
+			break;
+	/* Second-level key blocks glibc allocated for keys >= 32. */
+	for (int i = 1; i < PTHREAD_KEYS_MAX / 32; i++)
+		if (specific[i]) {
+			free(specific[i]);
+			specific[i] = NULL;
+		}
 }
 
 static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
@@ -508,7 +545,7 @@ int wt_task_run_main(int (*main)(int, char **, char **), int argc, char **argv, 
 	size_t ssz = 8u << 20;
 	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		ssz = rl.rlim_cur;
-	if (wt_stack_alloc(t, ssz, 0) != 0) {
+	if (wt_stack_alloc(t, ssz, 0, false) != 0) {
 		/* No slot (a tiny address space): main stays where it is. */
 		main_frame(&a);
 		return a.ret;

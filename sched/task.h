@@ -9,8 +9,8 @@
 #include "stack.h"
 
 /* Creates and readies a task for pthread_create, stored in *out: 0, or
- * -EAGAIN (out of memory or stack slots), -EINVAL (a program-supplied stack
- * too small for the TCB).  attr: a pthread_attr_t or NULL. */
+ * -EAGAIN (out of memory or stack slots), -EINVAL (a stack size too small
+ * for the TCB and static TLS, as glibc).  attr: a pthread_attr_t or NULL. */
 int wt_task_create(const void *attr, void *(*fn)(void *), void *arg, struct wt_task **out);
 WT_NORETURN void wt_task_exit(void *retval);
 WT_NORETURN void wt_task_unwind(void *retval); /* pthread_exit */

@@ -198,6 +198,12 @@ int wt_tls_init(void)
 	unsigned *spec_desc = dlsym(RTLD_DEFAULT, "_thread_db_pthread_specific");
 	if (spec_desc)
 		wt_off_specific = spec_desc[2];
+	/* The first block of key values lies just below specific[] (glibc
+	 * points main's specific[0] at it); task.c relies on that. */
+	if (wt_off_specific &&
+	    ((void **)((char *)wt_arch_get_tp() + wt_off_specific))[0] !=
+		    (char *)wt_arch_get_tp() + wt_off_specific - 32 * 2 * sizeof(void *))
+		wt_off_specific = 0;
 	if (rseq_off && rseq_size && *rseq_size)
 		wt_rseq_off = *rseq_off;
 	wt_cur_tpoff = (intptr_t)((char *)&wt_cur_tls - (char *)wt_arch_get_tp());

@@ -210,7 +210,9 @@ static void sync_tasks(size_t to)
 		if (t->main || !t->tp)
 			continue;
 		live++;
-		if (t->tp - to < (uintptr_t)t->stack_hi) {
+		/* A task whose TCB is in a block of its own (a program-supplied
+		 * stack) has glibc's whole static TLS there. */
+		if (!t->tls_block && t->tp - to < (uintptr_t)t->stack_hi) {
 			if (t->tp - (uintptr_t)t->stack_hi < room)
 				room = t->tp - (uintptr_t)t->stack_hi;
 			bad++;
@@ -324,7 +326,7 @@ void wt_tls_static_fork_reset(void)
 void wt_tls_static_check(struct wt_task *t)
 {
 	size_t used = atomic_load_explicit(&hw, memory_order_acquire);
-	if (!t->main && t->tp && t->tp - used < (uintptr_t)t->stack_hi) {
+	if (!t->main && t->tp && !t->tls_block && t->tp - used < (uintptr_t)t->stack_hi) {
 		wt_print("weft: a library loaded while a thread was being created puts static TLS "
 			 "%zu bytes under the thread pointer; the thread's stack starts %zu bytes "
 			 "under it; run with WEFT_STATIC_TLS=full\n", used,

@@ -19,15 +19,29 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../sched/stack.h"
 
 /* BLOCKING, CANCEL_POINT: shim.h. */
 
 /* pread and pwrite are the same calls as the 64 forms on LP64; a program
  * built without _FILE_OFFSET_BITS=64 calls them by these names. */
-CANCEL_POINT(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
 CANCEL_POINT(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
-CANCEL_POINT(ssize_t, pread64, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
 CANCEL_POINT(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
+/* The kernel writes the buffer: a stack guard in it moves first. */
+WT_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	wt_real_init();
+	wt_stack_prepare(buf, n);
+	return CANCELABLE(real.pread(fd, buf, n, off));
+}
+
+WT_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	wt_real_init();
+	wt_stack_prepare(buf, n);
+	return CANCELABLE(real.pread64(fd, buf, n, off));
+}
+
 CANCEL_POINT(pid_t, waitpid, (pid_t pid, int *st, int opt), (pid, st, opt))
 CANCEL_POINT(pid_t, wait, (int *st), (st))
 CANCEL_POINT(int, waitid, (idtype_t t, id_t id, siginfo_t *in, int opt), (t, id, in, opt))

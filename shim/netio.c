@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../sched/stack.h"
 #include "../sched/netpoll.h"
 #include "../sched/task.h"
 #include "../sched/uring.h"
@@ -143,6 +144,7 @@ WT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	if (!wt_cur())
 		return real.read(fd, buf, n);
 	wt_testcancel();
+	wt_stack_prepare(buf, n);
 	struct iovec v = { buf, n };
 	struct op o = { .fd = fd, .iov = &v, .iovcnt = 1, .nowait = rd_nowait, .block = rd_block };
 	int64_t dl = WT_DEADLINE_SOCKOPT;
@@ -155,6 +157,8 @@ WT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	if (!wt_cur())
 		return real.readv(fd, iov, cnt);
 	wt_testcancel();
+	for (int i = 0; i < cnt; i++)
+		wt_stack_prepare(iov[i].iov_base, iov[i].iov_len);
 	struct op o = { .fd = fd, .iov = (struct iovec *)iov, .iovcnt = cnt,
 			.nowait = rd_nowait, .block = rd_block };
 	int64_t dl = WT_DEADLINE_SOCKOPT;
@@ -180,6 +184,7 @@ WT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int fl, struct sockaddr 
 	if (!wt_cur() || (fl & MSG_DONTWAIT))
 		return real.recvfrom(fd, buf, n, fl, a, al);
 	wt_testcancel();
+	wt_stack_prepare(buf, n);
 	struct iovec v = { buf, n };
 	struct op o = { .fd = fd, .iov = &v, .flags = fl, .addr = a, .addrlen = al,
 			.nowait = (fl & MSG_WAITALL) ? NULL : recv_nowait, .block = recv_block };
@@ -210,6 +215,8 @@ WT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int fl)
 	if (!wt_cur() || (fl & MSG_DONTWAIT))
 		return real.recvmsg(fd, msg, fl);
 	wt_testcancel();
+	for (size_t i = 0; i < msg->msg_iovlen; i++)
+		wt_stack_prepare(msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
 	struct op o = { .fd = fd, .msg = msg, .flags = fl, .nowait = recvmsg_nowait,
 			.block = recvmsg_block };
 	if (fl & MSG_WAITALL)

@@ -134,10 +134,12 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 	if (!t || (t->main && t->slot < 0))
 		return real.pthread_getattr_np(th, a);
 	real.pthread_attr_init(a);
-	/* The native size: what the task is sure to have (it may grow). */
-	size_t sz = t->user_stack ? (size_t)(t->stack_hi - t->stack_lo) : t->stack_size;
-	pthread_attr_setstack(a, t->stack_hi - sz, sz);
-	pthread_attr_setguardsize(a, t->user_stack ? 0 : 4096);
+	/* As glibc reports a thread: the whole block, TCB and static TLS at its
+	 * top, the guard (as the attr asked) under it; a program-supplied stack
+	 * as given, with no guard.  A growable stack reports its native size,
+	 * which it has from the start (sched/stack.c). */
+	pthread_attr_setstack(a, t->stack_top - t->stack_size, t->stack_size);
+	pthread_attr_setguardsize(a, t->user_stack ? 0 : t->guard_size);
 	pthread_attr_setdetachstate(a, wt_task_detached(t) ? PTHREAD_CREATE_DETACHED
 							   : PTHREAD_CREATE_JOINABLE);
 	return 0;

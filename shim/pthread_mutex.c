@@ -18,6 +18,7 @@
  *            sleeps in the kernel.
  */
 #include "shim.h"
+#include "../sched/sighandler.h"
 #include "../sched/task.h"
 
 #define KIND_MASK 3
@@ -243,7 +244,9 @@ WT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	int kind = kind_of(m);
 	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
 		return kind < 0 ? EINVAL : special_unlock(m);
-	return wt_mutex_unlock(m);
+	int r = wt_mutex_unlock(m);
+	wt_sig_unlocked();
+	return r;
 }
 
 WT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)

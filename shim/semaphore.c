@@ -28,6 +28,7 @@
 #include <semaphore.h>
 
 #include "shim.h"
+#include "../sched/sighandler.h"
 #include "../sched/task.h"
 
 struct wsem {
@@ -200,6 +201,7 @@ WT_EXPORT int sem_post(sem_t *sem)
 	} while (!atomic_compare_exchange_weak(&s->data, &d, d + 1));
 	if (d >> 32)
 		wt_unpark(&s->data, 1);
+	wt_sig_unlocked();
 	return 0;
 }
 

@@ -63,8 +63,12 @@ test-lockrank: $(PRELOAD_BIN)
 	@mkdir -p $(B)/debug/preload-out
 	sh tests/run-preload.sh $(abspath $(B)/debug/libweft.so) $(B)/debug/preload-out $(PRELOAD_BIN)
 
+# The launcher, weft compare, make install and the manual pages.
+test-tools: all $(TB)/preload/basic_join
+	sh tests/tools/run.sh $(B) $(abspath $(TB)/preload/basic_join)
+
 -include tests/unit/unit.mk
 
-test: all check-exports test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe
+test: all check-exports test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe test-tools
 
-.PHONY: test test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe
+.PHONY: test test-tools test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe

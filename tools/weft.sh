@@ -1,23 +1,72 @@
 #!/bin/sh
-# weft — run a program with weft.
-#   weft run PROG ARGS...      run PROG with libweft.so preloaded
-#   weft compare PROG ARGS...  run PROG natively, then under weft, and print
-#                              both outputs' agreement, wall time, peak RSS
-#                              and peak OS threads side by side
+# weft — the launcher: runs a program with libweft.so preloaded, or
+# compares a native run with a weft run.  Installed as PREFIX/bin/weft;
+# build/weft in the build tree.  `weft --help` lists the sub-commands.
+version='@VERSION@'
 here=$(cd "$(dirname "$0")" && pwd)
-lib=${WEFT_LIB:-$here/libweft.so}
-[ -f "$lib" ] || { echo "weft: cannot find libweft.so (looked for $lib; set WEFT_LIB)" >&2; exit 2; }
-usage() { echo "usage: weft run PROG [ARGS...] | weft compare PROG [ARGS...]" >&2; exit 2; }
-[ $# -ge 2 ] || usage
+
+usage() {
+  cat <<USAGE
+usage: weft run PROG [ARGS...]           run PROG with libweft.so preloaded
+       weft compare [OPTIONS] PROG [ARGS...]
+                                        run PROG natively and under weft and
+                                        compare output, time, memory, threads
+                                        (weft compare --help: the options)
+       weft --version | --help
+Settings are environment variables (GOMAXPROCS, WEFT_*, WEFTDEBUG): man weft.
+Exit status: weft run exits as PROG does (a signal that kills PROG kills
+weft run the same way); weft compare exits 0 when outputs match, 1 when
+they differ; 2 for a usage error or when libweft.so is missing.
+USAGE
+}
+die() { echo "weft: $*" >&2; exit 2; }
+
+# libweft.so: WEFT_LIB, else beside the launcher (the build tree), else
+# PREFIX/lib (installed).
+find_lib() {
+  if [ -n "$WEFT_LIB" ]; then
+    [ -f "$WEFT_LIB" ] || die "WEFT_LIB=$WEFT_LIB: no such file"
+    lib=$WEFT_LIB
+  elif [ -f "$here/libweft.so" ]; then lib=$here/libweft.so
+  elif [ -f "$here/../lib/libweft.so" ]; then lib=$(cd "$here/../lib" && pwd)/libweft.so
+  else die "cannot find libweft.so (looked in $here and $here/../lib; set WEFT_LIB)"
+  fi
+}
+# A Python helper: tools/ in the build tree, PREFIX/share/weft installed.
+find_tool() {
+  for d in "$here/../tools" "$here/../share/weft"; do
+    [ -f "$d/$1" ] && { tool=$d/$1; return; }
+  done
+  die "cannot find $1 (looked in $here/../tools and $here/../share/weft)"
+}
+# PROG must be something exec can run: a path to an executable file, or a
+# name found on PATH.
+check_prog() {
+  case $1 in
+  */*) [ -f "$1" ] && [ -x "$1" ] || die "$1: no such executable" ;;
+  *) command -v "$1" >/dev/null 2>&1 || die "$1: not found on PATH" ;;
+  esac
+}
+
+[ $# -ge 1 ] || { usage >&2; exit 2; }
 cmd=$1; shift
 case $cmd in
+--version|-V) echo "weft $version"; exit 0 ;;
+--help|-h|help) usage; exit 0 ;;
 run)
+  [ $# -ge 1 ] || die "run: missing program (weft run PROG [ARGS...])"
+  [ "$1" = "--" ] && shift
+  [ $# -ge 1 ] || die "run: missing program (weft run PROG [ARGS...])"
+  check_prog "$1"
+  find_lib
   LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}" exec "$@" ;;
 compare)
-  exec python3 "$here/../tools/compare.py" "$lib" "$@" 2>/dev/null || \
-  exec python3 "$here/compare.py" "$lib" "$@" ;;
+  find_lib
+  find_tool compare.py
+  exec python3 "$tool" --lib "$lib" "$@" ;;
 trace)
-  t=$here/../tools/trace.py; [ -f "$t" ] || t=$here/trace.py
-  exec python3 "$t" "$@" ;;
-*) usage ;;
+  [ $# -eq 1 ] || die "trace: expected one file (weft trace FILE)"
+  find_tool trace.py
+  exec python3 "$tool" "$1" ;;
+*) die "unknown sub-command '$cmd' (weft --help lists them)" ;;
 esac

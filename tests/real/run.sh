@@ -75,6 +75,18 @@ if git -C "$here/../.." rev-parse --git-dir >/dev/null 2>&1 &&
   check git-repack-threads git sh -c "cd '$tmp/repo' && git -c pack.threads=4 repack -adq &&
     git count-objects -v | grep -E '^(count|in-pack)' | tr '\n' ' ' && git fsck --no-dangling 2>&1 | md5sum"
 fi
+# A JVM (OpenJDK 17): thousands of threads, a pool, wait/notify, and
+# StackOverflowError caught in main and in threads, inside the guard zones
+# the JVM makes in the stacks pthread_getattr_np reports (sched/stack.c).
+jdir="$tmp/java"
+mkdir -p "$jdir"
+if javac -d "$jdir" "$here/java_threads.java" 2>"$tmp/javac.err"; then
+  for g in 1 2; do
+    check "java-threads-GOMAXPROCS=$g" java env GOMAXPROCS=$g java -Xss1m -XX:ErrorFile="$tmp/hs_err_%p.log" -cp "$jdir" JavaThreads
+  done
+else
+  fail=$((fail+1)); echo "FAIL java-threads: javac failed"; tail -3 "$tmp/javac.err"
+fi
 # Stacks (sched/stack.c): the seeds' grow program, a million calls deep.
 # Natively it dies by SIGSEGV; under weft it finishes, in a thread and in
 # main.  A runaway recursion gets weft's report and dies by SIGSEGV.

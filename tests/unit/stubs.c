@@ -14,13 +14,14 @@
  *   wt_ready(_m)    records (task, m) in a list the tests inspect, checks
  *                   the WAITING/IDLE -> RUNNABLE transition as proc.c does;
  *   wt_wakep, wt_sysmon_kick  count calls;
+ *   wt_sig_deliver, wt_sig_defer_run  nothing: no test task has a handler;
  *   wt_inject       readies each task of the list as wt_ready_m(t, NULL)
  *                   does (recorded in the same list), remembers p;
  *   wt_pidleget     returns stub_pidle once;
  *   wt_curp         returns stub_curp (NULL: stack.c uses its global lists);
  *   wt_tls_new      no TLS: returns a thread pointer below the slot's top
  *                   and the block's low end, or 0 when stub_tls_fail;
- *   wt_cfg, wt_tls_static_size, wt_tcb_size  plain variables;
+ *   wt_cfg, wt_tls_static_size, wt_tls_static_align, wt_tcb_size  plain variables;
  *   wt_uring_fd, wt_uring_reap  no io_uring ring: -1, nothing to reap.
  */
 #include <pthread.h>
@@ -43,7 +44,7 @@ _Atomic int stub_injects;
 struct wt_p *stub_inject_p;
 
 struct wt_config wt_cfg;
-size_t wt_tls_static_size = 4096, wt_tcb_size = 2304;
+size_t wt_tls_static_size = 4096, wt_tls_static_align = 64, wt_tcb_size = 2304;
 
 static pthread_mutex_t ready_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct stub_ready ready_list[STUB_MAXREADY];
@@ -160,6 +161,12 @@ void wt_wakep(void)
 void wt_sig_deliver(struct wt_task *t)
 {
 	(void)t;
+}
+
+/* The same, with the worker's deferred signals (none in these tests). */
+void wt_sig_defer_run(struct wt_m *m)
+{
+	(void)m;
 }
 
 void wt_sysmon_kick(void)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -106,7 +107,7 @@ static struct wt_task *alloc(int i, size_t size)
 	struct wt_task *t = &tasks[i];
 	memset(t, 0, sizeof *t);
 	t->id = (uint64_t)i + 2;
-	int r = wt_stack_alloc(t, size, 0);
+	int r = wt_stack_alloc(t, size, 0, false);
 	cr_assert_eq(r, 0, "wt_stack_alloc #%d: %d", i, r);
 	return t;
 }
@@ -352,11 +353,62 @@ Test(stack, stack_bigger_than_the_arena_gives_gets_a_mapping)
 	cr_assert_eq(nlive(), 1);
 }
 
+Test(stack, fixed_stack_is_exactly_its_size_with_its_guard_under_it)
+{
+	struct wt_task *t = &tasks[0];
+	memset(t, 0, sizeof *t);
+	cr_assert_eq(wt_stack_alloc(t, 4 * MIB, 64 << 10, true), 0);
+	char *top = t->stack_top;
+	cr_assert(t->stack_fixed);
+	cr_assert_eq(t->stack_lo, top - 4 * MIB, "TLS inside the size, as glibc");
+	cr_assert_eq(t->guard, top - 4 * MIB - (64 << 10));
+	cr_assert_eq(t->guard_len, 64 << 10);
+	cr_assert_eq(t->guard_size, 64 << 10);
+	cr_assert_eq(t->stack_max, 4 * MIB);
+	cr_assert(readable(top - REGION), "no G0 inside a fixed stack");
+	cr_assert(readable(t->stack_lo));
+	cr_assert_not(readable(t->guard));
+	cr_assert_not(readable(t->stack_lo - PAGE));
+	struct wt_overflow info;
+	cr_assert_eq(wt_stack_grow(t, (uintptr_t)t->stack_lo - 8, &info), WT_OVERFLOW,
+		     "a fixed stack does not grow");
+	cr_assert_eq(info.limit, 4 * MIB);
+	cr_assert_eq(wt_stack_grow(t, (uintptr_t)t->stack_lo + 8, &info), WT_NOT_GUARD);
+	int s = t->slot;
+	wt_stack_free(t, NULL, WT_ENDED_JOINED);
+	/* The slot comes back warm with its G0, the fixed guard gone. */
+	struct wt_task *u = alloc(1, 0);
+	cr_assert_eq(u->slot, s);
+	cr_assert_eq(u->guard, top - REGION);
+	cr_assert_not(readable(top - REGION));
+	cr_assert(readable(top - 4 * MIB - PAGE), "the fixed guard was removed");
+	memset(&tasks[2], 0, sizeof tasks[2]);
+	cr_assert_eq(wt_stack_alloc(&tasks[2], 4096, 0, true), -EINVAL,
+		     "too small for the TLS block, as glibc");
+}
+
+Test(stack, a_stack_the_program_remapped_comes_back_fresh)
+{
+	struct wt_task *t = alloc(0, 0);
+	int s = t->slot;
+	char *top = t->stack_top;
+	char *zone = top - MIB;
+	cr_assert_eq(mprotect(zone, PAGE, PROT_NONE), 0);
+	wt_stack_touched((uintptr_t)zone, PAGE);
+	cr_assert(t->stack_dirty);
+	wt_stack_free(t, NULL, WT_ENDED_JOINED);
+	cr_assert(readable(zone), "mapped afresh");
+	struct wt_task *u = alloc(1, 0);
+	cr_assert_eq(u->slot, s, "given back cold, claimed again lowest k first");
+	cr_assert_not(readable(top - REGION), "G0 installed again");
+	cr_assert(readable(zone));
+}
+
 Test(stack, tls_failure_gives_the_slot_back)
 {
 	struct wt_task *t = &tasks[0];
 	stub_tls_fail = true;
-	cr_assert_eq(wt_stack_alloc(t, 0, 0), -EAGAIN);
+	cr_assert_eq(wt_stack_alloc(t, 0, 0, false), -EAGAIN);
 	cr_assert_eq(nlive(), 0);
 	cr_assert_eq(nwarm(), 1);
 	cr_assert_null(t->stack_lo);
@@ -441,7 +493,7 @@ static void *spawner(void *arg)
 			continue;
 		}
 		memset(t, 0, sizeof *t);
-		if (wt_stack_alloc(t, 0, 0) != 0) {
+		if (wt_stack_alloc(t, 0, 0, false) != 0) {
 			atomic_fetch_add(&conflicts, 1000);
 			break;
 		}

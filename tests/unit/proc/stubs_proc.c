@@ -14,8 +14,9 @@
  *                its sigmask only) and workers' masks stay 0, so proc.c's
  *                wt_sig_switchin calls it after each switch to a task,
  *                exactly where the task becomes current.  No real mask is
- *                ever changed: wt_sig_block_more and wt_sig_thread_init do
- *                nothing;
+ *                ever changed: wt_sig_block_more, wt_sig_thread_init and
+ *                wt_sig_idle do nothing, nor does wt_sig_defer_run (no
+ *                signal is deferred);
  *   wt_tls_mode  1 (tls.c's default; never used: no test task has a thread
  *                pointer of its own to load);
  *   real         libc's pthread calls (worker.c creates worker threads);
@@ -84,6 +85,18 @@ void wt_sig_block_more(struct wt_m *m, uint64_t more)
 void wt_sig_deliver(struct wt_task *t)
 {
 	(void)t;
+}
+
+/* Deferred signals (sighandler.c): none come to the test workers, and an
+ * idle worker's mask stays as it is. */
+void wt_sig_defer_run(struct wt_m *m)
+{
+	(void)m;
+}
+
+void wt_sig_idle(struct wt_m *m)
+{
+	(void)m;
 }
 
 uint64_t wt_sig_thread_init(struct wt_m *m)
