@@ -161,9 +161,9 @@ int wt_runtime_start(void)
 	wt_task_link(t);
 	atomic_store(&wt_ntasks, 1);
 	__libc_single_threaded = 0;
+	wt_tl_start(m); /* before sysmon and workers: they read wt_tl_on */
 	wt_sysmon_start();
 	wt_dump_init();
-	wt_tl_start(m);
 	atomic_store_explicit(&start_state, RUNNING, memory_order_release);
 	wt_unlock(&start_lock);
 	errno = saved_errno;

@@ -182,8 +182,9 @@ void wt_tl_worker(struct wt_m *m)
 	m->tlbuf = buf_new(m->id, m->ostid);
 }
 
-/* Context: start.c, on the initial thread running main (m0), after
- * sysmon started.  Tracing starts here, with main's first slice. */
+/* Context: start.c, on the initial thread running main (m0), before
+ * sysmon and any other worker start (creating them publishes wt_tl_on
+ * and the rings to them).  Tracing starts here, with main's first slice. */
 void wt_tl_start(struct wt_m *m0)
 {
 	if (!wt_cfg.trace_path[0])
