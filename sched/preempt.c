@@ -99,6 +99,7 @@
 #include "blocked.h"
 #include "config.h"
 #include "preempt.h"
+#include "rtq.h"
 #include "setxid.h"
 #include "proc.h"
 #include "real.h"
@@ -329,7 +330,8 @@ static void send(struct wt_m *m, int64_t now)
 /* Context: sysmon, every tick while a proc is busy. */
 void wt_sysmon_preempt(int64_t now)
 {
-	if (!pmon && !(pmon = wt_mmap_anon(sizeof *pmon * wt_sched.nprocs)))
+	/* Room for every proc: nprocs may rise later (cgroup.c, affinity.c). */
+	if (!pmon && !(pmon = wt_mmap_anon(sizeof *pmon * wt_sched.maxprocs)))
 		return;
 	for (int i = 0; i < wt_sched.nprocs; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
@@ -341,6 +343,19 @@ void wt_sysmon_preempt(int64_t now)
 			continue;
 		}
 		uint64_t tick = __atomic_load_n(&p->schedtick, __ATOMIC_RELAXED);
+		/* A real-time task waits (rtq.c) above the one running here and
+		 * no proc is idle to take it: the running one gives way now. */
+		struct wt_task *cg;
+		if (wt_rt_any() && !wt_cfg.asyncpreemptoff &&
+		    atomic_load_explicit(&wt_sched.npidle, memory_order_relaxed) == 0 &&
+		    (cg = __atomic_load_n(&m->curg, __ATOMIC_RELAXED)) &&
+		    atomic_load_explicit(&cg->eff, memory_order_relaxed) <
+			    atomic_load_explicit(&wt_rtq_top, memory_order_relaxed)) {
+			atomic_store_explicit(&m->preempt, tick + 1, memory_order_relaxed);
+			if (unlikely(wt_tl_on))
+				wt_tl_put(wt_tl_shared, WT_TL_PREEMPT, cg->id, (uint64_t)m->id, 0);
+			send(m, now);
+		}
 		if (m != pm->m || tick != pm->tick) {
 			pm->m = m;
 			pm->tick = tick;

@@ -68,6 +68,7 @@
 #include "sigtask.h"
 #include "syscall.h"
 #include "task.h"
+#include "text.h"
 
 #define WT_POKE 0x77656674 /* "weft" */
 
@@ -338,6 +339,14 @@ int wt_sig_send(struct wt_task *t, int sig)
 	return 0;
 }
 
+/* Is sig's program handler one without SA_RESTART?  Context: any. */
+static bool no_restart(int sig)
+{
+	struct sigaction u;
+	return wt_sig_handler_get(sig, &u) && u.sa_handler != SIG_DFL && u.sa_handler != SIG_IGN &&
+	       !(u.sa_flags & SA_RESTART);
+}
+
 /* Any SIGURG of weft's: one SIGURG pending on a thread absorbs the next
  * (the kernel queues one of a standard signal), so every one does a
  * poke's work: the signals deferred on this thread, and the task's own.
@@ -348,7 +357,25 @@ bool wt_sig_poked(void *uc)
 	wt_sig_redeliver(uc);
 	/* A task finishing a park (t->sig_hold) takes its signals as the
 	 * park returns (park.c). */
-	return t && !t->sig_hold && deliver(t);
+	if (!t || t->sig_hold)
+		return false;
+	uint64_t pend = atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask;
+	if (!deliver(t))
+		return false;
+	if (t->m && t->m->insyscall != 0 && wt_arch_uc_in_syscall(uc) &&
+	    !wt_pc_in_weft(wt_arch_uc_pc(uc))) {
+		/* The SIGURG cut a libc call short (sem_wait, read) and the
+		 * kernel restarts it for SIGURG's SA_RESTART; the signal raised
+		 * now runs its handler after that decision.  Natively that
+		 * handler would have ended the call: so it ends with EINTR
+		 * unless it has SA_RESTART. */
+		bool norestart = false;
+		for (uint64_t b = pend; b && !norestart; b &= b - 1)
+			norestart = no_restart(__builtin_ctzll(b) + 1);
+		if (norestart)
+			wt_arch_uc_syscall_eintr(uc);
+	}
+	return true;
 }
 
 /* SIGURG that is not a preemption request (preempt.c's handler asks here

@@ -196,6 +196,13 @@ void wt_tl_worker(struct wt_m *m)
 	wt_throw("stub: wt_tl_worker");
 }
 
+/* ---- priorities (prio.c): the test tasks never set a policy ---- */
+
+int64_t wt_prio_rr_ns(void)
+{
+	return 100000000;
+}
+
 /* ---- TSan fibers ---- */
 
 #define MAXCTX 128
