@@ -81,14 +81,15 @@ $(B)/man/weft.7: README.md tools/md2man.py VERSION
 # library, the helper scripts and the manual pages.  ldconfig runs when
 # installing for real, so LD_PRELOAD=libweft.so finds the library by name.
 PREFIX  ?= /usr/local
-INSTALL_FILES := bin/weft lib/libweft.so share/weft/compare.py share/weft/weft-gdb.py \
+INSTALL_FILES := bin/weft lib/libweft.so share/weft/compare.py share/weft/trace.py \
+                 share/weft/weft-gdb.py \
                  share/man/man1/weft.1 share/man/man7/weft.7
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/weft \
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 755 $(B)/weft $(DESTDIR)$(PREFIX)/bin/weft
 	install -m 755 $(B)/libweft.so $(DESTDIR)$(PREFIX)/lib/libweft.so
-	install -m 644 tools/compare.py tools/weft-gdb.py $(DESTDIR)$(PREFIX)/share/weft/
+	install -m 644 tools/compare.py tools/trace.py tools/weft-gdb.py $(DESTDIR)$(PREFIX)/share/weft/
 	install -m 644 $(B)/man/weft.1 $(DESTDIR)$(PREFIX)/share/man/man1/weft.1
 	install -m 644 $(B)/man/weft.7 $(DESTDIR)$(PREFIX)/share/man/man7/weft.7
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi

@@ -13,7 +13,10 @@
  *                     (tests; sizes the procs array).
  *   WEFTDEBUG         comma-separated key=value: schedtrace=MS, scheddetail=1,
  *                     asyncpreemptoff=1 (no preemption by signal: a task
- *                     yields only when it enters weft; as Go's GODEBUG key).
+ *                     yields only when it enters weft; as Go's GODEBUG key),
+ *                     trace=FILE (a Perfetto timeline of the scheduler,
+ *                     timeline.c; FILE has no comma, %p in it is the
+ *                     process id).
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
  *   WEFT_STACK_MAX    most a task's stack may grow to (suffix k/m/g), never
@@ -102,6 +105,13 @@ static void parse_debug(const char *s)
 			continue;
 		}
 		*eq = 0;
+		if (!strcmp(tok, "trace")) {
+			if (!eq[1])
+				wt_print("weft: WEFTDEBUG: trace= names no file; ignored\n");
+			else
+				memcpy(wt_cfg.trace_path, eq + 1, strlen(eq + 1) + 1);
+			continue;
+		}
 		long long v = parse_num(eq + 1, false);
 		if (!strcmp(tok, "schedtrace")) {
 			if (v < 0 || v > 3600000)

@@ -42,6 +42,7 @@
 #include "stack.h"
 #include "symbol.h"
 #include "task.h"
+#include "timeline.h"
 #include "tls.h"
 
 
@@ -176,6 +177,8 @@ static void report(void *arg)
 			 (unsigned long)wt_arch_uc_pc(uc));
 		wt_backtrace_ctx(uc);
 	}
+	/* The trace, ended: the process dies next. */
+	wt_tl_flush(true, signame(sig), true);
 	/* Die here, by the same signal, rather than back in the fault handler:
 	 * a signal taken while reporting was set up at the top of the signal
 	 * stack, over that handler's frame. */

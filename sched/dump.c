@@ -78,6 +78,7 @@
 #include "slab.h"
 #include "symbol.h"
 #include "sysmon.h"
+#include "timeline.h"
 #include "worker.h"
 
 #define MAXFRAMES 64
@@ -315,6 +316,8 @@ static void *dumper(void *arg)
 	wt_wflush(&o);
 	if (s)
 		wt_syscall6(SYS_munmap, (long)s, (long)(cap * sizeof *s), 0, 0, 0, 0);
+	/* The trace too: ended when the process ends here. */
+	wt_tl_flush(wt_cfg.sigquit == WT_SIGQUIT_EXIT, "SIGQUIT", true);
 	if (wt_cfg.sigquit == WT_SIGQUIT_EXIT)
 		for (;;)
 			wt_syscall6(SYS_exit_group, 2, 0, 0, 0, 0, 0);

@@ -50,6 +50,7 @@
 #include "syscall.h"
 #include "sysmon.h"
 #include "task.h"
+#include "timeline.h"
 #include "tls.h"
 #include "worker.h"
 
@@ -128,6 +129,7 @@ static void reset(bool reclaimed)
 	wt_cpu_fork_child(t);
 	wt_tls_fork_reset();
 	wt_sysmon_fork_reset();
+	wt_tl_fork_reset();
 	wt_netpoll_after_fork();
 	wt_uring_after_fork();
 	wt_sig_handlers_fork_reset();

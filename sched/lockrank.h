@@ -14,6 +14,7 @@
  * build that logged every pair over the whole test suite) are:
  *   START -> ALLTASKS, SLAB, ...   starting the runtime creates main's task
  *   TLS_SYNC -> ALLTASKS           a dlopen's static TLS reaches every task
+ *   TIMELINE -> SYMBOL             the trace writer names start functions
  *   PARK -> TIMERS                 a waiter adds its deadline under its bucket
  *   any -> SLAB                    slabs allocate under their callers' locks
  *   URING_INIT -> NETPOLL_INIT     the ring joins the epoll set as it is made
@@ -25,6 +26,7 @@
  *   START         start.c: start_lock
  *   SETXID        setxid.c: one change of ids at a time
  *   TLS_SYNC      tls_static.c: sync_lock
+ *   TIMELINE      timeline_write.c: one writer of the trace file at a time
  *   SYMBOL        symbol.c: the symbol tables
  *   URING_INIT    uring.c: creating the io_uring instance
  *   NETPOLL_INIT  netpoll.c: creating the epoll instance
@@ -51,6 +53,7 @@ enum wt_lockrank {
 	WT_RANK_START,
 	WT_RANK_SETXID,
 	WT_RANK_TLS_SYNC,
+	WT_RANK_TIMELINE,
 	WT_RANK_SYMBOL,
 	WT_RANK_URING_INIT,
 	WT_RANK_NETPOLL_INIT,

@@ -367,15 +367,19 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 		return -EPERM;
 	uint32_t gen = atomic_load_explicit(&pd->closegen, memory_order_acquire);
 	struct wt_task *t = wt_cur();
-	if (t)
+	if (t) {
 		t->wait_reason = mode == WT_IO_READ ? "IO wait (read)" : "IO wait (write)";
+		t->wait_fd = fd + 1;
+	}
 	atomic_fetch_add_explicit(&wt_netpoll_waiters, 1, memory_order_relaxed);
 	if (t)
 		t->sig_norestart = false;
 	int pr = wt_park(&pd->seq[mode], seq_unchanged, s, *deadline, true);
 	atomic_fetch_sub_explicit(&wt_netpoll_waiters, 1, memory_order_relaxed);
-	if (t)
+	if (t) {
 		t->wait_reason = NULL;
+		t->wait_fd = 0;
+	}
 	if (atomic_load_explicit(&pd->closegen, memory_order_acquire) != gen)
 		return -EBADF;
 	if (pr == WT_PARK_TIMEDOUT)

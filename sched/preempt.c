@@ -110,6 +110,7 @@
 #include "syscall.h"
 #include "task.h"
 #include "text.h"
+#include "timeline.h"
 
 #define PREEMPT_NS 10000000 /* a task's slice before sysmon asks, as Go's forcePreemptNS */
 #define PROBE_NS 2000000    /* least interval between probes of one suspect proc */
@@ -351,6 +352,8 @@ void wt_sysmon_preempt(int64_t now)
 		    atomic_load_explicit(&cg->eff, memory_order_relaxed) <
 			    atomic_load_explicit(&wt_rtq_top, memory_order_relaxed)) {
 			atomic_store_explicit(&m->preempt, tick + 1, memory_order_relaxed);
+			if (unlikely(wt_tl_on))
+				wt_tl_put(wt_tl_shared, WT_TL_PREEMPT, cg->id, (uint64_t)m->id, 0);
 			send(m, now);
 		}
 		if (m != pm->m || tick != pm->tick) {
@@ -369,6 +372,11 @@ void wt_sysmon_preempt(int64_t now)
 		if (ran) {
 			if (now - pm->when >= PREEMPT_NS) {
 				atomic_store_explicit(&m->preempt, tick + 1, memory_order_relaxed);
+				if (unlikely(wt_tl_on)) {
+					struct wt_task *g = __atomic_load_n(&m->curg, __ATOMIC_RELAXED);
+					wt_tl_put(wt_tl_shared, WT_TL_PREEMPT, g ? g->id : 0,
+						  (uint64_t)m->id, 0);
+				}
 				if (!wt_cfg.asyncpreemptoff)
 					send(m, now);
 			}

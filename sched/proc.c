@@ -76,6 +76,7 @@
 #include "syscall.h"
 #include "task.h"
 #include "throw.h"
+#include "timeline.h"
 #include "worker.h"
 
 struct wt_sched wt_sched = {
@@ -151,6 +152,8 @@ static void startm(struct wt_p *p, bool spinning)
 	struct wt_m *m = midleget();
 	wt_unlock(&wt_sched.lock);
 	if (!m) {
+		if (unlikely(wt_tl_on))
+			wt_tl_event(NULL, WT_TL_HANDOFF, 0, (uint64_t)p->id, ~0ull);
 		if (wt_newm(p, spinning))
 			return;
 		/* No thread (WEFT_MAXTHREADS, or the system's limit).  A worker
@@ -168,6 +171,8 @@ static void startm(struct wt_p *p, bool spinning)
 		}
 		wt_unlock(&wt_sched.lock);
 	}
+	if (unlikely(wt_tl_on))
+		wt_tl_event(NULL, WT_TL_HANDOFF, 0, (uint64_t)p->id, (uint64_t)m->id);
 	m->spinning = spinning;
 	m->nextp = p;
 	/* Release: pairs with the acquire load in wt_stopm (nextp visible). */
@@ -230,6 +235,8 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 	int old = atomic_load_explicit(&t->state, memory_order_relaxed);
 	if (old != WT_WAITING && old != WT_IDLE)
 		wt_throw("wt_ready: task is not waiting");
+	if (unlikely(wt_tl_on))
+		wt_tl_wake(m, t);
 	atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
 	if (unlikely(atomic_load_explicit(&t->eff, memory_order_relaxed)) && wt_rtq_put(t, false)) {
 		wt_wakep(); /* sysmon preempts a lower task if no proc is idle */
@@ -291,6 +298,8 @@ void wt_ready(struct wt_task *t)
 }
 
 static void after_park(struct wt_m *m, struct wt_task *t, void *lock);
+static void after_yield(struct wt_m *m, struct wt_task *t, void *arg);
+static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg);
 
 /* Runs what the task that last switched out on m asked for (m->after).
  * Whoever gets m next does it: g0 (execute), or the task switched to
@@ -342,6 +351,9 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 		else
 			next = wt_runq_get_inherit(p, &inherit);
 	}
+	if (unlikely(wt_tl_on))
+		wt_tl_switch(m, t, fn == after_park ? WT_TL_PARK : fn == after_yield ? WT_TL_YIELD
+				   : fn == after_preempt ? WT_TL_PREEMPTED : WT_TL_OTHER, next);
 	if (next) {
 		if (!inherit)
 			p->schedtick++;
@@ -488,8 +500,12 @@ static struct wt_task *steal(struct wt_m *m, struct wt_p *p)
 			if (v == p)
 				continue;
 			struct wt_task *t = wt_runq_steal(p, v, round == 3);
-			if (t)
+			if (t) {
+				if (unlikely(wt_tl_on))
+					wt_tl_event(m, WT_TL_STEAL, t->id, (uint64_t)v->id,
+						    (uint64_t)p->id);
 				return t;
+			}
 		}
 	}
 	return NULL;
@@ -617,6 +633,8 @@ top:;
 	if (atomic_load_explicit(&wt_netpoll_waiters, memory_order_relaxed) > 0 &&
 	    (t = wt_netpoll(0))) {
 		wt_inject(t->schedlink, p);
+		if (unlikely(wt_tl_on))
+			wt_tl_wake(m, t);
 		atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
 		return t;
 	}
@@ -674,6 +692,8 @@ void wt_inject(struct wt_task *list, struct wt_p *p)
 		struct wt_task *t = list;
 		list = t->schedlink;
 		t->schedlink = NULL;
+		if (unlikely(wt_tl_on))
+			wt_tl_wake(p ? p->m : NULL, t);
 		atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
 		if (p) {
 			wt_runq_put(p, t, false);
@@ -695,6 +715,8 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	m->p->schedtick++;
 	m->curg = t;
 	t->m = m;
+	if (unlikely(wt_tl_on))
+		wt_tl_run(m, t);
 	atomic_store_explicit(&t->state, WT_RUNNING, memory_order_relaxed);
 	wt_sig_preswitch(m, t);
 	wt_cpu_switch(m, NULL, t);

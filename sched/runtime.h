@@ -109,6 +109,12 @@ struct wt_task {
 	const void *wait_on;            /* [owner m] key of the current park */
 	const char *wait_reason;        /* [owner m] static string, NULL = unnamed */
 	int64_t wait_since;             /* [owner m] CLOCK_MONOTONIC_COARSE ns at park */
+	int wait_fd;                    /* [owner m] descriptor + 1 of an IO wait, 0 = none
+					 * (the trace names it, timeline.c) */
+	/* [its owner: the waker that readies it, then the worker that runs
+	 * it] flow id of the wake that made it runnable, 0 = none: its next
+	 * slice in the trace ends that arrow (timeline.c) */
+	uint64_t tl_flow;
 	uint64_t creator;               /* [const] id of the creating task, 0 = none */
 	/* [owner m; dump reads] bumped when the task starts and each time it is
 	 * switched back in, before it writes to its stack: dump.c reads a
@@ -257,6 +263,8 @@ struct wt_m {
 	int64_t acct_cpu0;              /* its CPU clock when the window opened */
 	int64_t acct_mono0;             /* monotonic ns then */
 	int64_t acct_short;             /* ns charged to short runs since */
+	struct wt_tlbuf *tlbuf;         /* [const after start] its trace events (timeline.c),
+					 * NULL = tracing off */
 };
 
 /* ---- the scheduler ---- */

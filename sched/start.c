@@ -42,6 +42,7 @@
 #include "task.h"
 #include "text.h"
 #include "throw.h"
+#include "timeline.h"
 #include "tls.h"
 #include "worker.h"
 
@@ -162,6 +163,7 @@ int wt_runtime_start(void)
 	wt_task_link(t);
 	atomic_store(&wt_ntasks, 1);
 	__libc_single_threaded = 0;
+	wt_tl_start(m); /* before sysmon and workers: they read wt_tl_on */
 	wt_sysmon_start();
 	wt_dump_init();
 	atomic_store_explicit(&start_state, RUNNING, memory_order_release);

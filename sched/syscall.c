@@ -65,6 +65,7 @@
 #include "sigtask.h"
 #include "syscall.h"
 #include "sysmon.h"
+#include "timeline.h"
 #include "worker.h"
 
 void wt_entersyscall(void)
@@ -138,7 +139,20 @@ void wt_exitsyscall(void)
 	 * call may have been made by a signal handler, whose mask the thread
 	 * keeps: the next switch-in on this worker sets the mask afresh. */
 	m->sigmask = WT_SIGMASK_UNKNOWN;
+	if (unlikely(wt_tl_on))
+		wt_tl_event(m, WT_TL_LOSTPROC, t->id, 0, 0);
 	wt_mcall(after_lost_proc, NULL);
+}
+
+/* Context: sysmon, tracing on.  p was taken from the worker in status s. */
+static void trace_retake(struct wt_p *p, int s)
+{
+	int mid = (s >> 2) - 1;
+	struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire);
+	while (m && m->id != mid)
+		m = m->alllink;
+	struct wt_task *g = m ? __atomic_load_n(&m->curg, __ATOMIC_RELAXED) : NULL;
+	wt_tl_put(wt_tl_shared, WT_TL_RETAKE, g ? g->id : 0, (uint64_t)p->id, (uint64_t)mid);
 }
 
 /* Context: sysmon, at mono time now.  Returns how many procs it took or
@@ -168,6 +182,8 @@ int wt_sysmon_retake(int64_t now)
 		if (leave && now - p->sysmon_when < 10000000)
 			continue;
 		if (atomic_compare_exchange_strong(&p->status, &s, WT_P_IDLE)) {
+			if (unlikely(wt_tl_on))
+				trace_retake(p, s);
 			p->m = NULL;
 			wt_handoffp(p);
 			n++;

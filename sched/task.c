@@ -72,6 +72,7 @@
 #include "start.h"
 #include "syscall.h"
 #include "task.h"
+#include "timeline.h"
 #include "pshared.h"
 #include "throw.h"
 #include "tls.h"
@@ -208,7 +209,11 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 		wt_aff_apply();
 	wt_tls_static_check(t);
 	atomic_fetch_add(&wt_ntasks, 1);
+	if (unlikely(wt_tl_on))
+		wt_tl_event(NULL, WT_TL_CREATE, t->id, (uintptr_t)fn, t->creator);
 	if (unlikely(prio.head)) {
+		if (unlikely(wt_tl_on))
+			wt_tl_wake(NULL, t);
 		atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
 		if (wt_rtq_put(t, true))
 			wt_wakep();
@@ -485,6 +490,8 @@ WT_NORETURN void wt_task_exit(void *retval)
 	__call_tls_dtors();
 	run_key_dtors();
 	wt_pshared_release(t);
+	if (unlikely(wt_tl_on))
+		wt_tl_event(NULL, WT_TL_EXIT, t->id, 0, 0);
 	wt_mcall(after_exit, NULL);
 	wt_throw("a dead task was resumed");
 }

@@ -37,6 +37,7 @@
 #include "sigtask.h"
 #include "slab.h"
 #include "throw.h"
+#include "timeline.h"
 #include "tls.h"
 #include "worker.h"
 
@@ -115,6 +116,8 @@ void wt_worker_init_self(struct wt_m *m)
 	m->g0.tp = m->g0_tp; /* even in syscall mode: a signal handler on g0 must see no task */
 	m->fastrand = 0x9e3779b97f4a7c15ull * (uint64_t)(m->id + 1);
 	m->sigstk = wt_crash_altstack();
+	if (wt_tl_on)
+		wt_tl_worker(m);
 	wt_tls_worker_enter(m);
 	wt_sig_thread_init(m);
 }

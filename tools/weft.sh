@@ -64,5 +64,9 @@ compare)
   find_lib
   find_tool compare.py
   exec python3 "$tool" --lib "$lib" "$@" ;;
+trace)
+  [ $# -eq 1 ] || die "trace: expected one file (weft trace FILE)"
+  find_tool trace.py
+  exec python3 "$tool" "$1" ;;
 *) die "unknown sub-command '$cmd' (weft --help lists them)" ;;
 esac

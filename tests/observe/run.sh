@@ -167,5 +167,84 @@ else
   echo "SKIP gdb checks: gdb is not installed (apt-get install gdb)"
 fi
 
+# 8. WEFTDEBUG=trace=FILE (sched/timeline*.c): Go's run-queue experiment
+#    (main creates 200 CPU-bound tasks and joins them) leaves a valid
+#    Perfetto trace: a track per worker, slices named after their task and
+#    start function, main's joins as parks, wake flows, counters
+#    (check_trace.py); `weft trace` counts the same 200 tasks.
+chk="python3 $here/check_trace.py"
+GOMAXPROCS=2 WEFTDEBUG=trace="$tmp/rq.json" LD_PRELOAD="$lib" "$bin/runqueues" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+res=$($chk "$tmp/rq.json" exit burn 200 pthread_join 2>&1)
+sum=$(python3 "$here/../../tools/trace.py" "$tmp/rq.json" 2>&1)
+if [ "$rc" = 0 ] && [ "$(cat "$tmp/out")" = "200 threads done" ] && [ "${res#ok}" != "$res" ] &&
+   echo "$sum" | grep -q '^tasks: 201 (200 created during the trace)$' &&
+   echo "$sum" | grep -q '^burn  *200 ' && echo "$sum" | grep -q '^dropped events: [0-9]*$' &&
+   echo "$sum" | grep -q '^ *[0-9.]* ms  G1 main: pthread_join' && [ ! -s "$tmp/err" ]; then
+  ok "trace-runqueues: $res"
+else
+  bad trace-runqueues "exit $rc, $res, stderr $(head -3 "$tmp/err")"; echo "$sum" | head -12
+fi
+# The same run through the launcher's sub-command.
+if [ -x "$(dirname "$lib")/weft" ] && "$(dirname "$lib")/weft" trace "$tmp/rq.json" | grep -q '^tasks: 201 '; then
+  ok "trace-weft-subcommand"
+else bad trace-weft-subcommand "weft trace FILE printed no task count"; fi
+# Combined with another key; a bad value is one line and no trace.
+GOMAXPROCS=1 WEFTDEBUG=schedtrace=10,trace="$tmp/one.json" LD_PRELOAD="$lib" "$bin/runqueues" > "$tmp/out" 2> "$tmp/err"
+res=$($chk "$tmp/one.json" exit burn 200 pthread_join 2>&1)
+if [ "${res#ok}" != "$res" ] && grep -q '^SCHED ' "$tmp/err"; then ok "trace-with-schedtrace: $res"
+else bad trace-with-schedtrace "$res"; fi
+WEFTDEBUG=trace= LD_PRELOAD="$lib" "$bin/runqueues" > "$tmp/out" 2> "$tmp/err"
+if [ "$(grep -c '^weft: WEFTDEBUG: trace= names no file; ignored$' "$tmp/err")" = 1 ] &&
+   [ "$(wc -l < "$tmp/err")" = 1 ]; then ok "trace-bad-setting"
+else bad trace-bad-setting "$(cat "$tmp/err")"; fi
+# %p in the name is the process id: a shell running two programs under
+# weft with one setting leaves two traces.
+WEFTDEBUG=trace="$tmp/pid-%p.json" LD_PRELOAD="$lib" sh -c "'$bin/runqueues' >/dev/null; '$bin/runqueues' >/dev/null"
+n=0; for f in "$tmp"/pid-[0-9]*.json; do
+  [ -f "$f" ] && $chk "$f" exit burn 200 pthread_join >/dev/null && n=$((n+1))
+done
+if [ "$n" = 2 ]; then ok "trace-per-process: 2 programs, 2 traces"
+else bad trace-per-process "$n valid traces: $(ls "$tmp")"; fi
+
+# 9. The SIGQUIT dump ends the trace before the process exits: every
+#    parked task's cond wait is in it.
+start_parked 50 WEFTDEBUG=trace="$tmp/q.json"
+kill -QUIT "$pid"
+wait_exit; exec 3>&-
+res=$($chk "$tmp/q.json" SIGQUIT parked_worker 50 pthread_cond_wait 2>&1)
+if [ "$rc" = 2 ] && [ "${res#ok}" != "$res" ] &&
+   [ "$(python3 -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("name") == "park" and e["args"]["reason"] == "pthread_cond_wait"))' "$tmp/q.json")" -ge 50 ]; then
+  ok "trace-sigquit: $res"
+else bad trace-sigquit "exit $rc, $res"; fi
+
+# 10. A task that crashes: the crash report ends the trace (end SIGSEGV),
+#     the crashing task's slice named after its start function.
+cat > "$tmp/crash.c" <<'C'
+#include <pthread.h>
+#include <unistd.h>
+static void *crasher(void *p)
+{
+	usleep(1000);
+	*(volatile int *)p = 1;
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, crasher, NULL);
+	pthread_join(t, NULL);
+	return 0;
+}
+C
+if cc -O1 -g -pthread -o "$tmp/crash" "$tmp/crash.c" 2>/dev/null; then
+  WEFTDEBUG=trace="$tmp/c.json" LD_PRELOAD="$lib" "$tmp/crash" > /dev/null 2> "$tmp/err"
+  rc=$?
+  res=$($chk "$tmp/c.json" SIGSEGV crasher 1 pthread_join 2>&1)
+  if [ "$rc" = 139 ] && [ "${res#ok}" != "$res" ] && grep -q '"name":"G2 crasher"' "$tmp/c.json"; then
+    ok "trace-crash: $res"
+  else bad trace-crash "exit $rc, $res"; fi
+fi
+
 echo "observe: $pass passed, $fail failed"
 [ $fail = 0 ]

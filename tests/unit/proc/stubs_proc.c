@@ -28,6 +28,8 @@
  *                says tasks wait on descriptors; wt_netpoll_block never
  *                sleeps in epoll;
  *   wt_sysmon_kick  counts;
+ *   the timeline (timeline.c): off, as without WEFTDEBUG=trace; its
+ *                recording calls are never made;
  *   system-call and preemption paths the tests never take: wt_throw.
  *
  * ThreadSanitizer (the TSan build links with --wrap=wt_ctx_switch): every
@@ -177,6 +179,33 @@ bool wt_netpoll_block(struct wt_m *m)
 void wt_sysmon_kick(void)
 {
 	atomic_fetch_add(&stub_kicks, 1);
+}
+
+bool wt_tl_on;
+
+void wt_tl_run(struct wt_m *m, struct wt_task *t)
+{
+	wt_throw("stub: wt_tl_run");
+}
+
+void wt_tl_switch(struct wt_m *m, struct wt_task *t, int why, struct wt_task *next)
+{
+	wt_throw("stub: wt_tl_switch");
+}
+
+void wt_tl_wake(struct wt_m *m, struct wt_task *t)
+{
+	wt_throw("stub: wt_tl_wake");
+}
+
+void wt_tl_event(struct wt_m *m, uint32_t kind, uint64_t task, uint64_t arg, uint64_t arg2)
+{
+	wt_throw("stub: wt_tl_event");
+}
+
+void wt_tl_worker(struct wt_m *m)
+{
+	wt_throw("stub: wt_tl_worker");
 }
 
 /* ---- priorities (prio.c): the test tasks never set a policy ---- */

@@ -14,6 +14,7 @@
 #include "sched/real.h"
 #include "sched/runq.h"
 #include "sched/sigtask.h"
+#include "sched/timeline.h"
 #include "sched/syscall.h"
 #include "sched/sysmon.h"
 #include "sched/task.h"
