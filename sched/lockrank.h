@@ -16,6 +16,7 @@
  *   TLS_SYNC -> ALLTASKS           a dlopen's static TLS reaches every task
  *   PARK -> TIMERS                 a waiter adds its deadline under its bucket
  *   any -> SLAB                    slabs allocate under their callers' locks
+ *   STACK_PACK -> STACK            a new pack claims an arena slot
  *   URING_INIT -> NETPOLL_INIT     the ring joins the epoll set as it is made
  *   URING_SQ -> URING_CQ           a full completion queue is drained to submit
  *   URING_CQ -> PARK, SCHED        a completion unparks its task
@@ -36,6 +37,7 @@
  *                 users); two buckets are never held at once
  *   TIMERS        timer.c: the deadline heap
  *   SCHED         wt_sched.lock: global run queue, idle procs and workers
+ *   STACK_PACK    stack_pack.c: the lists of packed stacks' units
  *   STACK         stack.c: the arena's slot hints
  *   SLAB          slab.c: each slab's free list; innermost
  */
@@ -57,6 +59,7 @@ enum wt_lockrank {
 	WT_RANK_PARK,
 	WT_RANK_TIMERS,
 	WT_RANK_SCHED,
+	WT_RANK_STACK_PACK,
 	WT_RANK_STACK,
 	WT_RANK_SLAB,
 	WT_RANK_COUNT
