@@ -37,6 +37,7 @@
 #include "proc.h"
 #include "sighandler.h"
 #include "sigtask.h"
+#include "task.h"
 #include "stack.h"
 #include "syscall.h"
 #include "setxid.h"
@@ -82,6 +83,7 @@ static void *sysmon(void *arg)
 		int acted = wt_sysmon_retake(now);
 		wt_netpoll_sysmon(now);
 		wt_stack_scavenge(now);
+		wt_task_scavenge(now);
 		wt_sig_defer_poke();
 		wt_setxid_poll();
 		wt_sysmon_cancel(now);
