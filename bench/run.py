@@ -187,6 +187,18 @@ def exp_futex_pshared(rounds, reps):
     row("one round trip", n["ns"], w["ns"], "ns")
 
 
+def exp_signal_rate(ms, reps):
+    m = {"hz": r"handlers per second:\s+([\d.]+)", "lost": r"lost:\s+(\d+)"}
+    section("signal_rate: kill(getpid()) then sem_wait for the handler's sem_post, "
+            "%d ms (median of %d)" % (ms, reps))
+    for mode, what in ((1, "handler wherever the kernel sends it"),
+                       (2, "handler on a thread looping in lock/unlock")):
+        n, _ = median_runs("signal_rate", [ms, mode], False, reps, 60, m)
+        w, _ = median_runs("signal_rate", [ms, mode], True, reps, 60, m)
+        row(what + ", per second", n["hz"], w["hz"], higher_better=True)
+        row("  rounds without a handler after 1 s", n["lost"], w["lost"], ratio=False)
+
+
 def exp_spawn(count, reps):
     m = {"all": r"create\+join all:\s+([\d.]+)", "loop": r"create-join loop:\s+([\d.]+)",
          "create": r"create all:\s+([\d.]+)", "thr": r"OS threads after create:\s+(\d+)"}
@@ -493,11 +505,12 @@ def main():
     only = None
     if mode.startswith("--only="):
         only, mode = mode[len("--only="):].split(","), "--full"
-    if mode not in ("--demo", "--full"):
-        sys.exit("usage: bench/run.py --demo | --full | --only=NAME,... [--strict]")
+    if mode not in ("--demo", "--full", "--signal"):
+        sys.exit("usage: bench/run.py --demo | --full | --signal (the signal_rate row alone) "
+                 "| --only=NAME,... [--strict]")
     for p in ("switch", "pipe_switch", "futex_pshared", "spawn", "waiters", "burst", "blocking",
               "timeslice", "tightloop", "cpubound", "echo_server", "echo_load", "grow",
-              "connect"):
+              "connect", "signal_rate"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
             sys.exit("bench: %s/%s missing: run `make bench-progs`" % (BIN, p))
     if not os.path.exists(LIB):
@@ -509,7 +522,9 @@ def main():
                                           os.environ.get("WEFT_TLS") or "auto (env unset)"))
     print()
     t0 = time.monotonic()
-    if mode == "--demo":
+    if mode == "--signal":
+        exp_signal_rate(1000, 3)
+    elif mode == "--demo":
         exp_switch(20000, 3)
         exp_spawn(10000, 1)
         exp_waiters(10000, 120)
@@ -524,6 +539,7 @@ def main():
         full = [("switch", lambda: exp_switch(200000, 3)),
                 ("pipe", lambda: exp_pipe(50000, 3)),
                 ("futex_pshared", lambda: exp_futex_pshared(20000, 3)),
+                ("signal_rate", lambda: exp_signal_rate(1000, 3)),
                 ("spawn", lambda: exp_spawn(10000, 3)),
                 ("waiters", lambda: (exp_waiters(10000, 120), exp_waiters(100000, 240))),
                 ("waiters_small", lambda: exp_waiters_small(100000, 64 << 10, 240)),

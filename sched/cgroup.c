@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
+#include "affinity.h"
 #include "cgroup.h"
 #include "config.h"
 #include "print.h"
@@ -247,6 +248,9 @@ void wt_procs_update(void)
 	if (wt_cfg.gomaxprocs_set || !cg_ok)
 		return;
 	int n = wt_procs_default(wt_sched.maxprocs, wt_cgroup_limit());
+	int aff = wt_aff_ncpu(); /* the CPUs the tasks' masks allow (affinity.c) */
+	if (aff > 0 && aff < n)
+		n = aff;
 	if (n != atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed))
 		wt_procs_resize(n);
 }

@@ -7,7 +7,8 @@
  *   1. trap mode: a reverted thread pointer (tls.c) -> repair, return;
  *   2. a task reaching its stack guard: the stack grows (stack.c), return;
  *   3. the program installed a handler -> call it, as natively (a stack
- *      overflow included);
+ *      overflow included): on the task's alternate stack for SA_ONSTACK
+ *      (sigstack.c), else here, on the worker's;
  *   4. report: "weft: task N ..." with the reason (an overflow names the
  *      limit and the depth), a backtrace from the faulting context
  *      (libunwind for the walk; names from symbol.c, which reads the ELF
@@ -36,6 +37,7 @@
 #include "print.h"
 #include "real.h"
 #include "sighandler.h"
+#include "sigstack.h"
 #include "slab.h"
 #include "stack.h"
 #include "symbol.h"
@@ -208,15 +210,11 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 		}
 	}
 	struct sigaction u;
-	if (wt_sig_handler_get(sig, &u)) {
-		if (u.sa_flags & SA_SIGINFO) {
-			u.sa_sigaction(sig, si, ucv);
-			return;
-		}
-		if (u.sa_handler != SIG_DFL && u.sa_handler != SIG_IGN) {
-			u.sa_handler(sig);
-			return;
-		}
+	if (wt_sig_handler_get(sig, &u) &&
+	    ((u.sa_flags & SA_SIGINFO) || (u.sa_handler != SIG_DFL && u.sa_handler != SIG_IGN))) {
+		/* On the task's alternate stack for SA_ONSTACK, else here. */
+		wt_sigstack_call(wt_cur(), &u, sig, si, ucv, wt_arch_uc_sp(uc));
+		return;
 	}
 	if (si->si_code <= 0) {
 		/* Sent by kill/tgkill/sigqueue, not a fault: no report, just the
@@ -287,6 +285,7 @@ char *wt_crash_altstack(void)
 	if (!p)
 		return NULL;
 	stack_t ss = { .ss_sp = p, .ss_size = sz, .ss_flags = 0 };
-	sigaltstack(&ss, NULL);
+	/* The kernel's: the interposed sigaltstack is the tasks' (sigstack.c). */
+	wt_syscall6(SYS_sigaltstack, (long)&ss, 0, 0, 0, 0, 0);
 	return p;
 }

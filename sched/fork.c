@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
+#include "rtq.h"
 #include "fork.h"
 #include "setxid.h"
 #include "pshared.h"
@@ -119,6 +120,7 @@ static void reset(bool reclaimed)
 	atomic_store_explicit(&wt_sched.lock.v, 0, memory_order_relaxed);
 	wt_timer_fork_reset();
 	wt_park_fork_reset();
+	wt_rtq_fork_reset();
 	wt_stack_fork_reset();
 	wt_worker_fork_reset();
 	wt_task_fork_reset(t);

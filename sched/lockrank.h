@@ -37,6 +37,10 @@
  *                 users); two buckets are never held at once
  *   TIMERS        timer.c: the deadline heap
  *   SCHED         wt_sched.lock: global run queue, idle procs and workers
+ *   RTQ           rtq.c: the real-time run queue and every task's policy
+ *                 and priority; taken under SCHED (a real-time task put on
+ *                 the global queue goes here), ALLTASKS (priority
+ *                 inheritance finds the holder) and PARK
  *   STACK_PACK    stack_pack.c: the lists of packed stacks' units
  *   STACK         stack.c: the arena's slot hints
  *   SLAB          slab.c: each slab's free list; innermost
@@ -59,6 +63,7 @@ enum wt_lockrank {
 	WT_RANK_PARK,
 	WT_RANK_TIMERS,
 	WT_RANK_SCHED,
+	WT_RANK_RTQ,
 	WT_RANK_STACK_PACK,
 	WT_RANK_STACK,
 	WT_RANK_SLAB,

@@ -236,9 +236,15 @@ static bool start(void)
 			}
 		}
 		if (fd < 0) {
+			/* Tried again at the next wait: EMFILE (no descriptor
+			 * free) passes once the program closes one.  Said once. */
+			static bool said; /* [init_lock] */
+			bool say = !said;
+			said = true;
 			wt_unlock(&init_lock);
-			wt_print("weft: epoll_create1 failed (%ld); waits on descriptors hold a thread\n",
-				 -fd);
+			if (say)
+				wt_print("weft: epoll_create1 failed (errno %ld); waits on descriptors "
+					 "hold a thread until it can be made\n", -fd);
 			return false;
 		}
 		epfd = (int)fd;

@@ -27,6 +27,7 @@
 
 #include "runtime.h"
 #include "proc.h"
+#include "sighandler.h"
 #include "sigtask.h"
 #include "task.h"
 
@@ -157,8 +158,11 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 		int result = w->result;
 		t->sig_hold = false;
 		atomic_signal_fence(memory_order_seq_cst);
-		if (atomic_load_explicit(&t->sigpend, memory_order_relaxed))
-			wt_sig_deliver(t); /* the handlers, now that the wait is over */
+		/* The handlers, now that the wait is over: the task's own, and
+		 * those that interrupted weft on its worker meanwhile. */
+		if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) ||
+		    (t->m && atomic_load_explicit(&t->m->defer_ready, memory_order_relaxed)))
+			wt_sig_defer_run(t->m);
 		return result;
 	}
 
@@ -302,6 +306,31 @@ static void interrupt(struct wt_task *t, int result, bool only_cancelable)
 	wt_spin_unlock(&b->lock);
 	if (fire)
 		wt_ready(t);
+}
+
+/* Context: the context that follows t's park on its worker (proc.c's
+ * after_park, m->after), holding the bucket lock t parked under, t's
+ * context saved.  A signal t does not block, queued on t by a handler that
+ * interrupted t's own switch out (sighandler.c), came after park's look at
+ * sigpend: t leaves the queue with WT_PARK_INTR, as wt_park_interrupt
+ * would take it out.  true: t is the caller's to ready once the lock is
+ * released. */
+bool wt_park_intr_locked(struct wt_task *t)
+{
+	struct wt_waiter *w = &t->waiter;
+	if (!(atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask) ||
+	    !w->addr || w->task != t ||
+	    atomic_load_explicit(&w->state, memory_order_relaxed) != WT_WAITER_WAITING)
+		return false;
+	struct bucket *b = bucket_of(w->addr);
+	for (struct wt_waiter *q = b->head; q; q = q->next)
+		if (q == w) {
+			unlink_waiter(b, w);
+			w->result = WT_PARK_INTR;
+			atomic_store_explicit(&w->state, WT_WAITER_WOKEN, memory_order_relaxed);
+			return true;
+		}
+	return false;
 }
 
 /* pthread_cancel: take t out of a cancelable wait.  The caller has set

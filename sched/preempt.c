@@ -99,10 +99,12 @@
 #include "blocked.h"
 #include "config.h"
 #include "preempt.h"
+#include "rtq.h"
 #include "setxid.h"
 #include "proc.h"
 #include "real.h"
 #include "sighandler.h"
+#include "sigstack.h"
 #include "sigtask.h"
 #include "slab.h"
 #include "syscall.h"
@@ -189,10 +191,7 @@ static void chain(int sig, siginfo_t *si, void *ucv)
 	struct wt_task *t = wt_cur();
 	if (t)
 		t->sighandled++; /* a sigsuspend it interrupted returns (sigtask.c) */
-	if (u.sa_flags & SA_SIGINFO)
-		u.sa_sigaction(sig, si, ucv);
-	else
-		u.sa_handler(sig);
+	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 }
 
@@ -200,8 +199,10 @@ static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
 	if (si && wt_setxid_signal(si))
 		return;
-	if (si && si->si_code == SI_QUEUE && si->si_value.sival_ptr == cookie)
+	if (si && si->si_code == SI_QUEUE && si->si_value.sival_ptr == cookie) {
 		on_request(uc);
+		wt_sig_poked(uc); /* a poke it may have absorbed */
+	}
 	else if (!si || !wt_sig_urg(si, uc))
 		chain(sig, si, uc);
 }
@@ -328,7 +329,8 @@ static void send(struct wt_m *m, int64_t now)
 /* Context: sysmon, every tick while a proc is busy. */
 void wt_sysmon_preempt(int64_t now)
 {
-	if (!pmon && !(pmon = wt_mmap_anon(sizeof *pmon * wt_sched.nprocs)))
+	/* Room for every proc: nprocs may rise later (cgroup.c, affinity.c). */
+	if (!pmon && !(pmon = wt_mmap_anon(sizeof *pmon * wt_sched.maxprocs)))
 		return;
 	for (int i = 0; i < wt_sched.nprocs; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
@@ -340,6 +342,17 @@ void wt_sysmon_preempt(int64_t now)
 			continue;
 		}
 		uint64_t tick = __atomic_load_n(&p->schedtick, __ATOMIC_RELAXED);
+		/* A real-time task waits (rtq.c) above the one running here and
+		 * no proc is idle to take it: the running one gives way now. */
+		struct wt_task *cg;
+		if (wt_rt_any() && !wt_cfg.asyncpreemptoff &&
+		    atomic_load_explicit(&wt_sched.npidle, memory_order_relaxed) == 0 &&
+		    (cg = __atomic_load_n(&m->curg, __ATOMIC_RELAXED)) &&
+		    atomic_load_explicit(&cg->eff, memory_order_relaxed) <
+			    atomic_load_explicit(&wt_rtq_top, memory_order_relaxed)) {
+			atomic_store_explicit(&m->preempt, tick + 1, memory_order_relaxed);
+			send(m, now);
+		}
 		if (m != pm->m || tick != pm->tick) {
 			pm->m = m;
 			pm->tick = tick;

@@ -27,8 +27,9 @@
  * (wt_sig_preswitch), so neither side's code ever runs with a signal
  * unblocked that it blocks; after the switch, on N, m->after runs (locks
  * released), then N's exact mask is set and its pending signals raised
- * (wt_sig_switchin).  g0 runs with the mask of the task that ran last, so a
- * process-directed signal may be handled on g0, as on any thread.
+ * (wt_sig_switchin).  g0 runs with the mask of the task that ran last, and
+ * takes the program's handled signals before it sleeps (wt_sig_idle): one
+ * that comes to g0 is handed to a task (sighandler.c).
  *
  * Direct task-to-task switches keep Go's guarantee that a parked task's
  * context is saved before its park lock is released: the lock is released
@@ -61,11 +62,15 @@
  * one place that decides: a proc >= nprocs is never idle-listed.
  */
 #include <errno.h>
+#include <sys/syscall.h>
 
 #include "runtime.h"
 #include "netpoll.h"
+#include "prio.h"
 #include "proc.h"
+#include "rtq.h"
 #include "runq.h"
+#include "sighandler.h"
 #include "sigtask.h"
 #include "syscall.h"
 #include "task.h"
@@ -182,7 +187,7 @@ void wt_handoffp(struct wt_p *p)
 			wt_wakep();
 		return;
 	}
-	if (wt_runq_len(p) > 0 || atomic_load(&wt_sched.runq_size) > 0 ||
+	if (wt_runq_len(p) > 0 || atomic_load(&wt_sched.runq_size) > 0 || wt_rt_any() ||
 	    wt_timer_next() != INT64_MAX) {
 		atomic_store(&p->status, WT_P_RUNNING);
 		startm(p, false);
@@ -225,6 +230,10 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 	if (old != WT_WAITING && old != WT_IDLE)
 		wt_throw("wt_ready: task is not waiting");
 	atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
+	if (unlikely(atomic_load_explicit(&t->eff, memory_order_relaxed)) && wt_rtq_put(t, false)) {
+		wt_wakep(); /* sysmon preempts a lower task if no proc is idle */
+		return;
+	}
 	if (m && m->p) {
 		struct wt_p *p = m->p;
 		wt_runq_put(p, t, true);
@@ -253,8 +262,11 @@ bool wt_sysmon_wake_idle_work(void)
 	if (atomic_load(&wt_sched.npidle) == 0)
 		return true;
 	int n = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
-	if (atomic_load(&wt_sched.npidle) == n)
+	if (atomic_load(&wt_sched.npidle) == n) {
+		if (wt_rt_any())
+			wt_wakep();
 		return false;
+	}
 	for (int i = 0; i < n; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
 		if (atomic_load_explicit(&p->runnext, memory_order_relaxed) ||
@@ -263,7 +275,7 @@ bool wt_sysmon_wake_idle_work(void)
 			return true;
 		}
 	}
-	if (atomic_load(&wt_sched.runq_size))
+	if (atomic_load(&wt_sched.runq_size) || wt_rt_any())
 		wt_wakep();
 	return true;
 }
@@ -324,7 +336,10 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 			atomic_store_explicit(&m->preempt, 0, memory_order_relaxed);
 			wt_runq_demote_next(p);
 		}
-		next = wt_runq_get_inherit(p, &inherit);
+		if (wt_rt_any() && (next = wt_rtq_get(1)))
+			next->rt_since = wt_nanotime();
+		else
+			next = wt_runq_get_inherit(p, &inherit);
 	}
 	if (next) {
 		if (!inherit)
@@ -350,8 +365,13 @@ static void after_park(struct wt_m *m, struct wt_task *t, void *lock)
 	(void)m;
 	/* Published by the release of lock; a waker reads it after taking it. */
 	atomic_store_explicit(&t->state, WT_WAITING, memory_order_relaxed);
+	/* A signal that interrupted t's switch out was put back in its queue
+	 * (sighandler.c) after park's last look: the park ends now. */
+	bool intr = lock && wt_park_intr_locked(t);
 	if (lock)
 		wt_spin_unlock(lock);
+	if (intr)
+		wt_ready(t);
 }
 
 /* Context: a task holding `unlock`.  Parks; g0 releases the lock once the
@@ -386,15 +406,28 @@ void wt_yield(void)
 	 * be another worker's by now; stay. */
 	if (t->m->insyscall)
 		return;
+	/* Signals that interrupted weft here (a spin loop that yields comes
+	 * back here, and may wait for their handler). */
+	wt_sig_unlocked();
+	if (t->m->insyscall)
+		return; /* the handlers parked: t may be on another worker */
 	struct wt_p *p = t->m->p;
 	if (wt_preempt_wanted(t->m)) {
 		wt_preempt_yield();
 		return;
 	}
-	/* Nothing else to run here or anywhere: stay (the common sched_yield). */
-	if (wt_runq_len(p) == 0 && atomic_load_explicit(&wt_sched.runq_size,
-							 memory_order_relaxed) == 0)
+	/* Nothing else to run here or anywhere (for a real-time task: no
+	 * other real-time task of its priority or above): stay, and give the
+	 * CPU to the kernel's other threads instead (the other processes that
+	 * wait for it). */
+	int eff = atomic_load_explicit(&t->eff, memory_order_relaxed);
+	if (unlikely(eff) ? atomic_load_explicit(&wt_rtq_top, memory_order_relaxed) < eff
+			  : wt_runq_len(p) == 0 && !wt_rt_any() &&
+				    atomic_load_explicit(&wt_sched.runq_size,
+							 memory_order_relaxed) == 0) {
+		wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 		return;
+	}
 	wt_mcall(after_yield, NULL);
 }
 
@@ -403,6 +436,22 @@ static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg)
 	(void)m;
 	(void)arg;
 	atomic_store(&t->state, WT_RUNNABLE);
+	/* A real-time task keeps its place at the head of its list (sched(7)),
+	 * except a SCHED_RR one whose time slice is used up: the tail. */
+	if (unlikely(atomic_load_explicit(&t->eff, memory_order_relaxed))) {
+		bool head = true;
+		if ((atomic_load_explicit(&t->policy, memory_order_relaxed) & 0xff) == SCHED_RR) {
+			t->rr_used += wt_nanotime() - t->rt_since;
+			if (t->rr_used >= wt_prio_rr_ns()) {
+				t->rr_used = 0;
+				head = false;
+			}
+		}
+		if (wt_rtq_put(t, head)) {
+			wt_wakep();
+			return;
+		}
+	}
 	wt_lock(&wt_sched.lock);
 	wt_globrunq_put(t);
 	wt_unlock(&wt_sched.lock);
@@ -445,7 +494,7 @@ static struct wt_task *steal(struct wt_m *m, struct wt_p *p)
 
 static bool any_runq(void)
 {
-	if (atomic_load(&wt_sched.runq_size))
+	if (atomic_load(&wt_sched.runq_size) || wt_rt_any())
 		return true;
 	int n = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
 	for (int i = 0; i < n; i++)
@@ -481,11 +530,38 @@ static void dropp(struct wt_m *m)
 	wt_stopm(m); /* returns holding a proc */
 }
 
+/* Tasks given a real-time priority while they waited on p's ring or the
+ * global queue go to the real-time queue (wt_runq_put and wt_globrunq_put
+ * send them there; the others keep their order).  Context: g0 of p's
+ * owner. */
+static void stray_move(struct wt_p *p)
+{
+	p->stray_seen = atomic_load_explicit(&wt_rtq_stray, memory_order_relaxed);
+	struct wt_task *all[WT_RUNQ_SIZE + 1], *t;
+	int n = 0;
+	while (n < WT_RUNQ_SIZE + 1 && (t = wt_runq_get(p)))
+		all[n++] = t;
+	for (int i = 0; i < n; i++)
+		wt_runq_put(p, all[i], false);
+	wt_lock(&wt_sched.lock);
+	struct wt_task *list = wt_sched.runq_head;
+	int size = atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed);
+	wt_sched.runq_head = wt_sched.runq_tail = NULL;
+	atomic_fetch_sub_explicit(&wt_sched.runq_size, size, memory_order_relaxed);
+	while (list) {
+		t = list;
+		list = t->schedlink;
+		wt_globrunq_put(t);
+	}
+	wt_unlock(&wt_sched.lock);
+}
+
 /* Context: g0.  Returns a task to run; sleeps while there is none. */
 static struct wt_task *findrunnable(struct wt_m *m)
 {
 	struct wt_task *t;
 top:;
+	wt_sig_defer_check(m); /* signals that came while it looked: to tasks */
 	struct wt_p *p = m->p;
 	if (unlikely(p->id >= atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed))) {
 		dropp(m);
@@ -493,6 +569,13 @@ top:;
 	}
 	if (wt_timer_next() != INT64_MAX)
 		wt_timer_run(wt_nanotime(), m);
+	if (unlikely(atomic_load_explicit(&wt_rtq_stray, memory_order_relaxed) != p->stray_seen))
+		stray_move(p);
+	/* Real-time tasks first (rtq.c); one load when there are none. */
+	if (wt_rt_any() && (t = wt_rtq_get(1))) {
+		t->rt_since = wt_nanotime();
+		return t;
+	}
 	/* Tasks back from a system call (at the global queue's head, put
 	 * there by exitsyscall) go before the local queue: a new task may
 	 * block the worker too, and the one back may hold what the blocked
@@ -537,6 +620,10 @@ top:;
 
 	/* Nothing: give the proc back. */
 	wt_lock(&wt_sched.lock);
+	if (wt_rt_any()) {
+		wt_unlock(&wt_sched.lock);
+		goto top;
+	}
 	if (atomic_load(&wt_sched.runq_size)) {
 		t = wt_globrunq_get(p, 0);
 		wt_unlock(&wt_sched.lock);
@@ -567,6 +654,7 @@ top:;
 	/* The last worker to find nothing sleeps in epoll_wait instead of on
 	 * its futex, as Go's does: an I/O event then costs one wake-up, and
 	 * the woken worker runs the task itself. */
+	wt_sig_idle(m);
 	if (wt_netpoll_block(m))
 		goto top; /* holding a proc, with the woken tasks queued on it */
 	wt_stopm(m); /* returns holding a proc */
@@ -610,9 +698,12 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	/* Back on g0: a task (t, or one t handed off to) switched out. */
 	m->curg = NULL;
 	wt_finish_switch(m);
+	wt_sig_defer_check(m); /* to tasks: none runs here now */
 	/* It had lost the proc in a system call nobody intercepted (wt_mcall). */
-	if (!m->p)
+	if (!m->p) {
+		wt_sig_idle(m);
 		wt_stopm(m);
+	}
 }
 
 /* Context: sysmon (cgroup.c).  Makes procs 0..n-1 the enabled ones. */

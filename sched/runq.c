@@ -12,6 +12,7 @@
  * idle procs find without stealing one at a time.
  */
 #include "runtime.h"
+#include "rtq.h"
 #include "runq.h"
 #include "throw.h"
 
@@ -32,9 +33,18 @@ uint32_t wt_runq_len(struct wt_p *p)
 	return t - h + (atomic_load_explicit(&p->runnext, memory_order_relaxed) != NULL);
 }
 
+/* A task with a real-time priority goes to the real-time queue instead
+ * (rtq.c), from here and every put below. */
+static inline bool rt_divert(struct wt_task *t)
+{
+	return unlikely(atomic_load_explicit(&t->eff, memory_order_relaxed)) && wt_rtq_put(t, false);
+}
+
 /* [sched.lock] */
 void wt_globrunq_put(struct wt_task *t)
 {
+	if (rt_divert(t))
+		return;
 	t->schedlink = NULL;
 	if (wt_sched.runq_tail)
 		wt_sched.runq_tail->schedlink = t;
@@ -48,6 +58,8 @@ void wt_globrunq_put(struct wt_task *t)
  * before everything queued (syscall.c).  [sched.lock] */
 void wt_globrunq_puthead(struct wt_task *t)
 {
+	if (rt_divert(t))
+		return;
 	t->schedlink = wt_sched.runq_head;
 	wt_sched.runq_head = t;
 	if (!wt_sched.runq_tail)
@@ -92,6 +104,8 @@ static bool runq_putslow(struct wt_p *p, struct wt_task *t, uint32_t h, uint32_t
 /* Context: the owner of p (its worker, on a task or g0). */
 void wt_runq_put(struct wt_p *p, struct wt_task *t, bool next)
 {
+	if (rt_divert(t))
+		return;
 	if (next) {
 		struct wt_task *old =
 			atomic_exchange_explicit(&p->runnext, t, memory_order_acq_rel);

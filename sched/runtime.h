@@ -125,10 +125,36 @@ struct wt_task {
 					 * the park to finish (park.c) */
 	unsigned sighandled;            /* [owner m; handler] program handlers run on it
 					 * (sigsuspend waits for one) */
+	stack_t sigstk;                 /* [owner m; handler] its sigaltstack (sigstack.c):
+					 * ss_size 0 = none */
 	/* Its one io_uring call in flight (uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
 	long uring_res;                 /* [written by the reaper before uring_done] */
+	/* Scheduling policy and priority (prio.c), as the kernel keeps them
+	 * for a thread; weft honours them among tasks (rtq.c) and never puts
+	 * them on the worker.  Written under rtq.lock by any thread
+	 * (pthread_setschedparam of another task), read with relaxed loads. */
+	_Atomic int policy;             /* [rtq.lock; atomic read] SCHED_*, | SCHED_RESET_ON_FORK */
+	_Atomic int rtprio;             /* [rtq.lock; atomic read] 1..99 for FIFO/RR, else 0 */
+	_Atomic int boost;              /* [rtq.lock; atomic read] lent by priority-inheritance
+					 * waiters (pi.c), 0 = none */
+	/* [rtq.lock to write; atomic read, relaxed] max(rtprio, boost): 0 runs
+	 * from the rings, 1..99 from the real-time queue. */
+	_Atomic int eff;
+	_Atomic int nice;               /* [atomic] -20..19 (setpriority) */
+	int rtq_at;                     /* [rtq.lock] the real-time list holding it, 0 = none */
+	/* What glibc's descriptor caches for pthread_getschedparam (prio.c):
+	 * set by pthread_setschedparam, pthread_setschedprio, a first
+	 * pthread_getschedparam, or copied from the creator; the sched_* calls
+	 * do not change it. */
+	int gl_policy, gl_prio;         /* [rtq.lock] */
+	int gl_flags;                   /* [rtq.lock] WT_GL_* */
+	int64_t rt_since;               /* [owner m] mono ns it last left the real-time queue */
+	int64_t rr_used;                /* [owner m] ns of its SCHED_RR slice used */
+	const void *pi_wait;            /* [rtq.lock] priority-inheritance word it waits on */
+	bool aff_set;                   /* [alllock] aff holds its own CPU mask */
+	uint64_t aff[16];               /* [alllock] CPU mask (affinity.c), when aff_set */
 };
 
 /* The current task, read through the program-visible thread pointer: this
@@ -169,6 +195,7 @@ struct wt_p {
 	struct wt_task *_Atomic runnext;
 	struct wt_task *_Atomic q[WT_RUNQ_SIZE]; /* [atomic] slots between head and tail */
 	uint64_t schedtick;             /* [owner m] tasks started (not counting inherited slices) */
+	unsigned stray_seen;            /* [owner m] wt_rtq_stray when it last moved strays */
 	struct wt_slotcache {           /* [owner m] warm stack slots (stack.c) */
 		int n;
 		int slot[16];
@@ -213,7 +240,9 @@ struct wt_m {
 	/* sighandler.c: program signals that interrupted weft on this thread,
 	 * to raise again here once it has left (siginfo kept). */
 	_Atomic uint64_t defer_claim, defer_ready; /* [atomic] */
-	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread */
+	_Atomic int defer_own;          /* [atomic] its task's own were put back in its
+					 * sigpend: a poke raises them */
+	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread while any */
 	siginfo_t *defer_info;          /* [this thread] 64 slots, mapped on first use */
 };
 

@@ -25,7 +25,8 @@
  *      SENT and sent SIGURG with si_value = the operation's address (the
  *      preemption handler hands such a signal here: wt_setxid_signal);
  *      sysmon, which blocks every signal, is kicked and looks itself
- *      (wt_setxid_poll);
+ *      (wt_setxid_poll).  Without the listing (no descriptor free) the
+ *      threads weft made stand in for it: its workers and sysmon;
  *   3. the thread's handler finds its tid SENT, claims it (SENT ->
  *      APPLYING, a CAS, so a thread applies a change once even if the
  *      signal came twice), makes the call, records its result, marks it
@@ -159,6 +160,57 @@ static void send(struct op *op, int tid)
 	wt_sig_urg_send(tid, (union sigval){ .sival_ptr = op });
 }
 
+/* Takes tid into op (added as SENT and signalled) unless it is the caller
+ * or there already; one still SENT is signalled again when resend.
+ * Returns 1 when tid was new.  Context: the caller of wt_setxid. */
+static int take(struct op *op, int tid, int *listed, int cap, int *n, bool resend)
+{
+	if (tid <= 0 || tid == op->self)
+		return 0;
+	if (*n < cap)
+		listed[(*n)++] = tid;
+	struct slot *s = find(op, tid);
+	if (!s) {
+		if (*n > (int)(op->mask / 2))
+			wt_throw("credentials change: too many threads");
+		unsigned i = hash(tid, op->mask);
+		while (atomic_load_explicit(&op->slot[i].tid, memory_order_relaxed))
+			i = (i + 1) & op->mask;
+		atomic_store_explicit(&op->slot[i].state, SLOT_SENT, memory_order_relaxed);
+		atomic_fetch_add(&op->pending, 1);
+		/* Release: the handler's find sees the state with the tid. */
+		atomic_store_explicit(&op->slot[i].tid, tid, memory_order_release);
+		send(op, tid);
+		return 1;
+	}
+	if (resend && atomic_load(&s->state) == SLOT_SENT)
+		send(op, tid);
+	return 0;
+}
+
+/* Without /proc/self/task (no descriptor free: RLIMIT_NOFILE reached, or
+ * no /proc), the threads weft knows: its workers and sysmon.  Every
+ * pthread is a task on a worker, so only threads made by a raw clone, or
+ * running before weft started, are missed; the first time, one weft: line
+ * says so.  Workers never exit, so none turns GONE.  Context: the caller
+ * of wt_setxid. */
+static int take_known(struct op *op, long err, int *listed, int cap, int *n, bool resend)
+{
+	static bool said; /* [setxid_lock] */
+	if (!said) {
+		said = true;
+		wt_print("weft: setuid family: cannot list /proc/self/task (errno %ld); the change "
+			 "is made on weft's own threads only\n", -err);
+	}
+	int added = 0;
+	for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m;
+	     m = m->alllink)
+		added += take(op, m->ostid, listed, cap, n, resend);
+	added += take(op, atomic_load_explicit(&wt_sysmon_tid, memory_order_relaxed), listed, cap,
+		      n, resend);
+	return added;
+}
+
 /* One pass over /proc/self/task: adds and signals new threads, signals
  * again those still SENT, marks GONE those that exited.  Returns how many
  * threads were new.  Context: the caller of wt_setxid. */
@@ -169,9 +221,9 @@ static int pass(struct op *op, int *listed, int cap, bool resend)
 	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/task",
 			      O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0) {
-		wt_print("weft: setuid family: cannot list /proc/self/task (errno %ld); "
-			 "the change cannot reach every thread\n", -fd);
-		wt_throw("credentials change");
+		added = take_known(op, fd, listed, cap, &n, resend);
+		wt_sysmon_kick();
+		return added;
 	}
 	for (;;) {
 		long got = wt_syscall6(SYS_getdents64, fd, (long)buf, sizeof buf, 0, 0, 0);
@@ -183,26 +235,7 @@ static int pass(struct op *op, int *listed, int cap, bool resend)
 			int tid = 0;
 			for (const char *p = d->d_name; *p >= '0' && *p <= '9'; p++)
 				tid = tid * 10 + (*p - '0');
-			if (tid <= 0 || tid == op->self)
-				continue;
-			if (n < cap)
-				listed[n++] = tid;
-			struct slot *s = find(op, tid);
-			if (!s) {
-				if (n > (int)(op->mask / 2))
-					wt_throw("credentials change: too many threads");
-				unsigned i = hash(tid, op->mask);
-				while (atomic_load_explicit(&op->slot[i].tid, memory_order_relaxed))
-					i = (i + 1) & op->mask;
-				atomic_store_explicit(&op->slot[i].state, SLOT_SENT, memory_order_relaxed);
-				atomic_fetch_add(&op->pending, 1);
-				/* Release: the handler's find sees the state with the tid. */
-				atomic_store_explicit(&op->slot[i].tid, tid, memory_order_release);
-				send(op, tid);
-				added++;
-			} else if (resend && atomic_load(&s->state) == SLOT_SENT) {
-				send(op, tid);
-			}
+			added += take(op, tid, listed, cap, &n, resend);
 		}
 	}
 	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);

@@ -19,19 +19,30 @@
  *    worker's sleep, the poller's epoll_wait, a task unblocking or raising
  *    its own signals), it calls the handler, with the same siginfo and
  *    ucontext the kernel gave;
- *  - inside weft elsewhere, it keeps the siginfo on the worker (m) and asks
- *    sysmon to poke the thread.  The poke's handler (SIGURG) raises the
- *    signal again on its own thread with rt_tgsigqueueinfo and the original
- *    siginfo (the kernel allows any si_code to oneself); it is delivered as
- *    the poke handler returns, and the trampoline looks again.  Signals a
+ *  - inside weft elsewhere, it keeps the siginfo on the worker (m): the
+ *    worker runs it at its next point outside weft's locks and switches
+ *    (wt_sig_defer_run: a task's switch-in, yield, end of a park, release
+ *    of a program's lock or semaphore; g0's loop), raising it again on its
+ *    own thread with rt_tgsigqueueinfo and the original siginfo (the
+ *    kernel allows any si_code to oneself) from wt_syscall6_sigok, so the
+ *    trampoline runs the handler in that call.  A task that goes on in its
+ *    own code without passing such a point is poked by sysmon, every tick
+ *    while the signals wait (a poke may land in weft again, or be absorbed
+ *    by another SIGURG pending there): the poke's handler raises them, to
+ *    be delivered as it returns, and the trampoline looks again.  Signals a
  *    task raised for itself (SI_TKILL from this process) go back to the
- *    task's queue instead, so they run on that task, not on the thread.
+ *    task's queue instead, so they run on that task, not on the thread; if
+ *    the task was switching out to park, the park ends (park.c:
+ *    wt_park_intr_locked, from proc.c's after_park).
  * A process-directed signal the main task does not block is moved to it
- * (to_main).  While deferred, signals of one kind coalesce, as a blocked
- * one does.  A
- * thread with no worker (a thread weft did not create) runs the handler at
- * once, as before, and so do faults (SIGILL, SIGFPE, SIGTRAP, SIGSYS from
- * the kernel), which would only recur.  libc code weft calls holding a
+ * (to_main).  A program's handler never runs on a worker outside a task:
+ * a signal that comes to g0 (an idle worker takes every handled signal:
+ * sigtask.c's wt_sig_idle) is handed to a task that takes it (route), or
+ * kept for the process while every task blocks it.  While deferred,
+ * signals of one kind coalesce, as a blocked one does.  A thread with no
+ * worker (a thread weft did not create) runs the handler at once, as
+ * before, and so do faults (SIGILL, SIGFPE, SIGTRAP, SIGSYS from the
+ * kernel), which would only recur.  libc code weft calls holding a
  * lock is not seen as weft's: such calls are kept out of locked sections
  * (park.c reads the clock before its bucket lock); the timer heap's growth
  * (memcpy) remains, rare.
@@ -46,6 +57,7 @@
 #include "runtime.h"
 #include "real.h"
 #include "sighandler.h"
+#include "sigstack.h"
 #include "sigtask.h"
 #include "start.h"
 #include "sysmon.h"
@@ -156,6 +168,15 @@ bool wt_sig_handler_get(int sig, struct sigaction *out)
 	return r.set;
 }
 
+/* Signals with a handler of the program's recorded: an idle worker takes
+ * them for the tasks (wt_sig_idle).  [atomic] changed with the record. */
+static _Atomic uint64_t handled_set;
+
+uint64_t wt_sig_handled(void)
+{
+	return atomic_load_explicit(&handled_set, memory_order_relaxed);
+}
+
 bool wt_sig_handler_set(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	struct rec r, prev;
@@ -167,6 +188,10 @@ bool wt_sig_handler_set(int sig, const struct sigaction *sa, struct sigaction *o
 	uint64_t mask;
 	unsigned long count = rec_claim(sig, &mask);
 	rec_load(handlers[sig].copy[count & 1], &prev);
+	if (sa && sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN)
+		atomic_fetch_or_explicit(&handled_set, WT_SIGBIT(sig), memory_order_relaxed);
+	else
+		atomic_fetch_and_explicit(&handled_set, ~WT_SIGBIT(sig), memory_order_relaxed);
 	rec_release(sig, count, &r, mask);
 	if (prev.set && old)
 		*old = prev.sa;
@@ -241,7 +266,10 @@ static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *ol
 		 * the trampoline. */
 		struct sigaction k = *sa;
 		k.sa_sigaction = wt_sig_trampoline;
-		k.sa_flags = (sa->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+		/* On the interrupted stack, the task's own: the thread's
+		 * alternate stack is weft's, the task's is applied by the
+		 * trampoline (sigstack.c). */
+		k.sa_flags = (sa->sa_flags | SA_SIGINFO) & ~(SA_RESETHAND | SA_ONSTACK);
 		/* SIGSEGV and SIGBUS stay open for weft: the trampoline reads
 		 * TLS, which in trap mode may fault to be repaired (tls.c). */
 		sigdelset(&k.sa_mask, SIGSEGV);
@@ -311,6 +339,7 @@ static bool defer(struct wt_m *m, int sig, const siginfo_t *si)
 	struct wt_task *t = wt_cur();
 	if (t && si->si_code == SI_TKILL && si->si_pid == wt_pid) {
 		atomic_fetch_or(&t->sigpend, bit);
+		atomic_store_explicit(&m->defer_own, 1, memory_order_seq_cst);
 	} else {
 		siginfo_t *info = __atomic_load_n(&m->defer_info, __ATOMIC_ACQUIRE);
 		if (!info) {
@@ -330,7 +359,12 @@ static bool defer(struct wt_m *m, int sig, const siginfo_t *si)
 			atomic_fetch_or_explicit(&m->defer_ready, bit, memory_order_release);
 		}
 	}
-	if (!atomic_exchange_explicit(&m->defer_poke, 1, memory_order_acq_rel))
+	/* The worker runs them at its next point outside weft's locks
+	 * (wt_sig_defer_run); sysmon pokes a thread that goes on without
+	 * passing one (a task back in its own code).  seq_cst: the store
+	 * above, then this exchange; sysmon clears defer_poke, then looks at
+	 * both (wt_sig_defer_poke): it sees them, or we see 0 and kick it. */
+	if (!atomic_exchange(&m->defer_poke, 1))
 		wt_sysmon_kick();
 	return true;
 }
@@ -353,19 +387,107 @@ static bool process_directed(int sig, const siginfo_t *si)
 	       sig != SIGBUS && sig != SIGPIPE && sig != SIGXFSZ;
 }
 
-/* main's copy of the siginfo of signals moved to it, for deliver (sigtask.c). */
-static siginfo_t main_info[65];
-static _Atomic uint64_t main_info_claim, main_info_ready;
+/* ---- signals handed to another task ----
+ * The siginfo of a signal handed to a task other than the one its thread
+ * ran (to_main, route), for that task's deliver (sigtask.c: it queues the
+ * signal to itself with this siginfo; the kernel takes any si_code a
+ * thread queues for itself).  One slot per signal, claimed by its bit in
+ * `claim`; while claimed, another of the same kind coalesces, as a pending
+ * signal does.  owner NULL: no task takes it now (every live one blocks
+ * it): it is pending for the process (proc_pend) until a task unblocks or
+ * waits for it. */
+static struct {
+	struct wt_task *owner;  /* [claim bit] */
+	siginfo_t si;           /* [claim bit] */
+} handed[65];
+static _Atomic uint64_t handed_claim, handed_ready; /* [atomic] */
+static _Atomic uint64_t proc_pend;                  /* [atomic] handed, owner NULL */
 
-bool wt_sig_main_info(int sig, siginfo_t *out)
+bool wt_sig_handed_info(struct wt_task *t, int sig, siginfo_t *out)
 {
 	uint64_t bit = WT_SIGBIT(sig);
-	if (!(atomic_load_explicit(&main_info_ready, memory_order_acquire) & bit))
+	if (!(atomic_load_explicit(&handed_ready, memory_order_acquire) & bit) ||
+	    handed[sig].owner != t)
 		return false;
-	*out = main_info[sig];
-	atomic_fetch_and(&main_info_ready, ~bit);
-	atomic_fetch_and(&main_info_claim, ~bit);
+	*out = handed[sig].si;
+	atomic_fetch_and(&handed_ready, ~bit);
+	atomic_fetch_and(&handed_claim, ~bit);
 	return true;
+}
+
+uint64_t wt_sig_proc_pending(void)
+{
+	return atomic_load_explicit(&proc_pend, memory_order_relaxed);
+}
+
+/* Context: t, on its worker, holding no weft lock (sigtask.c, after t
+ * unblocked or began to wait for some of `want`).  Returns those raised. */
+uint64_t wt_sig_proc_take(struct wt_task *t, uint64_t want)
+{
+	uint64_t r = atomic_load_explicit(&proc_pend, memory_order_acquire) & want, took = 0;
+	while (r) {
+		uint64_t bit = r & -r;
+		r &= ~bit;
+		if (!(atomic_fetch_and(&proc_pend, ~bit) & bit))
+			continue;
+		int sig = __builtin_ctzll(bit) + 1;
+		siginfo_t si = handed[sig].si;
+		atomic_fetch_and(&handed_ready, ~bit);
+		atomic_fetch_and(&handed_claim, ~bit);
+		took |= bit;
+		wt_syscall6_sigok(SYS_rt_tgsigqueueinfo, wt_pid, t->m->ostid, sig, (long)&si, 0, 0);
+	}
+	return took;
+}
+
+static bool takes(struct wt_task *t, uint64_t bit)
+{
+	int st = atomic_load_explicit(&t->state, memory_order_relaxed);
+	return st != WT_DEAD && st != WT_IDLE && !(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit);
+}
+
+/* Queues sig on t with its siginfo (t NULL: pending for the process).
+ * While one of its kind is on its way to a task with its siginfo, t gets
+ * it as pthread_kill would send it, and a second one for the process
+ * coalesces.  Context: as route. */
+static void hand(struct wt_task *t, int sig, const siginfo_t *si)
+{
+	uint64_t bit = WT_SIGBIT(sig);
+	if (atomic_fetch_or(&handed_claim, bit) & bit) {
+		if (t)
+			wt_sig_send(t, sig);
+		return;
+	}
+	handed[sig].si = *si;
+	handed[sig].owner = t;
+	atomic_fetch_or_explicit(&handed_ready, bit, memory_order_release);
+	if (t)
+		wt_sig_send(t, sig);
+	else
+		atomic_fetch_or_explicit(&proc_pend, bit, memory_order_release);
+}
+
+/* A signal no task on this thread may run now (it came to a worker's g0,
+ * or to a task that blocks it) goes to a task that does not block it: the
+ * main task first, as the kernel prefers the main thread, else any; with
+ * none, it waits for the process (proc_pend).  The list's lock keeps the
+ * chosen task's struct in place until it is queued.  Context: a worker,
+ * holding no weft lock (a handler at a wt_syscall6_sigok point, or
+ * wt_sig_defer_run). */
+static void route(int sig, const siginfo_t *si)
+{
+	uint64_t bit = WT_SIGBIT(sig);
+	struct wt_task *mt = wt_main_task;
+	if (mt && takes(mt, bit)) {
+		hand(mt, sig, si);
+		return;
+	}
+	wt_lock(&wt_sched.alllock);
+	struct wt_task *t = wt_sched.alltasks;
+	while (t && !takes(t, bit))
+		t = t->alllink;
+	hand(t, sig, si);
+	wt_unlock(&wt_sched.alllock);
 }
 
 /* The kernel gives a process-directed signal to the main thread when it
@@ -378,16 +500,10 @@ bool wt_sig_main_info(int sig, siginfo_t *out)
 static bool to_main(int sig, const siginfo_t *si)
 {
 	struct wt_task *mt = wt_main_task, *cur = wt_cur();
-	uint64_t bit = WT_SIGBIT(sig);
-	if (!mt || mt == cur || !process_directed(sig, si) ||
-	    atomic_load_explicit(&mt->state, memory_order_relaxed) == WT_DEAD ||
-	    (__atomic_load_n(&mt->sigmask, __ATOMIC_RELAXED) & bit))
+	if (!mt || mt == cur || !process_directed(sig, si) || !takes(mt, WT_SIGBIT(sig)))
 		return false;
-	if (!(atomic_fetch_or(&main_info_claim, bit) & bit)) {
-		main_info[sig] = *si;
-		atomic_fetch_or_explicit(&main_info_ready, bit, memory_order_release);
-	}
-	return wt_sig_send(mt, sig) == 0;
+	hand(mt, sig, si);
+	return true;
 }
 
 /* The handler made a blocking call that moved its task from worker `from`
@@ -417,6 +533,16 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	}
 	if (wt_runtime_on() && to_main(sig, si))
 		return;
+	struct wt_task *t = wt_cur();
+	if (!t && !synchronous(sig, si) && wt_runtime_on()) {
+		/* A worker's g0 (asleep, or polling): the program's handler runs
+		 * on a task, never outside one. */
+		struct wt_m *m = self_m();
+		if (m) {
+			route(sig, si);
+			return;
+		}
+	}
 	struct sigaction u;
 	if (!wt_sig_handler_take(sig, &u))
 		return; /* the program reset it meanwhile */
@@ -426,7 +552,6 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 		d.sa_handler = SIG_DFL;
 		real.sigaction(sig, &d, NULL);
 	}
-	struct wt_task *t = wt_cur();
 	if (t && !(u.sa_flags & SA_RESTART))
 		t->sig_norestart = true; /* a read it interrupted ends with EINTR (netpoll.c) */
 	if (t)
@@ -438,36 +563,49 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	 * its mask afresh. */
 	if (m)
 		m->sigmask = WT_SIGMASK_UNKNOWN;
-	if (u.sa_flags & SA_SIGINFO)
-		u.sa_sigaction(sig, si, ucv);
-	else
-		u.sa_handler(sig);
+	/* On t's alternate stack for SA_ONSTACK (sigstack.c). */
+	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
 	if (m && t->m != m)
 		moved(ucv, m, t->m);
 }
 
-/* Context: sysmon. */
-void wt_sig_defer_poke(void)
+/* Context: sysmon, every round.  Pokes each worker that has deferred
+ * signals, every round until they are gone (a poke may land in weft again,
+ * or coalesce with another SIGURG pending there).  Returns whether any
+ * has (sysmon then looks again at its shortest interval). */
+bool wt_sig_defer_poke(void)
 {
-	for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m; m = m->alllink)
-		if (atomic_load_explicit(&m->defer_poke, memory_order_relaxed) &&
-		    atomic_exchange_explicit(&m->defer_poke, 0, memory_order_acquire))
+	bool any = false;
+	for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m; m = m->alllink) {
+		if (!atomic_load_explicit(&m->defer_poke, memory_order_relaxed))
+			continue;
+		atomic_store(&m->defer_poke, 0);
+		if (atomic_load(&m->defer_ready) || atomic_load(&m->defer_own)) {
+			atomic_store(&m->defer_poke, 1);
 			wt_sig_poke(m);
+			any = true;
+		}
+	}
+	return any;
 }
 
 /* Context: the SIGURG handler of a poke (every signal blocked), on the
  * thread the deferred signals came to; uc is what the poke interrupted.
  * Raised now they would be delivered there as the handler returns: if that
- * is still inside weft, the next poke (sysmon's next round) tries again. */
+ * is still inside weft, the worker runs them at its next point outside
+ * weft's locks, or the next poke (sysmon's next round) tries again.  The
+ * task's own (defer_own) the caller raises (sigtask.c: wt_sig_urg). */
 void wt_sig_redeliver(void *uc)
 {
 	struct wt_m *m = self_m();
-	if (!m || !atomic_load_explicit(&m->defer_ready, memory_order_relaxed))
+	if (!m)
 		return;
-	if (interrupted_weft(uc)) {
-		atomic_store_explicit(&m->defer_poke, 1, memory_order_release);
+	if (!interrupted_weft(uc))
+		atomic_store_explicit(&m->defer_own, 0, memory_order_relaxed);
+	if (!atomic_load_explicit(&m->defer_ready, memory_order_relaxed))
 		return;
-	}
+	if (interrupted_weft(uc))
+		return; /* still inside: sysmon pokes again */
 	uint64_t r = atomic_exchange_explicit(&m->defer_ready, 0, memory_order_acquire);
 	while (r) {
 		uint64_t bit = r & -r;
@@ -476,5 +614,33 @@ void wt_sig_redeliver(void *uc)
 		siginfo_t si = m->defer_info[sig];
 		atomic_fetch_and(&m->defer_claim, ~bit);
 		wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, sig, (long)&si, 0, 0);
+	}
+}
+
+/* The signals deferred on m, at a point of the worker outside weft's locks
+ * and switches: on a task t, those t does not block are queued to this
+ * thread and run now, in this call (t's own, put back in t->sigpend,
+ * too); the others, and all of them on g0, go to a task that takes them
+ * (route).  Context: t on m, or m's g0; no weft lock held; a task's
+ * handlers may park (t may come back on another worker). */
+void wt_sig_defer_run(struct wt_m *m)
+{
+	struct wt_task *t = wt_cur();
+	if (t && !t->sig_hold && atomic_load_explicit(&t->sigpend, memory_order_relaxed))
+		wt_sig_deliver(t);
+	if (!m)
+		return;
+	atomic_store_explicit(&m->defer_own, 0, memory_order_relaxed);
+	uint64_t r = atomic_exchange_explicit(&m->defer_ready, 0, memory_order_acquire);
+	while (r) {
+		uint64_t bit = r & -r;
+		r &= ~bit;
+		int sig = __builtin_ctzll(bit) + 1;
+		siginfo_t si = m->defer_info[sig];
+		atomic_fetch_and(&m->defer_claim, ~bit);
+		if (t && !t->sig_hold && !(t->sigmask & bit))
+			wt_syscall6_sigok(SYS_rt_tgsigqueueinfo, wt_pid, t->m->ostid, sig, (long)&si, 0, 0);
+		else
+			route(sig, &si);
 	}
 }

@@ -8,7 +8,7 @@
 
 #include <signal.h>
 
-#include "base.h"
+#include "runtime.h"
 
 /* sigaction for a signal weft takes (wt_sig_takes): the kernel keeps
  * weft's handler (SIGSEGV, SIGBUS, SIGURG) or gets the trampoline, and the
@@ -28,11 +28,38 @@ bool wt_sig_handler_get(int sig, struct sigaction *out);
 bool wt_sig_handler_set(int sig, const struct sigaction *sa, struct sigaction *old);
 /* As get, for a delivery: a one-shot handler (SA_RESETHAND) is forgotten. */
 bool wt_sig_handler_take(int sig, struct sigaction *out);
+/* The signals with a handler recorded (bit sig-1). */
+uint64_t wt_sig_handled(void);
 void wt_sig_handlers_fork_reset(void);      /* fork child */
 
 void wt_sig_trampoline(int sig, siginfo_t *si, void *uc);
-void wt_sig_defer_poke(void);               /* sysmon: poke threads with deferred ones */
+bool wt_sig_defer_poke(void);               /* sysmon: poke threads with deferred ones */
 void wt_sig_redeliver(void *uc);            /* a poke on this thread: raise them again */
-bool wt_sig_main_info(int sig, siginfo_t *out); /* siginfo of a signal moved to main */
+void wt_sig_defer_run(struct wt_m *m);      /* m, outside weft's locks: run or hand them on */
+/* Context: a task or g0 on m, outside weft's locks and switches. */
+static inline void wt_sig_defer_check(struct wt_m *m)
+{
+	if (unlikely(atomic_load_explicit(&m->defer_ready, memory_order_relaxed)))
+		wt_sig_defer_run(m);
+}
+/* A task at a point outside weft's locks and switches (it released a lock
+ * of the program's, or yields): what interrupted weft on its worker runs
+ * now, since a loop of such calls may never pass a switch.  Not inside a
+ * blocking call of a handler's.  Context: any thread. */
+static inline void wt_sig_unlocked(void)
+{
+	struct wt_task *t = wt_cur();
+	if (t && unlikely((atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask) |
+			  atomic_load_explicit(&t->m->defer_ready, memory_order_relaxed)) &&
+	    !t->m->insyscall)
+		wt_sig_defer_run(t->m);
+}
+/* The siginfo of sig handed to t by another thread (to_main, route). */
+bool wt_sig_handed_info(struct wt_task *t, int sig, siginfo_t *out);
+/* Handed to no task: every task blocked them (sigpending's process part). */
+uint64_t wt_sig_proc_pending(void);
+/* t unblocked or waits for `want`: raises on its thread those pending for
+ * the process, and returns them. */
+uint64_t wt_sig_proc_take(struct wt_task *t, uint64_t want);
 
 #endif

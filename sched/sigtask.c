@@ -10,9 +10,10 @@
  *   2. the switch; m->after releases the previous task's locks;
  *   3. on the next task, its exact mask is set and the signals queued for
  *      it are raised (wt_sig_switchin), so their handlers run on it.
- * g0 keeps the mask of the task that ran last: a process-directed signal
- * that task did not block may be handled on g0, as on any thread of the
- * process (a self-pipe handler works; pthread_self() there is not a task).
+ * g0 keeps the mask of the task that ran last, and before it sleeps
+ * unblocks every signal the program handles (wt_sig_idle): a
+ * process-directed signal that comes to g0 is handed to a task that takes
+ * it (sighandler.c), never handled there.
  * SIGSEGV and SIGBUS (crash.c; trap-mode TLS repair) and SIGURG (pokes, and
  * preemption) are never blocked at the thread level: wt_sig_eff removes
  * them, and the task's own field keeps what the program asked for.
@@ -67,6 +68,7 @@
 #include "sigtask.h"
 #include "syscall.h"
 #include "task.h"
+#include "text.h"
 
 #define WT_POKE 0x77656674 /* "weft" */
 
@@ -122,12 +124,12 @@ static bool deliver(struct wt_task *t)
 		else
 			any = true;
 		/* Raised one by one: a handler that longjmps leaves the rest
-		 * queued for the next switch-in.  A signal moved to main
-		 * (sighandler.c) keeps its siginfo: the kernel takes any
-		 * si_code a thread queues for itself. */
+		 * queued for the next switch-in.  A signal handed to t by
+		 * another thread (sighandler.c) keeps its siginfo: the kernel
+		 * takes any si_code a thread queues for itself. */
 		int sig = __builtin_ctzll(bit) + 1;
 		siginfo_t info;
-		if (t == wt_main_task && wt_sig_main_info(sig, &info))
+		if (wt_sig_handed_info(t, sig, &info))
 			wt_syscall6_sigok(SYS_rt_tgsigqueueinfo, wt_pid, self_tid(), sig, (long)&info,
 					  0, 0);
 		else
@@ -150,6 +152,25 @@ void wt_sig_switchin_slow(struct wt_task *t)
 	}
 	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) && !t->sig_hold)
 		deliver(t); /* held: park.c delivers once the park is over */
+	/* Signals that interrupted weft on this worker (sighandler.c). */
+	wt_sig_defer_check(t->m);
+}
+
+/* A worker about to sleep takes every signal the program handles, so one
+ * sent to the process while each running task blocks it still finds a
+ * thread, and its trampoline hands it to a task that takes it (a waiting
+ * one, too).  Signals left to their default action stay blocked as the last
+ * task had them: a thread that takes one ends the process.  What becomes
+ * deliverable runs its trampoline in this call.  Context: m's g0, holding
+ * no weft lock, before it sleeps. */
+void wt_sig_idle(struct wt_m *m)
+{
+	uint64_t h = wt_sig_eff(wt_sig_handled());
+	if (m->sigmask != WT_SIGMASK_UNKNOWN && !(m->sigmask & h))
+		return;
+	uint64_t old = 0;
+	wt_syscall6_sigok(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&h, (long)&old, 8, 0, 0);
+	m->sigmask = wt_sig_eff(old) & ~h;
 }
 
 /* Context: t itself (pthread_sigmask).  Always a system call, as natively:
@@ -167,6 +188,8 @@ void wt_sig_setmask(struct wt_task *t, uint64_t mask)
 		atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~mask)
 		deliver(t);
+	if (unlikely(wt_sig_proc_pending() & ~mask))
+		wt_sig_proc_take(t, ~mask);
 }
 
 /* ---- sigwait, sigwaitinfo, sigtimedwait on a task ----
@@ -185,6 +208,9 @@ unsigned wt_sig_wait_begin(struct wt_task *t, uint64_t set)
 	atomic_signal_fence(memory_order_seq_cst);
 	unsigned intr = t->sigintr;
 	deliver(t);
+	if (unlikely(wt_sig_proc_pending() & set))
+		__atomic_fetch_or(&t->sigraised, wt_sig_proc_take(t, set) & t->sigmask,
+				  __ATOMIC_RELAXED);
 	return intr;
 }
 
@@ -313,6 +339,45 @@ int wt_sig_send(struct wt_task *t, int sig)
 	return 0;
 }
 
+/* Is sig's program handler one without SA_RESTART?  Context: any. */
+static bool no_restart(int sig)
+{
+	struct sigaction u;
+	return wt_sig_handler_get(sig, &u) && u.sa_handler != SIG_DFL && u.sa_handler != SIG_IGN &&
+	       !(u.sa_flags & SA_RESTART);
+}
+
+/* Any SIGURG of weft's: one SIGURG pending on a thread absorbs the next
+ * (the kernel queues one of a standard signal), so every one does a
+ * poke's work: the signals deferred on this thread, and the task's own.
+ * Returns whether a handler of the task's was raised. */
+bool wt_sig_poked(void *uc)
+{
+	struct wt_task *t = wt_cur();
+	wt_sig_redeliver(uc);
+	/* A task finishing a park (t->sig_hold) takes its signals as the
+	 * park returns (park.c). */
+	if (!t || t->sig_hold)
+		return false;
+	uint64_t pend = atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask;
+	if (!deliver(t))
+		return false;
+	if (t->m && t->m->insyscall != 0 && wt_arch_uc_in_syscall(uc) &&
+	    !wt_pc_in_weft(wt_arch_uc_pc(uc))) {
+		/* The SIGURG cut a libc call short (sem_wait, read) and the
+		 * kernel restarts it for SIGURG's SA_RESTART; the signal raised
+		 * now runs its handler after that decision.  Natively that
+		 * handler would have ended the call: so it ends with EINTR
+		 * unless it has SA_RESTART. */
+		bool norestart = false;
+		for (uint64_t b = pend; b && !norestart; b &= b - 1)
+			norestart = no_restart(__builtin_ctzll(b) + 1);
+		if (norestart)
+			wt_arch_uc_syscall_eintr(uc);
+	}
+	return true;
+}
+
 /* SIGURG that is not a preemption request (preempt.c's handler asks here
  * first): a poke, or one for a task that blocks SIGURG.  true: handled;
  * false: the program's own, to chain. */
@@ -320,10 +385,7 @@ bool wt_sig_urg(siginfo_t *si, void *uc)
 {
 	struct wt_task *t = wt_cur();
 	if (si->si_code == SI_QUEUE && si->si_pid == wt_pid && si->si_value.sival_int == WT_POKE) {
-		wt_sig_redeliver(uc);
-		/* A task finishing a park (t->sig_hold) takes its signals as the
-		 * park returns (park.c). */
-		if (t && !t->sig_hold && !deliver(t))
+		if (!wt_sig_poked(uc) && t)
 			t->sigintr++; /* a call it interrupted did not run a handler */
 		return true;
 	}

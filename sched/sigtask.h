@@ -23,6 +23,7 @@ void wt_sig_init(void);                    /* start: poke handler, membarrier */
 uint64_t wt_sig_thread_init(struct wt_m *m); /* a worker thread, first thing */
 void wt_sig_block_all(void);               /* sysmon */
 void wt_sig_block_more(struct wt_m *m, uint64_t more);
+void wt_sig_idle(struct wt_m *m);          /* g0, before it sleeps: takes handled ones */
 void wt_sig_switchin_slow(struct wt_task *t);
 void wt_sig_deliver(struct wt_task *t);    /* on t: raise what t may take now */
 int wt_sig_send(struct wt_task *t, int sig); /* pthread_kill to a task: 0 or -errno */
@@ -45,6 +46,7 @@ static inline uint64_t wt_sig_pending(struct wt_task *t)
 	return atomic_load(&t->sigpend);
 }
 bool wt_sig_urg(siginfo_t *si, void *uc);  /* SIGURG handler: a poke of ours? */
+bool wt_sig_poked(void *uc);               /* SIGURG handler: any of ours */
 
 static inline uint64_t wt_sig_eff(uint64_t mask) { return mask & ~WT_SIG_KEEP; }
 /* Context: the switching side (a task or g0), before switching to next. */
@@ -60,7 +62,8 @@ static inline void wt_sig_switchin(struct wt_task *t)
 	if (unlikely(wt_sig_fence))
 		atomic_thread_fence(memory_order_seq_cst);
 	if (unlikely((wt_sig_eff(t->sigmask) != t->m->sigmask) |
-		     (atomic_load_explicit(&t->sigpend, memory_order_relaxed) != 0)))
+		     (atomic_load_explicit(&t->sigpend, memory_order_relaxed) != 0) |
+		     (atomic_load_explicit(&t->m->defer_ready, memory_order_relaxed) != 0)))
 		wt_sig_switchin_slow(t);
 }
 

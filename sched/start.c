@@ -27,6 +27,7 @@
 
 #include "pshared.h"
 #include "runtime.h"
+#include "prio.h"
 #include "config.h"
 #include "crash.h"
 #include "dump.h"
@@ -123,6 +124,7 @@ int wt_runtime_start(void)
 	wt_cur_tls = t;
 	wt_main_task = t;
 	wt_pshared_init(t);
+	wt_prio_init_main(t);
 
 	/* Worker 0: the initial OS thread, with a new g0 stack and TCB. */
 	struct wt_m *m = wt_m0_alloc();

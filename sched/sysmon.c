@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include "cgroup.h"
@@ -49,6 +50,7 @@
 static _Atomic int kick;
 static _Atomic int sleeping;
 _Atomic int wt_sysmon_slow;
+_Atomic int wt_sysmon_tid;           /* [atomic] set by sysmon itself */
 
 /* Where these delays come from: Go's sysmon (runtime/proc.go). */
 #define DELAY_MIN 20000ll           /* 20 µs */
@@ -68,6 +70,8 @@ void wt_sysmon_kick(void)
 static void *sysmon(void *arg)
 {
 	(void)arg;
+	atomic_store_explicit(&wt_sysmon_tid, (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0),
+			      memory_order_relaxed);
 	wt_sig_block_all();
 	wt_crash_altstack();
 	prctl(PR_SET_TIMERSLACK, 1000ul, 0, 0, 0);
@@ -84,7 +88,8 @@ static void *sysmon(void *arg)
 		wt_netpoll_sysmon(now);
 		wt_stack_scavenge(now);
 		wt_task_scavenge(now);
-		wt_sig_defer_poke();
+		if (wt_sig_defer_poke())
+			acted = 1; /* again soon while a worker stays in weft */
 		wt_setxid_poll();
 		wt_sysmon_cancel(now);
 		bool busy = wt_sysmon_wake_idle_work();
@@ -149,5 +154,6 @@ void wt_sysmon_fork_reset(void)
 {
 	atomic_store(&kick, 0);
 	atomic_store(&sleeping, 0);
+	atomic_store(&wt_sysmon_tid, 0);
 	wt_dump_fork_reset();
 }

@@ -61,6 +61,8 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
+#include "affinity.h"
+#include "prio.h"
 #include "preempt.h"
 #include "proc.h"
 #include "real.h"
@@ -145,6 +147,11 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 {
 	const pthread_attr_t *attr = attrp;
 	int err;
+	/* Scheduling attributes first: a refused one creates nothing. */
+	struct wt_prio_init prio;
+	err = wt_prio_attr(attr, wt_cur(), &prio);
+	if (err)
+		return err;
 	struct wt_task *t = wt_task_alloc();
 	if (!t)
 		return -EAGAIN;
@@ -193,10 +200,21 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 		wt_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)&cm, 8, 0, 0);
 		t->sigmask = cm;
 	}
+	wt_prio_start(t, &prio);
 	wt_task_link(t);
+	if (prio.aff_set)
+		wt_aff_apply();
 	wt_tls_static_check(t);
 	atomic_fetch_add(&wt_ntasks, 1);
-	wt_ready(t);
+	if (unlikely(prio.head)) {
+		atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
+		if (wt_rtq_put(t, true))
+			wt_wakep();
+		else
+			wt_throw("a real-time task without a priority");
+	} else {
+		wt_ready(t);
+	}
 	*out = t;
 	return 0;
 fail:

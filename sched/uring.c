@@ -65,7 +65,10 @@
  *     than the connect.
  * A kernel that refuses io_uring (io_uring_disabled, a seccomp filter)
  * leaves the callers to their fallback: the call between entersyscall and
- * exitsyscall, a thread each while it waits.
+ * exitsyscall, a thread each while it waits.  A setup that fails for want
+ * of a descriptor or memory (RLIMIT_NOFILE reached) falls back the same
+ * way and is tried again at the next call; the first such failure prints
+ * one weft: line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -132,8 +135,9 @@ static void unmap(void)
 	ring.fd = -1;
 }
 
-/* Creates and maps the ring.  Context: a task; takes init_lock. */
-static bool setup(void)
+/* Creates and maps the ring: 0, or -errno.  Context: a task, under
+ * init_lock. */
+static int setup(void)
 {
 	struct io_uring_params p;
 	memset(&p, 0, sizeof p);
@@ -141,7 +145,7 @@ static bool setup(void)
 	p.cq_entries = CQ_ENTRIES;
 	long fd = wt_syscall6(SYS_io_uring_setup, SQ_ENTRIES, (long)&p, 0, 0, 0, 0);
 	if (fd < 0)
-		return false;
+		return (int)fd;
 	long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
 	if (hi >= 0) {
 		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
@@ -160,9 +164,13 @@ static bool setup(void)
 	}
 	ring.sqe_len = p.sq_entries * sizeof(struct io_uring_sqe);
 	ring.sqes = map(ring.sqe_len, IORING_OFF_SQES);
-	if (!ring.sq_map || !ring.cq_map || !ring.sqes || !(p.features & IORING_FEAT_NODROP)) {
+	if (!ring.sq_map || !ring.cq_map || !ring.sqes) {
 		unmap();
-		return false;
+		return -ENOMEM;
+	}
+	if (!(p.features & IORING_FEAT_NODROP)) {
+		unmap();
+		return -EOPNOTSUPP;
 	}
 	char *sq = ring.sq_map, *cq = ring.cq_map;
 	ring.sq_head = (void *)(sq + p.sq_off.head);
@@ -179,9 +187,17 @@ static bool setup(void)
 	 * netpoll.c's ready() hands it to wt_uring_reap. */
 	if (wt_netpoll_register(ring.fd) < 0) {
 		unmap();
-		return false;
+		return -EMFILE; /* no epoll instance: the ring fd itself is pollable */
 	}
-	return true;
+	return 0;
+}
+
+/* A setup that failed for want of a resource the program may give back (a
+ * descriptor, memory) is tried again at the next call; anything else (the
+ * kernel refuses io_uring) is final. */
+static bool transient(int err)
+{
+	return err == -EMFILE || err == -ENFILE || err == -ENOMEM || err == -EAGAIN;
 }
 
 static bool up(void)
@@ -191,12 +207,21 @@ static bool up(void)
 		return s == RING_UP;
 	wt_lock(&init_lock);
 	s = atomic_load_explicit(&ring_state, memory_order_relaxed);
+	int err = 0;
+	static bool said;               /* [init_lock] a transient failure was reported */
+	bool say = false;
 	if (s == RING_UNTRIED) {
-		s = setup() ? RING_UP : RING_REFUSED;
+		err = setup();
+		s = !err ? RING_UP : transient(err) ? RING_UNTRIED : RING_REFUSED;
+		say = err && transient(err) && !said;
+		said |= say;
 		/* Release: the mapped ring before the state that says so. */
 		atomic_store_explicit(&ring_state, s, memory_order_release);
 	}
 	wt_unlock(&init_lock);
+	if (say)
+		wt_print("weft: io_uring setup failed (errno %d); a blocking connect or accept "
+			 "holds a thread until it can be made\n", -err);
 	return s == RING_UP;
 }
 

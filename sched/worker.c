@@ -161,7 +161,7 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 			wt_print("weft: cannot create a worker thread (%s): while tasks blocked "
 				 "in system calls hold every worker, runnable tasks wait for one "
 				 "to return\n",
-				 err == -EAGAIN ? "RLIMIT_NPROC or threads-max reached" : "error");
+				 err == -EAGAIN ? "RLIMIT_NPROC, threads-max or memory exhausted" : "error");
 		return NULL;
 	}
 	return m;

@@ -13,7 +13,10 @@
  * Process-shared condvars are left to glibc, their waits made PSHARED and
  * BRACKETED (shim.h): the owner id glibc's re-lock records is unique across
  * processes, and the proc goes to other tasks while the worker sleeps in the
- * kernel.  A robust, priority or process-shared mutex under a private
+ * kernel.  Such a wait is a cancellation point when it starts and when it
+ * ends (shared_wait): glibc's own wait ignores the EINTR a cancel's signal
+ * would give it, so a cancel that comes while the task sleeps in it acts
+ * only once it is woken (one weft: line says so).  A robust, priority or process-shared mutex under a private
  * condvar is unlocked and re-locked by glibc too (wt_mutex_*).
  *
  * wait: read seq, count in, unlock the mutex, park while seq is unchanged,
@@ -24,6 +27,8 @@
  * (glibc >= 2.25 does the same).
  */
 #include "shim.h"
+#include "../sched/print.h"
+#include "../sched/prio.h"
 #include "../sched/proc.h"
 #include "../sched/task.h"
 
@@ -60,11 +65,29 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline)
 	return pr == WT_PARK_TIMEDOUT ? ETIMEDOUT : 0;
 }
 
+/* After glibc's wait on a process-shared condvar returned r, with the mutex
+ * held: a cancel that came meanwhile acts now.  Context: a task or any
+ * thread; may unwind the task. */
+static int shared_wait_done(int r)
+{
+	struct wt_task *t = wt_cur();
+	if (t && wt_cancel_pending(t)) {
+		static _Atomic bool said;
+		if (!atomic_exchange_explicit(&said, true, memory_order_relaxed))
+			wt_print("weft: pthread_cancel of a thread waiting on a process-shared "
+				 "condition variable acts only once the wait is woken\n");
+		wt_testcancel();
+	}
+	return r;
+}
+
+#define SHARED_WAIT(call) (wt_testcancel(), shared_wait_done(PSHARED(BRACKETED(call))))
+
 WT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	if (FLAGS(c) & F_SHARED) {
 		wt_real_init();
-		return PSHARED(BRACKETED(real.pthread_cond_wait(c, m)));
+		return SHARED_WAIT(real.pthread_cond_wait(c, m));
 	}
 	wt_testcancel();
 	return cond_wait(c, m, -1);
@@ -86,7 +109,7 @@ WT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 {
 	if (FLAGS(c) & F_SHARED) {
 		wt_real_init();
-		return PSHARED(BRACKETED(real.pthread_cond_timedwait(c, m, abs)));
+		return SHARED_WAIT(real.pthread_cond_timedwait(c, m, abs));
 	}
 	return timedwait(c, m, FLAGS(c) & F_MONO ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
 }
@@ -98,7 +121,7 @@ WT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 		wt_real_init();
 		if (!real.pthread_cond_clockwait)
 			return EINVAL;
-		return PSHARED(BRACKETED(real.pthread_cond_clockwait(c, m, clk, abs)));
+		return SHARED_WAIT(real.pthread_cond_clockwait(c, m, clk, abs));
 	}
 	return timedwait(c, m, clk, abs);
 }
@@ -113,6 +136,7 @@ WT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 		return 0;
 	atomic_fetch_add(SEQ(c), 1);
 	wt_unpark(SEQ(c), 1);
+	wt_prio_point(); /* a real-time waiter above the caller runs now */
 	return 0;
 }
 
@@ -126,6 +150,7 @@ WT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 		return 0;
 	atomic_fetch_add(SEQ(c), 1);
 	wt_unpark(SEQ(c), 0x7fffffff);
+	wt_prio_point();
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/prio.h"
 #include "../sched/proc.h"
 #include "../sched/task.h"
 
@@ -27,6 +28,7 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	if (r)
 		return -r;
 	*th = (pthread_t)t->tp;
+	wt_prio_point(); /* created above the caller: it runs first */
 	return 0;
 }
 

@@ -9,23 +9,80 @@
  *   __owner  the holder's tid field (tasks: unique fake tids);
  *   __count  recursion depth of a recursive mutex;
  *   __kind   glibc's kind: 0 normal, 1 recursive, 2 errorcheck, 3 adaptive,
- *            plus flag bits.  Robust (16), priority-inheritance (32),
- *            priority-protect (64) and process-shared (128) mutexes are left
- *            to glibc: they need the kernel's futex protocols.  glibc's calls
+ *            plus flag bits.  A priority-inheritance mutex (32) that is
+ *            neither robust nor process-shared is weft's too (sched/pi.c:
+ *            __lock holds the holder's id and glibc's waiters bit, as
+ *            glibc's does; the holder runs at its highest waiter's
+ *            priority).  Robust (16), priority-protect (64), process-shared
+ *            (128) mutexes, and robust or shared priority-inheritance ones,
+ *            are left to glibc: they need the kernel's futex protocols.  glibc's calls
  *            are made PSHARED (the owner id glibc records is unique across
  *            processes, sched/pshared.c) and a lock that may wait is
  *            BRACKETED, so the proc goes to other tasks while the worker
  *            sleeps in the kernel.
  */
 #include "shim.h"
+#include "../sched/pi.h"
+#include "../sched/prio.h"
+#include "../sched/sighandler.h"
 #include "../sched/task.h"
 
 #define KIND_MASK 3
+#define KIND_PI 32
 #define KIND_SPECIAL (16 | 32 | 64 | 128)
 
 static inline int kind_of(pthread_mutex_t *m)
 {
 	return __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+}
+
+/* A priority-inheritance mutex weft runs itself (not robust, not shared). */
+static inline bool pi_ours(int kind)
+{
+	return (kind & (KIND_PI | 16 | 64 | 128)) == KIND_PI;
+}
+
+/* glibc's results for a priority-inheritance mutex: EDEADLK for an
+ * errorcheck one the caller holds, a recursive one counts, a normal one
+ * waits for ever (glibc's, on the kernel's EDEADLK).  try: trylock (EBUSY
+ * instead of waiting).  0 or a positive error number. */
+static int pi_lock(pthread_mutex_t *m, int kind, int64_t deadline, bool cancel, bool try)
+{
+	_Atomic int *w = (_Atomic int *)&m->__data.__lock;
+	int me = wt_self_tid();
+	if (WT_PI_TID(atomic_load_explicit(w, memory_order_relaxed)) == me) {
+		if ((kind & KIND_MASK) == PTHREAD_MUTEX_ERRORCHECK_NP)
+			return EDEADLK;
+		if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP) {
+			if (m->__data.__count + 1 == 0)
+				return EAGAIN;
+			m->__data.__count++;
+			return 0;
+		}
+	}
+	int r = wt_pi_trylock(w, me);
+	if (r && !try)
+		r = wt_pi_lock(w, me, deadline, cancel);
+	if (r)
+		return -r;
+	__atomic_store_n(&m->__data.__owner, me, __ATOMIC_RELAXED);
+	m->__data.__count = 1;
+	m->__data.__nusers++;
+	return 0;
+}
+
+static int pi_unlock(pthread_mutex_t *m, int kind)
+{
+	_Atomic int *w = (_Atomic int *)&m->__data.__lock;
+	int v = atomic_load_explicit(w, memory_order_relaxed);
+	if (v == 0 || WT_PI_TID(v) != wt_self_tid())
+		return EPERM;
+	if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP && --m->__data.__count > 0)
+		return 0;
+	__atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
+	m->__data.__nusers--;
+	wt_pi_unlock(w);
+	return 0;
 }
 
 static bool still_locked(const void *addr, uintptr_t arg)
@@ -101,6 +158,8 @@ static int mutex_lock(pthread_mutex_t *m, int64_t deadline, bool cancel)
 {
 	int kind = kind_of(m);
 	if (unlikely(kind & KIND_SPECIAL) && kind >= 0) {
+		if (pi_ours(kind))
+			return pi_lock(m, kind, deadline, cancel, false);
 		/* A condition variable's re-lock: no timeout there. */
 		return special_lock(m, kind, CLOCK_MONOTONIC, NULL);
 	}
@@ -150,7 +209,7 @@ int wt_mutex_unlock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
 	if (unlikely(kind & KIND_SPECIAL) && kind >= 0)
-		return special_unlock(m);
+		return pi_ours(kind) ? pi_unlock(m, kind) : special_unlock(m);
 	if (kind & KIND_MASK) {
 		int me = wt_self_tid();
 		if ((kind & KIND_MASK) != PTHREAD_MUTEX_ADAPTIVE_NP &&
@@ -170,6 +229,8 @@ int wt_mutex_unlock(pthread_mutex_t *m)
 WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) && pi_ours(kind))
+		return user_lock(m, -1);
 	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
 		return kind < 0 ? EINVAL : special_lock(m, kind, CLOCK_REALTIME, NULL);
 	return user_lock(m, -1);
@@ -199,6 +260,8 @@ static int mutex_trylock(pthread_mutex_t *m)
 WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) && pi_ours(kind))
+		return pi_lock(m, kind, -1, false, true);
 	if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
 		wt_real_init();
 		if (kind < 0)
@@ -214,6 +277,16 @@ WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
 	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) && pi_ours(kind)) {
+		if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
+			return EINVAL;
+		int r = pi_lock(m, kind, -1, false, true);
+		if (r != EBUSY)
+			return r;
+		if (!wt_ts_valid(abs))
+			return EINVAL;
+		return user_lock(m, wt_deadline(clk, abs));
+	}
 	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
 		return kind < 0 ? EINVAL : special_lock(m, kind, clk, abs);
 	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
@@ -241,9 +314,17 @@ WT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 WT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
-	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
+	int r;
+	if (unlikely(kind & KIND_SPECIAL) && pi_ours(kind)) {
+		r = pi_unlock(m, kind); /* gives way to a higher waiter itself */
+	} else if (unlikely(kind & KIND_SPECIAL) || kind < 0) {
 		return kind < 0 ? EINVAL : special_unlock(m);
-	return wt_mutex_unlock(m);
+	} else {
+		r = wt_mutex_unlock(m);
+		wt_prio_point(); /* a real-time waiter above the caller runs now */
+	}
+	wt_sig_unlocked();
+	return r;
 }
 
 WT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)

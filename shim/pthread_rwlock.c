@@ -64,6 +64,7 @@
 #include <limits.h>
 
 #include "shim.h"
+#include "../sched/sighandler.h"
 #include "../sched/task.h"
 
 #define R_MASK ((1u << 29) - 1)
@@ -420,8 +421,12 @@ WT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 		return PSHARED(real.pthread_rwlock_unlock(l));
 	}
 	/* As glibc: the caller is the writer iff __cur_writer is its tid. */
+	int r;
 	if (CUR_WRITER(l) == wt_self_tid() &&
 	    (atomic_load_explicit(WORD(l), memory_order_relaxed) & WLOCK))
-		return wrunlock(l);
-	return rdunlock(l);
+		r = wrunlock(l);
+	else
+		r = rdunlock(l);
+	wt_sig_unlocked();
+	return r;
 }

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/sighandler.h"
 #include "../sched/proc.h"
 
 static inline bool take(_Atomic int *w)
@@ -43,5 +44,6 @@ WT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 WT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	atomic_store_explicit((_Atomic int *)l, 1, memory_order_release);
+	wt_sig_unlocked();
 	return 0;
 }

@@ -28,6 +28,8 @@
 #include <semaphore.h>
 
 #include "shim.h"
+#include "../sched/prio.h"
+#include "../sched/sighandler.h"
 #include "../sched/task.h"
 
 struct wsem {
@@ -135,7 +137,7 @@ WT_EXPORT int sem_wait(sem_t *sem)
 {
 	if (!is_ours(sem)) {
 		wt_real_init();
-		return BRACKETED(real.sem_wait(sem));
+		return CANCELABLE(real.sem_wait(sem));
 	}
 	wt_testcancel();
 	if (trydown(S(sem)))
@@ -171,7 +173,7 @@ WT_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abs)
 {
 	if (!is_ours(sem)) {
 		wt_real_init();
-		return BRACKETED(real.sem_timedwait(sem, abs));
+		return CANCELABLE(real.sem_timedwait(sem, abs));
 	}
 	return timedwait(sem, CLOCK_REALTIME, abs);
 }
@@ -180,7 +182,7 @@ WT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timespec *ab
 {
 	if (!is_ours(sem)) {
 		wt_real_init();
-		return real.sem_clockwait ? BRACKETED(real.sem_clockwait(sem, clk, abs)) : fail(EINVAL);
+		return real.sem_clockwait ? CANCELABLE(real.sem_clockwait(sem, clk, abs)) : fail(EINVAL);
 	}
 	return timedwait(sem, clk, abs);
 }
@@ -198,8 +200,11 @@ WT_EXPORT int sem_post(sem_t *sem)
 			return fail(EOVERFLOW);
 		/* seq_cst: pairs with the waiter's count-in (see down_slow). */
 	} while (!atomic_compare_exchange_weak(&s->data, &d, d + 1));
-	if (d >> 32)
+	if (d >> 32) {
 		wt_unpark(&s->data, 1);
+		wt_prio_point(); /* a real-time waiter above the caller runs now */
+	}
+	wt_sig_unlocked();
 	return 0;
 }
 

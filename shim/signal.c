@@ -20,6 +20,7 @@
 #include "shim.h"
 #include "../sched/dump.h"
 #include "../sched/sighandler.h"
+#include "../sched/sigstack.h"
 #include "../sched/sigtask.h"
 #include "../sched/task.h"
 
@@ -187,7 +188,7 @@ WT_EXPORT int sigpending(sigset_t *set)
 	}
 	struct wt_task *t = task();
 	if (t)
-		k |= wt_sig_pending(t);
+		k |= wt_sig_pending(t) | wt_sig_proc_pending();
 	set_bits(set, k);
 	return 0;
 }
@@ -240,6 +241,20 @@ WT_EXPORT int raise(int sig)
 WT_EXPORT int gsignal(int sig)
 {
 	return raise(sig);
+}
+
+/* sigaltstack: on a task, the task's own alternate stack (sched/sigstack.c);
+ * the thread's is weft's.  Threads weft did not create use the kernel's. */
+WT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	struct wt_task *t = task();
+	long r = t ? wt_sigstack_set(t, ss, old, (uintptr_t)__builtin_frame_address(0))
+		   : wt_syscall6(SYS_sigaltstack, (long)ss, (long)old, 0, 0, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- sigsuspend, pause ----

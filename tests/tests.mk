@@ -63,6 +63,17 @@ test-lockrank: $(PRELOAD_BIN)
 	@mkdir -p $(B)/debug/preload-out
 	sh tests/run-preload.sh $(abspath $(B)/debug/libweft.so) $(B)/debug/preload-out $(PRELOAD_BIN)
 
+# Long stress runs (not part of make test): make stress STRESS_SECONDS=N
+# runs each of four parts (contend and a loop of the contention-style
+# preload tests, at GOMAXPROCS 2 and 1) for N seconds.
+STRESS_SECONDS ?= 75
+$(TB)/stress/contend: tests/stress/contend.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -pthread -o $@ $<
+
+stress: $(B)/libweft.so $(PRELOAD_BIN) $(TB)/stress/contend
+	sh tests/stress/run.sh $(abspath $(B)/libweft.so) $(STRESS_SECONDS) $(TB)/preload $(TB)/stress/contend
+
 # The launcher, weft compare, make install and the manual pages.
 test-tools: all $(TB)/preload/basic_join
 	sh tests/tools/run.sh $(B) $(abspath $(TB)/preload/basic_join)
@@ -71,4 +82,4 @@ test-tools: all $(TB)/preload/basic_join
 
 test: all check-exports test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe test-tools
 
-.PHONY: test test-tools test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe
+.PHONY: stress test test-tools test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe

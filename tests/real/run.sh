@@ -60,6 +60,17 @@ done
 # Socket numbers closed and reused while other threads wait on theirs.
 check python-http python3 python3 "$here/http_threads.py"
 check python-signal python3 python3 "$here/python_signal.py"
+# multiprocessing: named semaphores (sem_open) shared across fork, a Value
+# with its lock, an Event, a Pool whose workers run threads; each child
+# checks its own maps for weft.
+for g in 1 2; do
+  check "python-multiprocessing-GOMAXPROCS=$g" python3 env GOMAXPROCS=$g python3 "$here/python_multiprocessing.py"
+done
+# Guile over Boehm GC: collections (signals that stop every thread) while
+# forty threads are parked on a condition variable and others allocate.
+for g in 1 2; do
+  check "guile-threads-GOMAXPROCS=$g" guile-3.0 env GOMAXPROCS=$g guile-3.0 --no-auto-compile "$here/guile_threads.scm"
+done
 check sort-parallel sort sh -c 'seq 200000 | shuf --random-source=/dev/zero | sort -n --parallel=8 -S 1M | md5sum'
 check perl-threads perl perl "$here/perl_threads.pl"
 # Daemons started as root that switch to nobody, serve, and stop on SIGTERM.

@@ -14,6 +14,7 @@
  *   wt_ready(_m)    records (task, m) in a list the tests inspect, checks
  *                   the WAITING/IDLE -> RUNNABLE transition as proc.c does;
  *   wt_wakep, wt_sysmon_kick  count calls;
+ *   wt_sig_deliver, wt_sig_defer_run  nothing: no test task has a handler;
  *   wt_inject       readies each task of the list as wt_ready_m(t, NULL)
  *                   does (recorded in the same list), remembers p;
  *   wt_pidleget     returns stub_pidle once;
@@ -160,6 +161,12 @@ void wt_wakep(void)
 void wt_sig_deliver(struct wt_task *t)
 {
 	(void)t;
+}
+
+/* The same, with the worker's deferred signals (none in these tests). */
+void wt_sig_defer_run(struct wt_m *m)
+{
+	(void)m;
 }
 
 void wt_sysmon_kick(void)

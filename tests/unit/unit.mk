@@ -6,7 +6,7 @@
 UNIT_DIR    := $(B)/tests/unit
 UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/throw.c \
                sched/slab.c arch/$(ARCH)/syscall.c \
-               sched/stack.c sched/stack_pack.c sched/netpoll.c
+               sched/stack.c sched/stack_pack.c sched/netpoll.c sched/rtq.c
 UNIT_SRC    := $(wildcard tests/unit/*.c)
 UNIT_ASM    := arch/$(ARCH)/syscall_sigok.S
 UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC)) \
@@ -31,7 +31,7 @@ $(UNIT_DIR)/unit: $(UNIT_OBJ)
 # context switch run test tasks on real worker threads, with the test
 # doubles of tests/unit/proc/stubs_proc.c.  A binary of their own: the
 # doubles above replace proc.c.
-PROC_SCHED := sched/proc.c sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c \
+PROC_SCHED := sched/proc.c sched/runq.c sched/rtq.c sched/park.c sched/timer.c sched/lock.c sched/print.c \
               sched/throw.c sched/slab.c sched/worker.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
               arch/$(ARCH)/tp.c
 PROC_SRC   := $(wildcard tests/unit/proc/*.c) tests/unit/criterion_tsan.c

@@ -14,8 +14,9 @@
  *                its sigmask only) and workers' masks stay 0, so proc.c's
  *                wt_sig_switchin calls it after each switch to a task,
  *                exactly where the task becomes current.  No real mask is
- *                ever changed: wt_sig_block_more and wt_sig_thread_init do
- *                nothing;
+ *                ever changed: wt_sig_block_more, wt_sig_thread_init and
+ *                wt_sig_idle do nothing, nor does wt_sig_defer_run (no
+ *                signal is deferred);
  *   wt_tls_mode  1 (tls.c's default; never used: no test task has a thread
  *                pointer of its own to load);
  *   real         libc's pthread calls (worker.c creates worker threads);
@@ -82,6 +83,18 @@ void wt_sig_block_more(struct wt_m *m, uint64_t more)
 void wt_sig_deliver(struct wt_task *t)
 {
 	(void)t;
+}
+
+/* Deferred signals (sighandler.c): none come to the test workers, and an
+ * idle worker's mask stays as it is. */
+void wt_sig_defer_run(struct wt_m *m)
+{
+	(void)m;
+}
+
+void wt_sig_idle(struct wt_m *m)
+{
+	(void)m;
 }
 
 uint64_t wt_sig_thread_init(struct wt_m *m)
@@ -152,6 +165,13 @@ bool wt_netpoll_block(struct wt_m *m)
 void wt_sysmon_kick(void)
 {
 	atomic_fetch_add(&stub_kicks, 1);
+}
+
+/* ---- priorities (prio.c): the test tasks never set a policy ---- */
+
+int64_t wt_prio_rr_ns(void)
+{
+	return 100000000;
 }
 
 /* ---- TSan fibers ---- */

@@ -1,0 +1,466 @@
+/*
+ * prio.c — scheduling policy, real-time priority and niceness of tasks.
+ *
+ * The kernel keeps these per thread; under weft a thread is a task, and a
+ * worker runs many tasks, so they live in the task (runtime.h: policy,
+ * rtprio, nice, boost, eff, under rtq.lock) and never reach the worker:
+ * every worker keeps the kernel-level policy and niceness the process
+ * started with, and a task's SCHED_FIFO priority is not lent to the tasks
+ * that run on its worker after it.  Among tasks weft honours them itself
+ * (rtq.c): a runnable task with a real-time policy runs before every
+ * SCHED_OTHER one, a higher priority first; SCHED_FIFO keeps its place when
+ * preempted, SCHED_RR goes to the back of its list once its time slice
+ * (the kernel's sched_rr_timeslice_ms) is used.  SCHED_BATCH and
+ * SCHED_IDLE are recorded and read back, and scheduled as SCHED_OTHER;
+ * niceness is recorded and read back, and not honoured among tasks.
+ *
+ * The answers are the kernel's, from the same checks in the same order
+ * (sched_setscheduler(2), sched(7), setpriority(2)):
+ *   EINVAL  a policy other than SCHED_OTHER, FIFO, RR, BATCH, IDLE (a
+ *           SCHED_RESET_ON_FORK bit allowed); a priority outside 0..99;
+ *           a real-time policy with priority 0 or another with one > 0;
+ *   EPERM   without CAP_SYS_NICE in the caller's effective set: a switch to
+ *           a real-time policy while RLIMIT_RTPRIO is 0, a priority above
+ *           both the task's current one and RLIMIT_RTPRIO, leaving
+ *           SCHED_IDLE when RLIMIT_NICE does not allow the task's nice,
+ *           clearing SCHED_RESET_ON_FORK;
+ *   EACCES  (setpriority) a nice below the current one that RLIMIT_NICE
+ *           does not allow (20 - nice > the limit), without CAP_SYS_NICE.
+ * The capability and the limits are read from the kernel at each call
+ * (capget, prlimit), so a program that dropped the capability, or runs as
+ * a user, gets the error a native call gets.  And, as the kernel's
+ * real-time group scheduling does even for root: EPERM for a real-time
+ * policy when the process's cgroup (v1 cpu controller) has no real-time
+ * runtime (cpu.rt_runtime_us 0, with sched_rt_runtime_us not -1).
+ *
+ * A new task inherits its creator's policy, priority, niceness and CPU
+ * mask, with SCHED_RESET_ON_FORK's reset, as clone does; a
+ * PTHREAD_EXPLICIT_SCHED attribute's policy and priority replace the
+ * first two after the same checks (glibc sets them on the new thread and
+ * pthread_create returns the error).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+
+#include "runtime.h"
+#include "affinity.h"
+#include "prio.h"
+#include "proc.h"
+#include "print.h"
+#include "readfile.h"
+#include "rtq.h"
+#include "runq.h"
+#include "syscall.h"
+
+#ifndef SCHED_RESET_ON_FORK
+#define SCHED_RESET_ON_FORK 0x40000000
+#endif
+#define CAP_NICE_BIT 23 /* CAP_SYS_NICE */
+
+static bool rt_policy(int pol) { return pol == SCHED_FIFO || pol == SCHED_RR; }
+
+static bool valid_policy(int pol)
+{
+	return pol == SCHED_OTHER || pol == SCHED_FIFO || pol == SCHED_RR || pol == SCHED_BATCH ||
+	       pol == SCHED_IDLE;
+}
+
+static bool cap_sys_nice(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+	if (wt_syscall6(SYS_capget, (long)&h, (long)d, 0, 0, 0, 0) < 0)
+		return false;
+	return d[0].effective & (1u << CAP_NICE_BIT);
+}
+
+static unsigned long rlim_cur(int res)
+{
+	struct rlimit r;
+	if (wt_syscall6(SYS_prlimit64, 0, res, 0, (long)&r, 0, 0) < 0)
+		return 0;
+	return r.rlim_cur;
+}
+
+static bool can_nice(int nice)
+{
+	return (unsigned long)(20 - nice) <= rlim_cur(RLIMIT_NICE) || cap_sys_nice();
+}
+
+static long read_long(const char *path)
+{
+	char buf[32];
+	if (wt_read_file(path, buf, sizeof buf) <= 0)
+		return LONG_MIN;
+	long v = 0, sign = 1;
+	const char *s = buf;
+	if (*s == '-') {
+		sign = -1;
+		s++;
+	}
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (*s - '0');
+	return sign * v;
+}
+
+/* The caller's cgroup v1 cpu controller has no real-time runtime. */
+static bool rt_group_zero(void)
+{
+	if (read_long("/proc/sys/kernel/sched_rt_runtime_us") < 0)
+		return false;
+	char cg[1024], path[1200];
+	if (wt_read_file("/proc/self/cgroup", cg, sizeof cg) <= 0)
+		return false;
+	const char *dir = NULL, *end = NULL;
+	for (char *l = cg; *l && !dir;) {
+		char *nl = strchr(l, '\n');
+		char *c1 = strchr(l, ':');
+		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (c2 && (!nl || c2 < nl)) {
+			/* The controller list, comma-separated, holds "cpu"? */
+			for (char *c = c1 + 1; c < c2;) {
+				char *e = c;
+				while (e < c2 && *e != ',')
+					e++;
+				if (e - c == 3 && !strncmp(c, "cpu", 3)) {
+					dir = c2 + 1;
+					end = nl ? nl : c2 + strlen(c2);
+				}
+				c = e + 1;
+			}
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	if (!dir)
+		return false;
+	static const char *const mnt[] = { "/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu" };
+	for (int i = 0; i < 2; i++) {
+		size_t n = strlen(mnt[i]), d = (size_t)(end - dir);
+		if (n + d + 24 > sizeof path)
+			return false;
+		memcpy(path, mnt[i], n);
+		memcpy(path + n, dir, d);
+		strcpy(path + n + d, "/cpu.rt_runtime_us");
+		long v = read_long(path);
+		if (v == LONG_MIN) { /* a cgroup namespace: its root is the mount's */
+			strcpy(path + n, "/cpu.rt_runtime_us");
+			v = read_long(path);
+		}
+		if (v != LONG_MIN)
+			return v == 0;
+	}
+	return false;
+}
+
+/* The kernel's checks of a change from (curpol, curprio, nice) to
+ * (pol, prio), pol with its SCHED_RESET_ON_FORK bit.  0, -EINVAL, -EPERM. */
+static int check(int curpol, int curprio, int nice, int pol, int prio)
+{
+	int base = pol & ~SCHED_RESET_ON_FORK;
+	if (!valid_policy(base) || (unsigned)prio > WT_RTPRIO_MAX || rt_policy(base) != (prio != 0))
+		return -EINVAL;
+	int curbase = curpol & ~SCHED_RESET_ON_FORK;
+	bool priv = false;
+	if (rt_policy(base)) {
+		unsigned long rl = rlim_cur(RLIMIT_RTPRIO);
+		if (base != curbase && rl == 0)
+			priv = true;
+		if ((unsigned long)prio > (unsigned long)curprio && (unsigned long)prio > rl)
+			priv = true;
+	}
+	if (curbase == SCHED_IDLE && base != SCHED_IDLE && (unsigned long)(20 - nice) > rlim_cur(RLIMIT_NICE))
+		priv = true;
+	if ((curpol & SCHED_RESET_ON_FORK) && !(pol & SCHED_RESET_ON_FORK))
+		priv = true;
+	if (priv && !cap_sys_nice())
+		return -EPERM;
+	if (rt_policy(base) && rt_group_zero())
+		return -EPERM;
+	return 0;
+}
+
+bool wt_prio_update_locked(struct wt_task *t)
+{
+	int old = atomic_load_explicit(&t->eff, memory_order_relaxed);
+	int own = atomic_load_explicit(&t->rtprio, memory_order_relaxed);
+	int boost = atomic_load_explicit(&t->boost, memory_order_relaxed);
+	int eff = own > boost ? own : boost;
+	atomic_store_explicit(&t->eff, eff, memory_order_relaxed);
+	if (!old && eff && !t->rtq_at &&
+	    atomic_load_explicit(&t->state, memory_order_relaxed) == WT_RUNNABLE)
+		atomic_fetch_add_explicit(&wt_rtq_stray, 1, memory_order_relaxed);
+	return wt_rtq_moved(t, old);
+}
+
+void wt_prio_requeue_other(struct wt_task *t)
+{
+	wt_lock(&wt_sched.lock);
+	wt_globrunq_put(t);
+	wt_unlock(&wt_sched.lock);
+	wt_wakep();
+}
+
+/* The first real-time policy: what weft cannot do, once. */
+static void note_rt(int pol)
+{
+	static _Atomic bool said;
+	if (rt_policy(pol & ~SCHED_RESET_ON_FORK) && !atomic_load_explicit(&said, memory_order_relaxed) &&
+	    !atomic_exchange(&said, true))
+		wt_print("weft: real-time policies order this program's threads among themselves; "
+			 "the kernel sees SCHED_OTHER threads\n");
+}
+
+int wt_prio_set(struct wt_task *t, int policy, const struct sched_param *sp)
+{
+	if (!sp)
+		return -EINVAL;
+	int prio = sp->sched_priority;
+	wt_rtq_lock();
+	int cur = atomic_load_explicit(&t->policy, memory_order_relaxed);
+	if (policy == WT_PRIO_KEEP)
+		policy = cur; /* sched_setparam: the policy and its reset bit stay */
+	int r = check(cur, atomic_load_explicit(&t->rtprio, memory_order_relaxed),
+		      atomic_load_explicit(&t->nice, memory_order_relaxed), policy, prio);
+	bool other = false;
+	if (r == 0) {
+		note_rt(policy);
+		atomic_store_explicit(&t->policy, policy, memory_order_relaxed);
+		atomic_store_explicit(&t->rtprio, prio, memory_order_relaxed);
+		other = wt_prio_update_locked(t);
+	}
+	wt_rtq_unlock();
+	if (other)
+		wt_prio_requeue_other(t);
+	if (r == 0)
+		wt_prio_point();
+	return r;
+}
+
+void wt_prio_get(struct wt_task *t, int *policy, int *prio)
+{
+	*policy = atomic_load_explicit(&t->policy, memory_order_relaxed);
+	*prio = atomic_load_explicit(&t->rtprio, memory_order_relaxed);
+}
+
+int wt_prio_pthread_set(struct wt_task *t, int policy, const struct sched_param *sp)
+{
+	int r = wt_prio_set(t, policy, sp);
+	if (r)
+		return r;
+	wt_rtq_lock();
+	if (policy != WT_PRIO_KEEP) {
+		t->gl_policy = policy;
+		t->gl_flags |= WT_GL_POLICY;
+	}
+	t->gl_prio = sp->sched_priority;
+	t->gl_flags |= WT_GL_PRIO;
+	wt_rtq_unlock();
+	return 0;
+}
+
+void wt_prio_pthread_get(struct wt_task *t, int *policy, int *prio)
+{
+	wt_rtq_lock();
+	if (!(t->gl_flags & WT_GL_PRIO)) {
+		t->gl_prio = atomic_load_explicit(&t->rtprio, memory_order_relaxed);
+		t->gl_flags |= WT_GL_PRIO;
+	}
+	if (!(t->gl_flags & WT_GL_POLICY)) {
+		t->gl_policy = atomic_load_explicit(&t->policy, memory_order_relaxed);
+		t->gl_flags |= WT_GL_POLICY;
+	}
+	*policy = t->gl_policy;
+	*prio = t->gl_prio;
+	wt_rtq_unlock();
+}
+
+int wt_nice_set(struct wt_task *t, int nice)
+{
+	if (nice < -20)
+		nice = -20;
+	if (nice > 19)
+		nice = 19;
+	if (nice < atomic_load_explicit(&t->nice, memory_order_relaxed) && !can_nice(nice))
+		return -EACCES;
+	atomic_store_explicit(&t->nice, nice, memory_order_relaxed);
+	return 0;
+}
+
+int wt_nice_get(struct wt_task *t)
+{
+	return atomic_load_explicit(&t->nice, memory_order_relaxed);
+}
+
+int64_t wt_prio_rr_ns(void)
+{
+	static _Atomic int64_t ns; /* [atomic, relaxed] read once */
+	int64_t v = atomic_load_explicit(&ns, memory_order_relaxed);
+	if (v)
+		return v;
+	char buf[32];
+	long ms = 0;
+	if (wt_read_file("/proc/sys/kernel/sched_rr_timeslice_ms", buf, sizeof buf) > 0)
+		for (char *s = buf; *s >= '0' && *s <= '9'; s++)
+			ms = ms * 10 + (*s - '0');
+	v = (ms > 0 ? ms : 100) * 1000000ll;
+	atomic_store_explicit(&ns, v, memory_order_relaxed);
+	return v;
+}
+
+int wt_prio_rr_interval(struct wt_task *t, struct timespec *ts)
+{
+	int pol = atomic_load_explicit(&t->policy, memory_order_relaxed) & ~SCHED_RESET_ON_FORK;
+	if (pol == SCHED_FIFO) {
+		ts->tv_sec = ts->tv_nsec = 0;
+		return 0;
+	}
+	if (pol == SCHED_RR) {
+		int64_t ns = wt_prio_rr_ns();
+		ts->tv_sec = ns / 1000000000;
+		ts->tv_nsec = ns % 1000000000;
+		return 0;
+	}
+	/* A fair policy: the kernel's slice for a SCHED_OTHER thread, its worker. */
+	return (int)wt_syscall6(SYS_sched_rr_get_interval, 0, (long)ts, 0, 0, 0, 0);
+}
+
+/* The calling thread's own values, from the kernel. */
+static void kernel_own(int *pol, int *prio, int *nice)
+{
+	struct sched_param sp = { 0 };
+	long p = wt_syscall6(SYS_sched_getscheduler, 0, 0, 0, 0, 0, 0);
+	*pol = p < 0 ? SCHED_OTHER : (int)p;
+	*prio = wt_syscall6(SYS_sched_getparam, 0, (long)&sp, 0, 0, 0, 0) < 0 ? 0 : sp.sched_priority;
+	long n = wt_syscall6(SYS_getpriority, PRIO_PROCESS, 0, 0, 0, 0, 0);
+	*nice = n < 0 ? 0 : 20 - (int)n;
+}
+
+void wt_prio_init_main(struct wt_task *t)
+{
+	int pol, prio, nice;
+	kernel_own(&pol, &prio, &nice);
+	atomic_store_explicit(&t->policy, pol, memory_order_relaxed);
+	atomic_store_explicit(&t->rtprio, rt_policy(pol & ~SCHED_RESET_ON_FORK) ? prio : 0,
+			      memory_order_relaxed);
+	atomic_store_explicit(&t->nice, nice, memory_order_relaxed);
+	atomic_store_explicit(&t->eff, atomic_load_explicit(&t->rtprio, memory_order_relaxed),
+			      memory_order_relaxed);
+}
+
+/* glibc's struct pthread_attr: the flags word after the sched_param and
+ * the policy, and its bits for the scheduling attributes. */
+#define ATTR_FLAGS(a) (((const int *)(const void *)(a))[2])
+#define ATTR_FLAG_NOTINHERITSCHED 0x2
+#define ATTR_FLAG_SCHED_SET 0x20
+#define ATTR_FLAG_POLICY_SET 0x40
+
+int wt_prio_attr(const pthread_attr_t *attr, struct wt_task *cur, struct wt_prio_init *out)
+{
+	int pol, prio, nice;
+	out->gl_flags = 0;
+	out->head = false;
+	if (cur) {
+		wt_prio_get(cur, &pol, &prio);
+		nice = wt_nice_get(cur);
+		out->aff_set = wt_aff_of(cur, out->aff);
+		wt_rtq_lock(); /* glibc copies its creator's cached values */
+		out->gl_policy = cur->gl_policy;
+		out->gl_prio = cur->gl_prio;
+		out->gl_flags = cur->gl_flags;
+		wt_rtq_unlock();
+	} else {
+		kernel_own(&pol, &prio, &nice);
+		out->aff_set = false;
+	}
+	int crpol = pol, crprio = prio; /* the creator's, for glibc's defaults */
+	/* clone's SCHED_RESET_ON_FORK: a real-time policy becomes SCHED_OTHER,
+	 * a negative nice 0, and the bit is not inherited. */
+	if (pol & SCHED_RESET_ON_FORK) {
+		pol &= ~SCHED_RESET_ON_FORK;
+		if (rt_policy(pol)) {
+			pol = SCHED_OTHER;
+			prio = 0;
+			nice = 0;
+		} else if (nice < 0) {
+			nice = 0;
+		}
+	}
+	out->policy = pol;
+	out->rtprio = rt_policy(pol) ? prio : 0;
+	out->nice = nice;
+	if (!attr)
+		return 0;
+	int fl = ATTR_FLAGS(attr);
+	if ((fl & ATTR_FLAG_NOTINHERITSCHED) && (fl & (ATTR_FLAG_SCHED_SET | ATTR_FLAG_POLICY_SET))) {
+		/* glibc's: the attribute's values into the cache, the
+		 * creator's own for what it leaves unset, and those set on
+		 * the new thread. */
+		struct sched_param sp;
+		if (fl & ATTR_FLAG_POLICY_SET)
+			pthread_attr_getschedpolicy(attr, &out->gl_policy);
+		if (fl & ATTR_FLAG_SCHED_SET) {
+			pthread_attr_getschedparam(attr, &sp);
+			out->gl_prio = sp.sched_priority;
+		}
+		out->gl_flags |= fl & (ATTR_FLAG_SCHED_SET | ATTR_FLAG_POLICY_SET);
+		if (!(out->gl_flags & WT_GL_POLICY))
+			out->gl_policy = crpol;
+		if (!(out->gl_flags & WT_GL_PRIO))
+			out->gl_prio = rt_policy(crpol & ~SCHED_RESET_ON_FORK) ? crprio : 0;
+		out->gl_flags |= WT_GL_POLICY | WT_GL_PRIO;
+		int npol = out->gl_policy, nprio = out->gl_prio;
+		int r = check(out->policy, out->rtprio, out->nice, npol, nprio);
+		if (r)
+			return r;
+		out->head = rt_policy(npol & ~SCHED_RESET_ON_FORK) && nprio < out->rtprio;
+		note_rt(npol);
+		out->policy = npol;
+		out->rtprio = nprio;
+	}
+	uint64_t m[16];
+	if (pthread_attr_getaffinity_np(attr, sizeof m, (cpu_set_t *)m) == 0) {
+		bool all = true; /* glibc's answer when the attribute has no CPU set */
+		for (int i = 0; i < 16; i++)
+			all = all && m[i] == ~0ull;
+		if (!all) {
+			int r = wt_aff_check(m, out->aff);
+			if (r)
+				return r;
+			out->aff_set = true;
+		}
+	}
+	return 0;
+}
+
+void wt_prio_start(struct wt_task *t, const struct wt_prio_init *in)
+{
+	atomic_store_explicit(&t->policy, in->policy, memory_order_relaxed);
+	atomic_store_explicit(&t->rtprio, in->rtprio, memory_order_relaxed);
+	atomic_store_explicit(&t->nice, in->nice, memory_order_relaxed);
+	atomic_store_explicit(&t->eff, in->rtprio, memory_order_relaxed);
+	t->gl_policy = in->gl_policy;
+	t->gl_prio = in->gl_prio;
+	t->gl_flags = in->gl_flags;
+	t->aff_set = in->aff_set;
+	if (in->aff_set)
+		for (int i = 0; i < 16; i++)
+			t->aff[i] = in->aff[i];
+}
+
+void wt_prio_point_slow(void)
+{
+	struct wt_task *t = wt_cur();
+	if (!t || t->m->insyscall || !t->m->p ||
+	    atomic_load_explicit(&t->m->implicit, memory_order_relaxed))
+		return;
+	if (atomic_load_explicit(&wt_rtq_top, memory_order_relaxed) >
+	    atomic_load_explicit(&t->eff, memory_order_relaxed))
+		wt_preempt_yield();
+}

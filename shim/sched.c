@@ -1,0 +1,255 @@
+/*
+ * sched.c — scheduling policy, priority, niceness and CPU masks of
+ * threads: pthread_setschedparam and family, sched_setscheduler and
+ * family, setpriority/getpriority, the affinity calls.
+ *
+ * On a task they read and change the task's own values (sched/prio.c,
+ * sched/affinity.c), never its worker's.  A thread is named by its
+ * pthread_t, or by an id: 0 (the caller), the id in its TCB, the id
+ * gettid() gave the caller (its worker's), the process id (the main task,
+ * as natively the initial thread's id is the process's), or another
+ * worker's id (the task running there now; ESRCH when it runs none, so
+ * that nothing reaches a worker).  Any other id is another process's
+ * thread (or one weft did not create): the kernel answers.
+ */
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shim.h"
+#include "../sched/affinity.h"
+#include "../sched/prio.h"
+
+static struct wt_task no_task; /* an id of weft's worker that runs no task */
+
+/* The task an id names, NULL (the kernel's), or &no_task. */
+static struct wt_task *task_of_id(pid_t id)
+{
+	struct wt_task *cur = wt_cur();
+	if (!wt_runtime_on())
+		return NULL;
+	if (id == 0)
+		return cur;
+	if (cur && (id == cur->tid || id == cur->m->ostid))
+		return cur;
+	if (wt_main_task && id == (pid_t)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0))
+		return wt_task_dead(wt_main_task) ? NULL : wt_main_task;
+	struct wt_task *t;
+	wt_lock(&wt_sched.alllock);
+	for (t = wt_sched.alltasks; t && t->tid != id; t = t->alllink)
+		;
+	wt_unlock(&wt_sched.alllock);
+	if (t)
+		return t;
+	for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m;
+	     m = m->alllink)
+		if (m->ostid == id) {
+			t = __atomic_load_n(&m->curg, __ATOMIC_RELAXED);
+			return t ? t : &no_task;
+		}
+	return NULL;
+}
+
+/* -errno to the system-call contract: -1 and errno. */
+static int sys_ret(long r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return (int)r;
+}
+
+/* A pthread_t of weft's whose task ended: ESRCH, as glibc answers for a
+ * descriptor whose thread is gone.  0: not weft's at all. */
+static int ended(pthread_t th)
+{
+	return wt_task_ended(th) >= 0 ? ESRCH : 0;
+}
+
+WT_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sched_param *sp)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (!t) {
+		int e = ended(th);
+		if (e)
+			return e;
+		wt_real_init();
+		return real.pthread_setschedparam(th, policy, sp);
+	}
+	return -wt_prio_pthread_set(t, policy, sp);
+}
+
+WT_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_param *sp)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (!t) {
+		int e = ended(th);
+		if (e)
+			return e;
+		wt_real_init();
+		return real.pthread_getschedparam(th, policy, sp);
+	}
+	int pol, prio;
+	wt_prio_pthread_get(t, &pol, &prio);
+	*policy = pol;
+	sp->sched_priority = prio;
+	return 0;
+}
+
+WT_EXPORT int pthread_setschedprio(pthread_t th, int prio)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (!t) {
+		int e = ended(th);
+		if (e)
+			return e;
+		wt_real_init();
+		return real.pthread_setschedprio(th, prio);
+	}
+	struct sched_param sp = { .sched_priority = prio };
+	return -wt_prio_pthread_set(t, WT_PRIO_KEEP, &sp);
+}
+
+WT_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *sp)
+{
+	if (!sp || pid < 0)
+		return sys_ret(-EINVAL);
+	struct wt_task *t = task_of_id(pid);
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
+	if (!t)
+		return sys_ret(wt_syscall6(SYS_sched_setscheduler, pid, policy, (long)sp, 0, 0, 0));
+	return sys_ret(wt_prio_set(t, policy, sp));
+}
+
+WT_EXPORT int sched_setparam(pid_t pid, const struct sched_param *sp)
+{
+	if (!sp || pid < 0)
+		return sys_ret(-EINVAL);
+	struct wt_task *t = task_of_id(pid);
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
+	if (!t)
+		return sys_ret(wt_syscall6(SYS_sched_setparam, pid, (long)sp, 0, 0, 0, 0));
+	return sys_ret(wt_prio_set(t, WT_PRIO_KEEP, sp));
+}
+
+WT_EXPORT int sched_getscheduler(pid_t pid)
+{
+	if (pid < 0)
+		return sys_ret(-EINVAL);
+	struct wt_task *t = task_of_id(pid);
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
+	if (!t)
+		return sys_ret(wt_syscall6(SYS_sched_getscheduler, pid, 0, 0, 0, 0, 0));
+	int pol, prio;
+	wt_prio_get(t, &pol, &prio);
+	return pol;
+}
+
+WT_EXPORT int sched_getparam(pid_t pid, struct sched_param *sp)
+{
+	if (!sp || pid < 0)
+		return sys_ret(-EINVAL);
+	struct wt_task *t = task_of_id(pid);
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
+	if (!t)
+		return sys_ret(wt_syscall6(SYS_sched_getparam, pid, (long)sp, 0, 0, 0, 0));
+	int pol, prio;
+	wt_prio_get(t, &pol, &prio);
+	sp->sched_priority = prio;
+	return 0;
+}
+
+WT_EXPORT int sched_rr_get_interval(pid_t pid, struct timespec *ts)
+{
+	if (pid < 0)
+		return sys_ret(-EINVAL);
+	struct wt_task *t = task_of_id(pid);
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
+	if (!t)
+		return sys_ret(wt_syscall6(SYS_sched_rr_get_interval, pid, (long)ts, 0, 0, 0, 0));
+	return sys_ret(wt_prio_rr_interval(t, ts));
+}
+
+WT_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
+{
+	struct wt_task *t = which == PRIO_PROCESS && (int)who >= 0 ? task_of_id((pid_t)who) : NULL;
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
+	if (!t)
+		return sys_ret(wt_syscall6(SYS_setpriority, which, who, prio, 0, 0, 0));
+	return sys_ret(wt_nice_set(t, prio));
+}
+
+WT_EXPORT int getpriority(__priority_which_t which, id_t who)
+{
+	struct wt_task *t = which == PRIO_PROCESS && (int)who >= 0 ? task_of_id((pid_t)who) : NULL;
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
+	if (!t) {
+		long r = wt_syscall6(SYS_getpriority, which, who, 0, 0, 0, 0);
+		return r < 0 ? sys_ret(r) : 20 - (int)r; /* the kernel's 40..1 */
+	}
+	return wt_nice_get(t);
+}
+
+WT_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+{
+	struct wt_task *t = pid >= 0 ? task_of_id(pid) : NULL;
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
+	if (!t)
+		return sys_ret(wt_syscall6(SYS_sched_setaffinity, pid, size, (long)set, 0, 0, 0));
+	return sys_ret(wt_aff_set(t, size, set));
+}
+
+/* glibc's: the bytes past the kernel's mask size are zeroed. */
+static long aff_get(struct wt_task *t, pid_t pid, size_t size, cpu_set_t *set)
+{
+	size_t len = size > INT32_MAX ? INT32_MAX : size;
+	long r = t ? wt_aff_get(t, len, set)
+		   : wt_syscall6(SYS_sched_getaffinity, pid, len, (long)set, 0, 0, 0);
+	if (r >= 0 && (size_t)r < size)
+		__builtin_memset((char *)set + r, 0, size - (size_t)r);
+	return r < 0 ? r : 0;
+}
+
+WT_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
+{
+	struct wt_task *t = pid >= 0 ? task_of_id(pid) : NULL;
+	if (t == &no_task)
+		return sys_ret(-ESRCH);
+	return sys_ret(aff_get(t, pid, size, set));
+}
+
+WT_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *set)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (!t) {
+		int e = ended(th);
+		if (e)
+			return e;
+		wt_real_init();
+		return real.pthread_setaffinity_np(th, size, set);
+	}
+	return -wt_aff_set(t, size, set);
+}
+
+WT_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
+{
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (!t) {
+		int e = ended(th);
+		if (e)
+			return e;
+		wt_real_init();
+		return real.pthread_getaffinity_np(th, size, set);
+	}
+	return (int)-aff_get(t, 0, size, set);
+}

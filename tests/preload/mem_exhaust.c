@@ -1,0 +1,127 @@
+/* Memory exhausted after the program (and weft) started: the address-space
+ * limit (RLIMIT_AS) lowered to a little above what the process maps now,
+ * and the rest taken by the program's own mappings until mmap fails.  Then
+ * pthread_create fails with EAGAIN (natively at once: no room for a stack;
+ * under weft once its task structs run out, as its stacks were reserved at
+ * start), the threads made run on, and once the mappings are gone new
+ * threads can be created again, as many, several times (nothing was lost
+ * to the failures).  Counts differ, so the test checks the error, not
+ * counts. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "weft_check.h"
+#include "test_util.h"
+
+#define MAXT 4000
+#define ROOM (64ul << 20) /* room above the current size: a few stacks */
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int go;
+
+static void *waiter(void *a)
+{
+	pthread_mutex_lock(&mu);
+	while (!go)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	return a;
+}
+
+static void *quick(void *a)
+{
+	return (void *)((long)a + 1);
+}
+
+static unsigned long vm_size(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long kb = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "VmSize:", 7))
+			kb = strtoul(line + 7, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb << 10;
+}
+
+static pthread_t t[MAXT];
+
+int main(void)
+{
+	weft_check_loaded();
+	struct rlimit old, rl;
+	getrlimit(RLIMIT_AS, &old);
+	/* Warm up: stdio, the first thread. */
+	pthread_t w;
+	pthread_create(&w, NULL, quick, NULL);
+	pthread_join(w, NULL);
+	rl.rlim_cur = vm_size() + ROOM;
+	rl.rlim_max = old.rlim_max;
+	if (setrlimit(RLIMIT_AS, &rl))
+		return 1;
+	static void *chunk[4096];
+	int nc = 0;
+	while (nc < 4096) {
+		void *c = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (c == MAP_FAILED)
+			break;
+		chunk[nc++] = c;
+	}
+	printf("address space taken: %s\n", nc < 4096 ? "yes" : "no");
+	int n = 0, err = 0;
+	while (n < MAXT && !(err = pthread_create(&t[n], NULL, waiter, NULL)))
+		n++;
+	printf("address space limited after start: pthread_create fails with %s\n", en(err));
+	void *p = malloc(4 << 20);
+	printf("a 4 MiB malloc fails too: %s\n", p ? "no" : "yes");
+	free(p);
+	pthread_mutex_lock(&mu);
+	go = 1;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	int joined = 0;
+	for (int i = 0; i < n; i++)
+		joined += pthread_join(t[i], NULL) == 0;
+	printf("all joined: %s\n", joined == n ? "yes" : "no");
+	for (int i = 0; i < nc; i++)
+		munmap(chunk[i], 1 << 20);
+	/* At least four: the mappings freed make room for as many natively. */
+	if (n < 4)
+		n = 4;
+	/* The same number again, one at a time: nothing leaked. */
+	int again = 0;
+	for (int round = 0; round < 3; round++) {
+		go = 0;
+		int m = 0;
+		while (m < n && !pthread_create(&t[m], NULL, waiter, NULL))
+			m++;
+		pthread_mutex_lock(&mu);
+		go = 1;
+		pthread_cond_broadcast(&cv);
+		pthread_mutex_unlock(&mu);
+		for (int i = 0; i < m; i++)
+			pthread_join(t[i], NULL);
+		again += m == n;
+	}
+	printf("as many threads again, three times: %s\n", again == 3 ? "yes" : "no");
+	setrlimit(RLIMIT_AS, &old);
+	long sum = 0;
+	for (long i = 0; i < 64; i++)
+		if (!pthread_create(&t[i], NULL, quick, (void *)i))
+			sum++;
+	for (long i = 0; i < sum; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+	}
+	printf("limit lifted: %ld of 64 threads\n", sum);
+	return 0;
+}
