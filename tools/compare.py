@@ -11,15 +11,17 @@ the native runs': a weft run matches when it equals one of them, so a
 program whose native output varies run to run is judged fairly.  Only a
 short diff is shown when they differ.
 
-Peak RSS is the VmHWM line of /proc/PID/status and peak threads its
-Threads: line, both polled every 2 ms (ru_maxrss when no poll saw the
-process).  ru_maxrss alone is no use for small programs: at exec the
-kernel folds the forked copy of this Python into it.
+Peak RSS and peak OS threads cover the program's whole process group (a
+shell pipeline's processes too): the VmHWM and Threads: lines of each
+member's /proc/PID/status, summed, polled every 2 ms; members are found
+every 20 ms (ru_maxrss when no poll saw the program).  ru_maxrss alone is
+no use for small programs: at exec the kernel folds the forked copy of
+this Python into it.
 
 Exit status: 0 when every run matched, 1 when one did not (or timed out),
 2 for a usage error.  stdin is /dev/null for every run.
 """
-import argparse, difflib, json, os, re, signal, statistics, sys, tempfile, time
+import argparse, difflib, json, os, re, shlex, signal, statistics, sys, tempfile, time
 
 MEASURES = [  # key, label, unit, format
     ("wall", "wall time", "s", "{:.3f}"),
@@ -44,6 +46,24 @@ def status_of(pid):
     return th, hwm
 
 
+def group_of(pgid):
+    """Pids of the processes in process group pgid."""
+    res = set()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parens
+        fields = st[st.rfind(")") + 2:].split()
+        if len(fields) > 2 and fields[2] == str(pgid):
+            res.add(int(d))
+    return res
+
+
 def run(argv, env, timeout):
     """One run of argv: its outputs, status and measures."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -64,12 +84,22 @@ def run(argv, env, timeout):
                 os.write(2, ("weft: compare: cannot run %s: %s\n" % (argv[0], e)).encode())
             os._exit(127)
         peak, hwm, timed_out = 0, 0, False
+        members, hwms, polls = {pid}, {}, 0
         while True:
             wpid, status, ru = os.wait4(pid, os.WNOHANG)
             if wpid == pid:
                 break
-            th, hw = status_of(pid)
-            peak, hwm = max(peak, th), max(hwm, hw)
+            if polls % 10 == 0:
+                members |= group_of(pid)
+            polls += 1
+            th_sum = 0
+            for m in list(members):
+                th, hw = status_of(m)
+                if th == 0 and m != pid:
+                    members.discard(m)  # gone; its peak stays in hwms
+                th_sum += th
+                hwms[m] = max(hwms.get(m, 0), hw)
+            peak, hwm = max(peak, th_sum), max(hwm, sum(hwms.values()))
             if time.monotonic() - t0 > timeout and not timed_out:
                 timed_out = True
                 try:
@@ -132,7 +162,7 @@ def fmt_ratio(r):
 
 def print_table(args, lib, res):
     n = args.n
-    print("$ " + " ".join(args.prog))
+    print("$ " + shlex.join(args.prog))
     extra = " ".join(args.e) if args.e else ""
     print("weft: %s%s" % (lib, ("   weft side: " + extra) if extra else ""))
     print("runs: %d each side%s" % (n, ", alternating, after a warm-up run of each"
