@@ -9,12 +9,13 @@ $(BB)/%: bench/%.c bench/bench.h
 	@mkdir -p $(BB)
 	$(CC) -O2 -g -Wall -pthread -o $@ $<
 
-# Go's side of the waiters experiment, where a Go toolchain is installed
-# (apt-get install golang-go); run.py adds its rows when the binary exists.
+# Go's side of the experiments (bench/go/NAME.go -> go_NAME), where a Go
+# toolchain is installed (apt-get install golang-go); run.py adds Go's
+# rows when the binaries exist.
 GO := $(shell command -v go 2>/dev/null)
 ifneq ($(GO),)
-BENCH_BIN += $(BB)/go_waiters
-$(BB)/go_waiters: bench/go/waiters.go
+BENCH_BIN += $(patsubst bench/go/%.go,$(BB)/go_%,$(wildcard bench/go/*.go))
+$(BB)/go_%: bench/go/%.go
 	@mkdir -p $(BB)
 	GOCACHE=$(abspath $(B))/gocache $(GO) build -o $@ $<
 endif

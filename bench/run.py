@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/run.py --demo | --full [--strict]: runs the programs in build/bench/ natively
+"""bench/run.py --demo | --full | --only=NAME,... [--strict]: runs the programs in build/bench/ natively
 and under weft (LD_PRELOAD=build/libweft.so) and prints a side-by-side table.
 
 The programs are plain pthread programs (bench/*.c, built by bench/bench.mk)
@@ -14,7 +14,8 @@ carry a watchdog (bench.h) and report "stalled" instead of hanging.  The native 
 so the machine keeps free pids (pid_max).  A run that hangs is killed after
 its timeout; for a weft hang the stacks of all threads (gdb) are saved to
 build/bench/hang-*.txt first.  Hangs and crashes are listed under the table;
-they fail the run (exit 1) only with --strict.  GOMAXPROCS, WEFT_TLS and WEFTDEBUG are passed
+they fail the run (exit 1) only with --strict.  --only=spawn,burst runs
+the named experiments of --full alone (the names are in main()).  GOMAXPROCS, WEFT_TLS and WEFTDEBUG are passed
 through from the environment to the weft runs.
 """
 import os, re, signal, statistics, subprocess, sys, time
@@ -101,6 +102,11 @@ def median_runs(prog, args, weft, reps, timeout, metrics, env_set=None, prefix=(
     return {k: (statistics.median(v) if v else None) for k, v in vals.items()}, outs[-1]
 
 
+def go_bin(prog):
+    """Go's side of an experiment (bench/go/PROG.go), when it was built."""
+    return "go_" + prog if os.access(os.path.join(BIN, "go_" + prog), os.X_OK) else None
+
+
 # --- table -------------------------------------------------------------------
 rows = []
 
@@ -158,6 +164,9 @@ def exp_switch(rounds, reps):
     section("switch: token over mutex+2 condvars, %s hand-offs (median of %d)"
             % ("{:,}".format(2 * rounds), reps))
     row("one hand-off", n["ns"], w["ns"], "ns")
+    if go_bin("switch"):
+        g, _ = median_runs(go_bin("switch"), [rounds], False, reps, 120, m)
+        row("one hand-off: Go (sync.Mutex + 2 sync.Cond) / weft", g["ns"], w["ns"], "ns")
 
 
 def exp_pipe(rounds, reps):
@@ -200,6 +209,11 @@ def exp_spawn(count, reps):
     row("create all + join all, per thread", n["all"], w["all"], "us")
     row("create-join one at a time, per thread", n["loop"], w["loop"], "us")
     row("OS threads right after creating all", n["thr"], w["thr"], "", ratio=False)
+    if go_bin("spawn"):
+        g, _ = median_runs(go_bin("spawn"), [count], False, reps, 180, m)
+        section("  the same with goroutines (Go in the native column; bench/go/spawn.go)")
+        row("create all + join all, per goroutine / thread", g["all"], w["all"], "us")
+        row("create-join one at a time, per goroutine / thread", g["loop"], w["loop"], "us")
 
 
 WAIT_M = {"started": r"threads started:\s+(\d+)", "os": r"OS threads:\s+(\d+)",
@@ -229,12 +243,78 @@ def exp_waiters(count, timeout):
     row("memory used (RSS+page tables)", n["mem"], w["mem"], "MB", ratio=not capped, nnote=note)
     row("kernel stacks", n["kstack"], w["kstack"], "MB", ratio=False, nnote=note)
     row("memory per thread (incl. kernel stack)", n["per"], w["per"], "KB")
-    if os.access(os.path.join(BIN, "go_waiters"), os.X_OK):
-        g, _ = median_runs("go_waiters", [count], False, 1, timeout, WAIT_M)
+    if go_bin("waiters"):
+        g, _ = median_runs(go_bin("waiters"), [count], False, 1, timeout, WAIT_M)
         section("  the same with goroutines (Go in the native column; bench/go/waiters.go)")
         row("OS threads", g["os"], w["os"], "")
         row("start time per goroutine / thread", pt(g), pt(w), "us")
         row("memory per goroutine / thread", g["per"], w["per"], "KB")
+
+
+def exp_waiters_small(count, size, timeout):
+    """Parked threads with an explicit small stack: by attribute (native
+    and weft) and by WEFT_STACK_SIZE (weft; native with RLIMIT_STACK's)."""
+    ncount = min(count, NATIVE_CAP)
+    n, _ = median_runs("waiters", [ncount, size], False, 1, timeout, WAIT_M)
+    w, _ = median_runs("waiters", [count, size], True, 1, timeout, WAIT_M)
+    e, _ = median_runs("waiters", [count], True, 1, timeout, WAIT_M,
+                       env_set={"WEFT_STACK_SIZE": str(size)})
+    section("waiters %s with a %d KiB stack (native: %s threads)"
+            % ("{:,}".format(count), size >> 10, "{:,}".format(ncount)))
+    pt = lambda d: (d["time"] * 1e6 / d["started"]) if d["time"] is not None and d["started"] else None
+    row("pthread_attr_setstacksize: start time per thread", pt(n), pt(w), "us")
+    row("pthread_attr_setstacksize: memory per thread", n["per"], w["per"], "KB")
+    row("WEFT_STACK_SIZE=%d (weft): memory per thread" % size, "", e["per"], "KB", ratio=False)
+
+
+BURST_M = {"start": r"^start:\s+(\d+) KB"}
+
+
+def burst_figures(out, rounds, idle):
+    """{start, rounds: [KB after join], parked: [KB], idle: {s: KB}, us: [..]} or None."""
+    if out is None:
+        return None
+    f = {"start": num(out, r"^start:\s+(\d+) KB"), "rounds": [], "parked": [], "us": [], "idle": {}}
+    for m in re.finditer(r"^round \d+:\s+(\d+) threads, ([\d.]+) us/thread, (\d+) KB with all "
+                         r"parked, (\d+) KB after join", out, re.M):
+        f["us"].append(float(m.group(2)))
+        f["parked"].append(int(m.group(3)))
+        f["rounds"].append(int(m.group(4)))
+    for m in re.finditer(r"^idle (\d+) s:\s+(\d+) KB", out, re.M):
+        f["idle"][int(m.group(1))] = int(m.group(2))
+    f["threads"] = num(out, r"^round 1:\s+(\d+) threads")
+    return f
+
+
+def exp_burst(count, rounds, idle, title):
+    """Rounds of count threads parked, woken, joined; memory (RSS + page
+    tables, above the start) after each round and while idle.  Native is
+    capped below the kernel's thread limit."""
+    ncount = min(count, NATIVE_CAP)
+    args = lambda c: [c, rounds, idle]
+    nout, _ = run("burst", args(ncount), False, 300 + idle)
+    wout, _ = run("burst", args(count), True, 300 + idle)
+    gout = run(go_bin("burst"), args(count), False, 300 + idle)[0] if go_bin("burst") else None
+    n, w, g = (burst_figures(o, rounds, idle) for o in (nout, wout, gout))
+    section("%s: %s threads (native %s), %d round%s, then %d s idle; memory = RSS + page "
+            "tables above the start%s" % (title, "{:,}".format(count), "{:,}".format(ncount), rounds,
+                                         "s" if rounds > 1 else "", idle,
+                                         "; Go: %s" % ("{:,}".format(count)) if g else ""))
+    mb = lambda f, v: (v - f["start"]) / 1024.0 if f and v is not None and f["start"] is not None else None
+    rnd = lambda f, i, k: mb(f, f[k][i]) if f and len(f[k]) > i else None
+    for i in range(rounds):
+        if rounds > 1 or i == 0:
+            row("round %d: with all parked" % (i + 1), rnd(n, i, "parked"), rnd(w, i, "parked"), "MB")
+            row("round %d: right after join" % (i + 1), rnd(n, i, "rounds"), rnd(w, i, "rounds"), "MB")
+    for s_ in sorted(set([idle // 2, idle])):
+        iv = lambda f: mb(f, f["idle"].get(s_)) if f else None
+        row("%d s idle after the last join" % s_, iv(n), iv(w), "MB", ratio=False)
+        if g:
+            row("%d s idle: Go / weft" % s_, iv(g), iv(w), "MB", ratio=False)
+    us = lambda f: statistics.median(f["us"]) if f and f["us"] else None
+    row("create, park, wake, join: per thread (median round)", us(n), us(w), "us")
+    if g:
+        row("the same: Go / weft", us(g), us(w), "us")
 
 
 BLOCK_KINDS = [("sleep", "usleep"), ("cond", "pthread_cond_wait"),
@@ -422,9 +502,13 @@ def exp_million():
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "--demo"
+    only = None
+    if mode.startswith("--only="):
+        only, mode = mode[len("--only="):].split(","), "--full"
     if mode not in ("--demo", "--full", "--signal"):
-        sys.exit("usage: bench/run.py --demo | --full | --signal (the signal_rate row alone)")
-    for p in ("switch", "pipe_switch", "futex_pshared", "spawn", "waiters", "blocking",
+        sys.exit("usage: bench/run.py --demo | --full | --signal (the signal_rate row alone) "
+                 "| --only=NAME,... [--strict]")
+    for p in ("switch", "pipe_switch", "futex_pshared", "spawn", "waiters", "burst", "blocking",
               "timeslice", "tightloop", "cpubound", "echo_server", "echo_load", "grow",
               "connect", "signal_rate"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
@@ -452,21 +536,31 @@ def main():
         exp_echo(1000, 1, 64)
         exp_grow()
     else:
-        exp_switch(200000, 3)
-        exp_pipe(50000, 3)
-        exp_futex_pshared(20000, 3)
-        exp_signal_rate(1000, 3)
-        exp_spawn(10000, 1)
-        exp_waiters(10000, 120)
-        exp_waiters(100000, 240)
-        exp_blocking(1000, 8, 2000)
-        exp_connect(8000)
-        exp_timeslice(2000)
-        exp_tightloop(3000)
-        exp_cpubound(50, 3)
-        exp_echo(10000, 5, 64)
-        exp_grow()
-        if os.environ.get("BENCH_MILLION") == "1":
+        full = [("switch", lambda: exp_switch(200000, 3)),
+                ("pipe", lambda: exp_pipe(50000, 3)),
+                ("futex_pshared", lambda: exp_futex_pshared(20000, 3)),
+                ("signal_rate", lambda: exp_signal_rate(1000, 3)),
+                ("spawn", lambda: exp_spawn(10000, 3)),
+                ("waiters", lambda: (exp_waiters(10000, 120), exp_waiters(100000, 240))),
+                ("waiters_small", lambda: exp_waiters_small(100000, 64 << 10, 240)),
+                ("idle", lambda: exp_burst(100000, 1, 12, "idle: memory given back")),
+                ("burst", lambda: exp_burst(100000, 5, 10, "burst")),
+                ("blocking", lambda: exp_blocking(1000, 8, 2000)),
+                ("connect", lambda: exp_connect(8000)),
+                ("timeslice", lambda: exp_timeslice(2000)),
+                ("tightloop", lambda: exp_tightloop(3000)),
+                ("cpubound", lambda: exp_cpubound(50, 3)),
+                ("echo", lambda: exp_echo(10000, 5, 64)),
+                ("grow", exp_grow)]
+        if only:
+            unknown = set(only) - set(k for k, _ in full)
+            if unknown:
+                sys.exit("bench: no experiment %s (have: %s)"
+                         % (", ".join(sorted(unknown)), " ".join(k for k, _ in full)))
+        for name, fn in full:
+            if not only or name in only:
+                fn()
+        if os.environ.get("BENCH_MILLION") == "1" and not only:
             exp_million()  # about 5-7 minutes on this project's VM
     print_table()
     print("\n(%.0f s)" % (time.monotonic() - t0))

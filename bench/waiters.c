@@ -1,8 +1,10 @@
 /*
- * waiters N — start N threads that each wait on one condition variable
+ * waiters N [STACKSIZE] — start N threads that each wait on one condition variable
  * (a shop that has not opened yet), report what they cost, then open the
  * shop and join them all.  If pthread_create fails (the kernel's thread or
  * pid limit), says so and carries on with the threads that started.
+ * STACKSIZE (bytes): the threads are created with that
+ * pthread_attr_setstacksize.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +32,11 @@ static void *customer(void *arg)
 int main(int argc, char **argv)
 {
 	long n = arg_long(argc, argv, 1, 10000);
+	long stack = arg_long(argc, argv, 2, 0);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	if (stack && pthread_attr_setstacksize(&attr, (size_t)stack))
+		return fprintf(stderr, "waiters: bad stack size %ld\n", stack), 2;
 	pthread_t *th = calloc(n, sizeof *th);
 	if (!th)
 		return perror("calloc"), 1;
@@ -38,7 +45,7 @@ int main(int argc, char **argv)
 	double t0 = now_s();
 	long ok = 0;
 	for (long i = 0; i < n; i++) {
-		int e = pthread_create(&th[i], NULL, customer, NULL);
+		int e = pthread_create(&th[i], &attr, customer, NULL);
 		if (e) {
 			printf("thread %ld failed: %s\n", i + 1, strerror(e));
 			break;

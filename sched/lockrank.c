@@ -54,6 +54,7 @@ static const char *const names[WT_RANK_COUNT] = {
 	[WT_RANK_TIMERS] = "TIMERS",
 	[WT_RANK_SCHED] = "SCHED",
 	[WT_RANK_RTQ] = "RTQ",
+	[WT_RANK_STACK_PACK] = "STACK_PACK",
 	[WT_RANK_STACK] = "STACK",
 	[WT_RANK_SLAB] = "SLAB",
 };

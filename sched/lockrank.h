@@ -17,6 +17,7 @@
  *   TIMELINE -> SYMBOL             the trace writer names start functions
  *   PARK -> TIMERS                 a waiter adds its deadline under its bucket
  *   any -> SLAB                    slabs allocate under their callers' locks
+ *   STACK_PACK -> STACK            a new pack claims an arena slot
  *   URING_INIT -> NETPOLL_INIT     the ring joins the epoll set as it is made
  *   URING_SQ -> URING_CQ           a full completion queue is drained to submit
  *   URING_CQ -> PARK, SCHED        a completion unparks its task
@@ -42,6 +43,7 @@
  *                 and priority; taken under SCHED (a real-time task put on
  *                 the global queue goes here), ALLTASKS (priority
  *                 inheritance finds the holder) and PARK
+ *   STACK_PACK    stack_pack.c: the lists of packed stacks' units
  *   STACK         stack.c: the arena's slot hints
  *   SLAB          slab.c: each slab's free list; innermost
  */
@@ -65,6 +67,7 @@ enum wt_lockrank {
 	WT_RANK_TIMERS,
 	WT_RANK_SCHED,
 	WT_RANK_RTQ,
+	WT_RANK_STACK_PACK,
 	WT_RANK_STACK,
 	WT_RANK_SLAB,
 	WT_RANK_COUNT

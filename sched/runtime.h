@@ -90,6 +90,7 @@ struct wt_task {
 	bool user_stack;                /* [const] pthread_attr_setstack */
 	bool stack_fixed;               /* [const] a stack of exactly stack_size, no growth
 					 * (pthread_attr_setstacksize) */
+	bool stack_packed;              /* [const] a unit of a pack (stack_pack.c) in slot */
 	bool offarena_dead;             /* [sched.alllock] exited, on task.c's offarena_dead */
 	/* Wait state: one wait at a time, so these live here, not on the stack. */
 	struct wt_waiter waiter;        /* [owner m] */

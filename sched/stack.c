@@ -2,7 +2,7 @@
  * stack.c — task stacks that grow: slots of one reserved arena, spread out,
  * with a guard that moves down as the stack grows.
  *
- * Arena.  One MAP_NORESERVE mapping of 64 TiB (x86_64 user space is
+ * Arena.  One MAP_NORESERVE mapping of 64 TiB, 1 GiB aligned, (x86_64 user space is
  * 128 TiB) cut into 2^20 slots of 64 MiB, so a million tasks fit and the
  * number of tasks is not bounded by vm.max_map_count.  Slots are handed
  * out in a bit-reversed order of a counter k (slot_of_k): the first task
@@ -54,8 +54,10 @@
  * Release.  Joined (or exited detached) tasks' home slots stay WARM: a
  * respawn reuses TCB, TLS and stack pages as they are (MADV_DONTNEED costs
  * ~130 µs here, a TLB shoot-down).  Per-proc cache first (no lock), then
- * a global ring; sysmon's scavenger (wt_stack_scavenge) returns the pages
- * of slots that stayed free for a second, as Go's scavenger does.  A stack
+ * a global ring; sysmon's scavenger (wt_stack_scavenge) returns the memory
+ * of slots that stayed free for a second (pages, page-table pages and
+ * guard markers: each run of adjacent slots is mapped afresh), as Go's
+ * scavenger does.  A stack
  * that grew gives its extra slots back at once (cold).
  *
  * Three kinds of stack, by what the program asked for (pthread_getattr_np
@@ -66,7 +68,10 @@
  *    a thread: [top - size, top) with the TCB and static TLS at its top,
  *    the attr's guard (at least a page) under it, no G0 inside it, no
  *    growth.  Code that puts guard zones inside the reported stack and
- *    expects a fault there (a JVM) sees what it would natively;
+ *    expects a fault there (a JVM) sees what it would natively.  Up to
+ *    256 KiB (guard up to 64 KiB) such a stack is a unit of a pack
+ *    (stack_pack.c): many side by side in one slot, sharing page-table
+ *    pages, their guards kept while a unit is reused;
  *  - memory (pthread_attr_setstack, wt_stack_user): the task runs on
  *    exactly that memory; its TCB and static TLS live in a mapping of
  *    weft's (tls_block), so a 16 KiB stack keeps all its 16 KiB.
@@ -92,6 +97,7 @@
 #include "print.h"
 #include "slab.h"
 #include "stack.h"
+#include "stack_pack.h"
 #include "syscall.h"
 #include "tls.h"
 
@@ -102,8 +108,10 @@
 
 #define PAGE 4096ul
 #define REGION (2ul << 20)            /* one page-table page maps this much */
+#define PMD_SPAN (1ul << 30)          /* one page-middle-directory page maps this much */
 #define SLOT_SHIFT 26
 #define SLOT (1ul << SLOT_SHIFT)      /* 64 MiB */
+_Static_assert(SLOT == WT_SLOT_SIZE, "stack_pack.h's slot size");
 #define ARENA_BITS 20                 /* 2^20 slots: 64 TiB */
 
 enum { ST_COLD = 0, ST_WARM = 1, ST_BUSY = 2 }; /* else: the owning task */
@@ -223,7 +231,7 @@ static int stack_init(void)
 		wt_stack_max = wt_cfg.stack_max;
 	long p = -ENOMEM;
 	for (A.bits = ARENA_BITS; A.bits >= 10; A.bits--) {
-		size_t arena = (SLOT << A.bits) + REGION;
+		size_t arena = (SLOT << A.bits) + PMD_SPAN;
 		p = wt_syscall6(SYS_mmap, 0, (long)arena, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (!(p < 0 && p > -4096))
@@ -246,7 +254,10 @@ static int stack_init(void)
 		wt_print("weft: the address space allows a stack arena of %lu GiB only (RLIMIT_AS "
 			 "or vm.overcommit_memory=2): at most %d tasks, and stacks grow less\n",
 			 (unsigned long)((SLOT << A.bits) >> 30), A.nslots);
-	A.base = (char *)WT_ALIGN_UP((uintptr_t)p, REGION);
+	/* 1 GiB aligned: a placement region of 16 slots is exactly what one
+	 * PMD page maps, so the scavenger's mapping of a whole free region
+	 * returns that page too. */
+	A.base = (char *)WT_ALIGN_UP((uintptr_t)p, PMD_SPAN);
 	A.st = wt_mmap_anon(sizeof(*A.st) * A.nslots);
 	A.g0 = wt_mmap_anon(A.nslots);
 	A.ended = wt_mmap_anon(A.nslots);
@@ -421,6 +432,23 @@ static void guard_remove_len(char *p, size_t len)
 		wt_syscall6(SYS_mprotect, (long)p, (long)len, PROT_READ | PROT_WRITE, 0, 0, 0);
 }
 
+/* For stack_pack.c: a free slot whose owner word is `owner` (a tagged
+ * pack), or -1; its base; guard pages. */
+int wt_stack_slot_claim(uintptr_t owner)
+{
+	return slot_take(NULL, (struct wt_task *)owner);
+}
+
+char *wt_stack_slot_base(int s)
+{
+	return slot_base(s);
+}
+
+void wt_stack_guard(char *p, size_t len)
+{
+	guard_install_len(p, len);
+}
+
 /* The TCB and static TLS at top (not for main, which keeps its TCB); the
  * stack starts under them.  -EAGAIN (memory) frees the stack. */
 static int stack_tls(struct wt_task *t, char *top, char *block_lo, size_t block_size)
@@ -471,6 +499,12 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 	int s = -1;
 	t->slot = -1;
 	t->stack_fixed = fixed;
+	if (fixed && A.nslots > 0 && wt_pack_alloc(t, size, glen) == 0) {
+		t->guard_size = guard;
+		t->stack_size = size;
+		t->stack_max = size;
+		return stack_tls(t, t->stack_top, t->stack_top - size, size);
+	}
 	for (int tries = 0; need <= A.nslots / 4 && tries < 64; tries++) {
 		s = slot_take(p, t);
 		if (s < 0)
@@ -596,6 +630,12 @@ void wt_stack_touched(uintptr_t addr, size_t len)
 		return;
 	uintptr_t a = addr > lo ? addr : lo, e = addr + len < hi ? addr + len : hi;
 	for (uintptr_t x = a; x < e; x = WT_ALIGN_DOWN(x, SLOT) + SLOT) {
+		uintptr_t v = atomic_load_explicit(&A.st[K((x - lo) >> SLOT_SHIFT)], memory_order_acquire);
+		if (v > ST_BUSY && (v & WT_PACK_TAG)) {
+			uintptr_t end = WT_ALIGN_DOWN(x, SLOT) + SLOT;
+			wt_pack_touched(v, x, e < end ? e : end);
+			continue;
+		}
 		struct wt_task *o = wt_stack_owner(x);
 		if (o)
 			atomic_store_explicit(&o->stack_dirty, true, memory_order_relaxed);
@@ -632,6 +672,11 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
 	if (t->user_stack || t->main)
 		return;
 	int s = t->slot;
+	if (t->stack_packed) {
+		wt_pack_free(t, atomic_load_explicit(&A.st[K(s)], memory_order_relaxed), ended);
+		t->stack_lo = NULL;
+		return;
+	}
 	if (s >= 0) {
 		/* Before the slot is given back: its next owner clears it. */
 		atomic_store_explicit(&A.ended[K(s)], (unsigned char)ended, memory_order_relaxed);
@@ -675,7 +720,10 @@ int wt_stack_ended(uintptr_t addr)
 	    addr >= (uintptr_t)slot_top(A.nslots - 1))
 		return -1;
 	int s = (int)((addr - (uintptr_t)A.base) >> SLOT_SHIFT);
-	if (atomic_load_explicit(&A.st[K(s)], memory_order_acquire) > ST_BUSY)
+	uintptr_t v = atomic_load_explicit(&A.st[K(s)], memory_order_acquire);
+	if (v > ST_BUSY && (v & WT_PACK_TAG))
+		return wt_pack_ended(v, addr);
+	if (v > ST_BUSY)
 		return WT_ENDED_UNKNOWN;
 	return atomic_load_explicit(&A.ended[K(s)], memory_order_relaxed);
 }
@@ -687,6 +735,8 @@ struct wt_task *wt_stack_owner(uintptr_t addr)
 		return NULL;
 	uintptr_t v = atomic_load_explicit(&A.st[K((addr - (uintptr_t)A.base) >> SLOT_SHIFT)],
 					   memory_order_acquire);
+	if (v > ST_BUSY && (v & WT_PACK_TAG))
+		return wt_pack_owner(v, addr);
 	return v > ST_BUSY ? (struct wt_task *)v : NULL;
 }
 
@@ -757,8 +807,45 @@ void wt_stack_prepare(const void *buf, size_t len)
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 }
 
-/* sysmon: return the pages of slots that stayed warm and unused for a
- * second; at most 64 per call (each MADV_DONTNEED is a TLB shoot-down). */
+/* Slots trimmed by one scavenger pass at most; the rest wait for the
+ * next tick (sysmon's cycle is 1 to 10 ms). */
+#define TRIM_MAX 8192
+
+static void sift(int *v, int r, int end)
+{
+	for (int c; (c = 2 * r + 1) < end; r = c) {
+		if (c + 1 < end && v[c + 1] > v[c])
+			c++;
+		if (v[r] >= v[c])
+			return;
+		int x = v[r];
+		v[r] = v[c];
+		v[c] = x;
+	}
+}
+
+void wt_sort_ints(int *v, int n) /* ascending; heapsort, no allocation */
+{
+	for (int i = n / 2 - 1; i >= 0; i--)
+		sift(v, i, n);
+	for (int end = n - 1; end > 0; end--) {
+		int x = v[0];
+		v[0] = v[end];
+		v[end] = x;
+		sift(v, 0, end);
+	}
+}
+
+/* sysmon: return the memory of slots that stayed warm and unused for a
+ * second, as Go's background scavenger does.  The slots taken (BUSY) are
+ * sorted, and each run of adjacent ones is mapped afresh with one
+ * mmap(MAP_FIXED): that returns its pages, and also the page-table pages
+ * under them and the guard markers, which MADV_DONTNEED keeps (about
+ * 4 KiB of page table per slot that held a task).  Adjacent slots are
+ * common: placement fills a 1 GiB region's 16 slots before moving on.
+ * The slots go back cold with no G0 guard: the next owner installs it
+ * (one madvise, and a page-table page, at its creation).  Context: sysmon,
+ * the only caller (trim[] is its own). */
 void wt_stack_scavenge(int64_t now)
 {
 	/* An empty ring, nothing to trim: a lock-free look at its length
@@ -766,28 +853,66 @@ void wt_stack_scavenge(int64_t now)
 	 * slots in a cache, sysmon took the arena's lock every tick, and a
 	 * spawn-join loop slowed from 0.73 to 0.97 µs).  A slot freed meanwhile
 	 * is trimmed at a later tick. */
-	if (!atomic_load_explicit(&inited, memory_order_acquire) ||
-	    atomic_load_explicit(&A.ringn, memory_order_relaxed) == 0)
+	if (!atomic_load_explicit(&inited, memory_order_acquire))
 		return;
+	wt_pack_scavenge(now);
+	if (atomic_load_explicit(&A.ringn, memory_order_relaxed) == 0)
+		return;
+	static int trim[TRIM_MAX * 2];
 	uint32_t cut = (uint32_t)(now / 1000000) - 1000;
-	int batch[64], n = 0;
+	int n = 0;
 	wt_lock(&A.lock);
-	while (n < 64 && A.tail != A.head &&
+	while (n < TRIM_MAX && A.tail != A.head &&
 	       (int32_t)(A.ring[A.tail & (A.nslots - 1)].ms - cut) < 0)
-		batch[n++] = A.ring[A.tail++ & (A.nslots - 1)].slot;
+		trim[n++] = A.ring[A.tail++ & (A.nslots - 1)].slot;
 	atomic_store_explicit(&A.ringn, A.head - A.tail, memory_order_relaxed);
 	wt_unlock(&A.lock);
+	int m = 0;
 	for (int i = 0; i < n; i++) {
-		int s = batch[i];
 		uintptr_t v = ST_WARM;
-		if (!atomic_compare_exchange_strong(&A.st[K(s)], &v, ST_BUSY))
+		if (!atomic_compare_exchange_strong(&A.st[K(trim[i])], &v, ST_BUSY))
 			continue; /* reused, or already cold: a stale hint */
 		atomic_fetch_sub_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
-		/* The whole slot: a frame that jumped over G0 may have touched
-		 * pages below it.  Guard markers survive DONTNEED. */
-		madv(slot_base(s), SLOT, MADV_DONTNEED);
-		slot_give(s, NULL, false);
+		trim[m++] = trim[i];
 	}
+	if (m == 0)
+		return;
+	/* The other slots of each region touched, when cold, join the
+	 * mapping (BUSY meanwhile), so a region wholly free goes back with
+	 * its PMD page.  Slots never handed out are cold and mapped already. */
+	wt_sort_ints(trim, m);
+	int mt = m;
+	for (int i = 0; i < mt && m + 15 <= TRIM_MAX * 2; i++) {
+		int r = trim[i] >> 4;
+		if (i > 0 && trim[i - 1] >> 4 == r)
+			continue;
+		for (int x = r << 4; x < (r + 1) << 4; x++) {
+			uintptr_t v = ST_COLD;
+			if (atomic_compare_exchange_strong(&A.st[K(x)], &v, ST_BUSY))
+				trim[m++] = x;
+		}
+	}
+	if (m > mt)
+		wt_sort_ints(trim, m);
+	for (int i = 0, j; i < m; i = j) {
+		for (j = i + 1; j < m && trim[j] == trim[j - 1] + 1; j++)
+			;
+		/* The whole slots: a frame that jumped over G0 may have
+		 * touched pages below it. */
+		char *b = slot_base(trim[i]);
+		wt_syscall6(SYS_mmap, (long)b, (long)(slot_top(trim[j - 1]) - b),
+			    PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	}
+	for (int i = 0; i < m; i++) {
+		atomic_store_explicit(&A.g0[K(trim[i])], 0, memory_order_relaxed);
+		atomic_store_explicit(&A.st[K(trim[i])], ST_COLD, memory_order_release);
+	}
+	wt_lock(&A.lock);
+	for (int i = 0; i < m; i++)
+		if (k_of_slot(trim[i]) < A.next) /* the others wait for A.next */
+			cold_set(k_of_slot(trim[i]));
+	wt_unlock(&A.lock);
 }
 
 /* Stack figures for schedtrace / tests. */
@@ -813,4 +938,5 @@ void wt_stack_fork_reset(void)
 	}
 	atomic_store_explicit(&A.lock.v, 0, memory_order_relaxed);
 	atomic_store_explicit(&init_lock.v, 0, memory_order_relaxed);
+	wt_pack_fork_reset();
 }

@@ -38,6 +38,7 @@
 #include "proc.h"
 #include "sighandler.h"
 #include "sigtask.h"
+#include "task.h"
 #include "stack.h"
 #include "syscall.h"
 #include "setxid.h"
@@ -86,6 +87,7 @@ static void *sysmon(void *arg)
 		int acted = wt_sysmon_retake(now);
 		wt_netpoll_sysmon(now);
 		wt_stack_scavenge(now);
+		wt_task_scavenge(now);
 		if (wt_sig_defer_poke())
 			acted = 1; /* again soon while a worker stays in weft */
 		wt_setxid_poll();

@@ -80,7 +80,7 @@
 
 _Atomic long wt_ntasks;
 static _Atomic uint64_t next_id = 2; /* 1 is main */
-static struct wt_slab task_slab = WT_SLAB_INIT(sizeof(struct wt_task));
+static struct wt_slab task_slab = WT_SLAB_INIT_TRIMMED(sizeof(struct wt_task));
 
 extern void __pthread_register_cancel(__pthread_unwind_buf_t *);
 extern void __pthread_unregister_cancel(__pthread_unwind_buf_t *);
@@ -240,6 +240,13 @@ void wt_task_release(struct wt_task *t, struct wt_p *p, int ended)
 	wt_stack_free(t, p, ended);
 	if (!t->main)
 		wt_slab_free(&task_slab, t);
+}
+
+/* sysmon: the task records of released tasks give their pages back
+ * (slab.c).  Context: sysmon. */
+void wt_task_scavenge(int64_t now)
+{
+	wt_slab_trim(&task_slab, now);
 }
 
 /* pthread_t -> task.  NULL for threads weft did not create. */

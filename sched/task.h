@@ -79,6 +79,7 @@ static inline bool wt_task_detached(struct wt_task *t)
 	return atomic_load(&t->join) == WT_DETACHED;
 }
 struct wt_task *wt_task_alloc(void);
+void wt_task_scavenge(int64_t now); /* sysmon: released task records' pages */
 void wt_task_link(struct wt_task *t);
 void wt_task_entry(struct wt_task *t);     /* first frame of every task */
 /* In place of the program's main (from __libc_start_main): runs main as

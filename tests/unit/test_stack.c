@@ -449,6 +449,102 @@ Test(stack, arena_shrinks_to_the_address_space)
 	cr_assert_str_eq(got, want, "said once, with the figures");
 }
 
+Test(stack, scavenger_maps_a_free_slot_afresh)
+{
+	/* A slot free for a second: its pages, page tables and G0 marker
+	 * go (mapped afresh); the next owner gets a G0 again. */
+	struct wt_task *t = alloc(0, 0);
+	int s = t->slot;
+	char *top = t->stack_top;
+	top[-PAGE] = 42;
+	cr_assert_not(readable(top - REGION));
+	wt_stack_free(t, NULL, WT_ENDED_JOINED);
+	wt_stack_scavenge(wt_nanotime() + 2000000000ll);
+	cr_assert_eq(nwarm(), 0);
+	cr_assert_eq(top[-PAGE], 0, "its pages were returned");
+	cr_assert(readable(top - REGION), "its G0 marker went with them");
+	cr_assert_eq(wt_stack_ended((uintptr_t)top - PAGE), WT_ENDED_JOINED);
+	struct wt_task *u = alloc(1, 0);
+	cr_assert_eq(u->slot, s, "given back cold, lowest k first");
+	cr_assert_not(readable(top - REGION), "G0 installed again");
+}
+
+Test(stack, small_fixed_stacks_are_packed_and_keep_their_guards)
+{
+	/* 64 KiB stacks with a 4 KiB guard: units of 68 KiB side by side
+	 * in one slot, each guard under its stack. */
+	struct wt_task *t[3];
+	for (int i = 0; i < 3; i++) {
+		t[i] = &tasks[i];
+		memset(t[i], 0, sizeof *t[i]);
+		cr_assert_eq(wt_stack_alloc(t[i], 64 << 10, PAGE, true), 0);
+		cr_assert(t[i]->stack_packed);
+		cr_assert_eq(t[i]->stack_lo, t[i]->stack_top - (64 << 10));
+		cr_assert_eq(t[i]->guard, t[i]->stack_lo - PAGE);
+		cr_assert_not(readable(t[i]->guard));
+		cr_assert(readable(t[i]->stack_lo));
+		cr_assert_eq(wt_stack_owner((uintptr_t)t[i]->guard), t[i]);
+		cr_assert_eq(wt_stack_owner((uintptr_t)t[i]->stack_top - 1), t[i]);
+	}
+	cr_assert_eq(t[1]->slot, t[0]->slot);
+	cr_assert_eq(t[1]->guard, t[0]->stack_top, "adjacent units");
+	cr_assert_eq(t[2]->guard, t[1]->stack_top);
+	struct wt_overflow info;
+	cr_assert_eq(wt_stack_grow(t[1], (uintptr_t)t[1]->guard + 8, &info), WT_OVERFLOW);
+	char *g1 = t[1]->guard, *top1 = t[1]->stack_top;
+	top1[-PAGE] = 7;
+	wt_stack_free(t[1], NULL, WT_ENDED_DETACHED);
+	cr_assert_null(wt_stack_owner((uintptr_t)top1 - 1));
+	cr_assert_eq(wt_stack_ended((uintptr_t)top1 - 1), WT_ENDED_DETACHED);
+	/* Reused at once, warm, guard kept. */
+	struct wt_task *u = &tasks[3];
+	memset(u, 0, sizeof *u);
+	cr_assert_eq(wt_stack_alloc(u, 64 << 10, PAGE, true), 0);
+	cr_assert_eq(u->guard, g1);
+	cr_assert_eq(top1[-PAGE], 7, "warm: its pages kept");
+	cr_assert_not(readable(g1));
+	cr_assert_eq(wt_stack_ended((uintptr_t)top1 - 1), WT_ENDED_UNKNOWN);
+	/* Another geometry gets a pack of its own. */
+	struct wt_task *v = &tasks[4];
+	memset(v, 0, sizeof *v);
+	cr_assert_eq(wt_stack_alloc(v, 128 << 10, 2 * PAGE, true), 0);
+	cr_assert(v->stack_packed);
+	cr_assert_neq(v->slot, t[0]->slot);
+	/* Bigger than a pack takes: a slot of its own. */
+	struct wt_task *w = &tasks[5];
+	memset(w, 0, sizeof *w);
+	cr_assert_eq(wt_stack_alloc(w, 1 * MIB, PAGE, true), 0);
+	cr_assert_not(w->stack_packed);
+}
+
+Test(stack, scavenger_trims_free_units_and_remaps_an_empty_pack)
+{
+	struct wt_task *t[3];
+	for (int i = 0; i < 3; i++) {
+		t[i] = &tasks[i];
+		memset(t[i], 0, sizeof *t[i]);
+		cr_assert_eq(wt_stack_alloc(t[i], 64 << 10, PAGE, true), 0);
+		t[i]->stack_top[-PAGE] = 9;
+	}
+	char *top0 = t[0]->stack_top, *g0 = t[0]->guard;
+	wt_stack_free(t[0], NULL, WT_ENDED_JOINED);
+	wt_stack_scavenge(wt_nanotime());
+	cr_assert_eq(top0[-PAGE], 9, "too soon: stays warm");
+	wt_stack_scavenge(wt_nanotime() + 2000000000ll);
+	cr_assert_eq(top0[-PAGE], 0, "a free unit's pages go back");
+	cr_assert_not(readable(g0), "its guard stays");
+	cr_assert_eq(t[1]->stack_top[-PAGE], 9, "units in use untouched");
+	wt_stack_free(t[1], NULL, WT_ENDED_JOINED);
+	wt_stack_free(t[2], NULL, WT_ENDED_JOINED);
+	wt_stack_scavenge(wt_nanotime() + 2000000000ll);
+	cr_assert(readable(g0), "an empty pack is mapped afresh, guards and all");
+	struct wt_task *u = &tasks[3];
+	memset(u, 0, sizeof *u);
+	cr_assert_eq(wt_stack_alloc(u, 64 << 10, PAGE, true), 0);
+	cr_assert_eq(u->guard, g0, "the pack's first unit again");
+	cr_assert_not(readable(g0), "guard installed again");
+}
+
 /* ---- concurrent: spawners, growers and the scavenger claim by CAS ----
  * Each thread allocates a stack, takes every slot it got in a table of its
  * own (a CAS that finds the entry taken means two live tasks were given the

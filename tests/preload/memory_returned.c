@@ -1,0 +1,86 @@
+/* Memory of threads that are gone comes back.  10,000 threads wait on one
+ * condition variable at once, are woken and joined; within 6 s of the last
+ * join the process's memory (resident pages plus page tables) must be back
+ * within 24 MB (2.4 KB a thread) of what it was before them.  glibc frees
+ * each thread's stack beyond its cache at once; a runtime that keeps the
+ * stacks of finished threads, or the page tables under them, does not get
+ * back there. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "weft_check.h"
+
+#define N 10000
+#define SLACK_KB (24 * 1024)
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t all_in = PTHREAD_COND_INITIALIZER;
+static int waiting, go;
+
+static void *waiter(void *a)
+{
+	pthread_mutex_lock(&m);
+	if (++waiting == N)
+		pthread_cond_signal(&all_in);
+	while (!go)
+		pthread_cond_wait(&c, &m);
+	pthread_mutex_unlock(&m);
+	return a;
+}
+
+static long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+	size_t n = strlen(key);
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = atol(line + n + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static long mem_kb(void)
+{
+	return status_kb("VmRSS") + status_kb("VmPTE");
+}
+
+int main(void)
+{
+	weft_check_loaded();
+	static pthread_t t[N];
+	long before = mem_kb();
+	int n = 0;
+	for (; n < N; n++)
+		if (pthread_create(&t[n], NULL, waiter, NULL))
+			break;
+	pthread_mutex_lock(&m);
+	while (waiting < n) {
+		pthread_mutex_unlock(&m);
+		usleep(1000);
+		pthread_mutex_lock(&m);
+	}
+	go = 1;
+	pthread_cond_broadcast(&c);
+	pthread_mutex_unlock(&m);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	long after = mem_kb();
+	for (int i = 0; i < 24 && after - before > SLACK_KB; i++) {
+		usleep(250000);
+		after = mem_kb();
+	}
+	printf("threads: %s\n", n >= 1000 ? "at least 1000" : "fewer than 1000");
+	if (after - before > SLACK_KB)
+		printf("memory not returned: %ld KB above the start 6 s after the last join\n",
+		       after - before);
+	else
+		printf("memory returned\n");
+	return 0;
+}

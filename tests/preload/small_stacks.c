@@ -1,0 +1,113 @@
+/* Threads created with a small explicit stack size (64 KiB).  Each round
+ * starts 5,000 of them that wait on one condition variable; while all wait
+ * the memory they cost (resident pages plus page tables, per thread) must
+ * be at most 9.5 KB: glibc lays such stacks side by side, a parked thread
+ * costing its TCB page and its first stack page, so 64 KiB stacks share
+ * page-table pages.  Counted from each round's start: what the rounds
+ * before left (glibc's stack cache) is not this round's.  Every thread checks the stack it got: the size
+ * pthread_getattr_np reports, and 48 KiB of it usable.  Three rounds, so
+ * the stacks of joined threads are reused. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "weft_check.h"
+
+#define N 5000
+#define SIZE (64 << 10)
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static int waiting, go, bad;
+
+static int use_stack(int depth)
+{
+	volatile char buf[1024];
+	memset((char *)buf, depth, sizeof buf);
+	return depth ? use_stack(depth - 1) + buf[7] : buf[3];
+}
+
+static void *waiter(void *deep)
+{
+	pthread_attr_t a;
+	size_t size = 0;
+	void *addr;
+	if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		pthread_attr_getstack(&a, &addr, &size);
+		pthread_attr_destroy(&a);
+	}
+	if (deep)
+		use_stack(48);
+	pthread_mutex_lock(&m);
+	if (size != SIZE)
+		bad++;
+	waiting++;
+	while (!go)
+		pthread_cond_wait(&c, &m);
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+static long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+	size_t n = strlen(key);
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = atol(line + n + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+int main(void)
+{
+	weft_check_loaded();
+	static pthread_t t[N];
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, SIZE);
+	for (int round = 1; round <= 3; round++) {
+		long before = status_kb("VmRSS") + status_kb("VmPTE");
+		int n = 0;
+		/* The deep ones last, after the memory is read. */
+		for (; n < N; n++)
+			if (pthread_create(&t[n], &a, waiter, NULL))
+				break;
+		pthread_mutex_lock(&m);
+		while (waiting < n) {
+			pthread_mutex_unlock(&m);
+			usleep(1000);
+			pthread_mutex_lock(&m);
+		}
+		pthread_mutex_unlock(&m);
+		long per = (status_kb("VmRSS") + status_kb("VmPTE") - before) * 1000 / (n ? n : 1);
+		pthread_t deep[4];
+		for (int i = 0; i < 4; i++)
+			pthread_create(&deep[i], &a, waiter, (void *)1);
+		pthread_mutex_lock(&m);
+		while (waiting < n + 4) {
+			pthread_mutex_unlock(&m);
+			usleep(1000);
+			pthread_mutex_lock(&m);
+		}
+		go = 1;
+		pthread_cond_broadcast(&c);
+		pthread_mutex_unlock(&m);
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+		for (int i = 0; i < 4; i++)
+			pthread_join(deep[i], NULL);
+		printf("round %d: %s threads, stacks as asked: %s, per parked thread: %s\n", round,
+		       n == N ? "all" : "not all", bad ? "no" : "yes",
+		       per <= 9500 ? "at most 9.5 KB" : "more than 9.5 KB");
+		if (per > 9500)
+			fprintf(stderr, "round %d: %ld bytes per parked thread\n", round, per);
+		waiting = go = bad = 0;
+	}
+	return 0;
+}
