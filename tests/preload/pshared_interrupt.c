@@ -174,7 +174,12 @@ int main(void)
 	const char *j = joined(t);
 	printf("shared condvar wait, cancel: %s, cleanup ran: %s, mutex held in cleanup: %s\n", j,
 	       cleanup_ran ? "yes" : "no", cleanup_held ? "yes" : "no");
-	int tl = pthread_mutex_trylock(&s->mu);
+	/* Not a trylock: the child, woken by the broadcast, holds the mutex
+	 * for a moment before it waits again. */
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 5;
+	int tl = pthread_mutex_timedlock(&s->mu, &dl);
 	printf("mutex free afterwards: %s\n", tl == 0 ? "yes" : en(tl));
 	if (tl == 0)
 		pthread_mutex_unlock(&s->mu);
