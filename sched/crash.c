@@ -274,8 +274,17 @@ void wt_crash_init(void)
 	sa.sa_sigaction = on_fault;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	real.sigaction(SIGSEGV, &sa, NULL);
-	real.sigaction(SIGBUS, &sa, NULL);
+	/* A handler already there was installed before weft started, by a
+	 * library that asked the kernel itself (a sanitizer runtime's
+	 * stack-overflow report): it is the program's, chained as one set
+	 * through sigaction would be. */
+	static const int sigs[] = { SIGSEGV, SIGBUS };
+	for (int i = 0; i < 2; i++) {
+		struct sigaction old;
+		if (real.sigaction(sigs[i], &sa, &old) == 0 && old.sa_handler != SIG_DFL &&
+		    old.sa_handler != SIG_IGN)
+			wt_sig_handler_set(sigs[i], &old, NULL);
+	}
 }
 
 /* Context: the thread itself (a worker or sysmon), once.  The fault

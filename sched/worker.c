@@ -22,6 +22,7 @@
  * worker still deadlocks: that is the price of waiting.  Policy "fail": abort, as
  * Go does ("to take down the program before it takes down the system").
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -50,16 +51,41 @@ static struct wt_slab mslab = WT_SLAB_INIT(sizeof(struct wt_m));
  * caller's errno kept); the caller counts the thread in wt_nthreads and
  * says what failed.  Context: any (task, g0, sysmon), no switch while
  * pinned; glibc allocates. */
+/* libc's own pthread_create, not the next interposer's: a sanitizer
+ * runtime's wrapper takes its thread-registry lock, which a task parked in
+ * the middle of that runtime's error report may hold (seen: ASan's
+ * stack-overflow report symbolizing through an interposed open, handed
+ * off, and the new worker's creation waiting for its lock for ever).
+ * weft's threads are not the program's: no wrapper needs to see them. */
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static _Atomic(create_fn) libc_create; /* [atomic] resolved once */
+
+static create_fn thread_create(void)
+{
+	create_fn f = atomic_load_explicit(&libc_create, memory_order_acquire);
+	if (f)
+		return f;
+	void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	f = h ? (create_fn)dlsym(h, "pthread_create") : NULL;
+	if (h)
+		dlclose(h);
+	if (!f)
+		f = real.pthread_create;
+	atomic_store_explicit(&libc_create, f, memory_order_release);
+	return f;
+}
+
 int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack)
 {
 	pthread_attr_t a;
 	pthread_t th;
+	create_fn create = thread_create();
 	real.pthread_attr_init(&a);
 	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	real.pthread_attr_setstacksize(&a, stack);
 	struct wt_pin pin = wt_tls_pin();
 	int saved_errno = errno; /* a failing pthread_create may set it */
-	int err = real.pthread_create(&th, &a, fn, arg);
+	int err = create(&th, &a, fn, arg);
 	errno = saved_errno;
 	wt_tls_unpin(pin);
 	real.pthread_attr_destroy(&a);

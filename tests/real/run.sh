@@ -86,6 +86,19 @@ if git -C "$here/../.." rev-parse --git-dir >/dev/null 2>&1 &&
   check git-repack-threads git sh -c "cd '$tmp/repo' && git -c pack.threads=4 repack -adq &&
     git count-objects -v | grep -E '^(count|in-pack)' | tr '\n' ' ' && git fsck --no-dangling 2>&1 | md5sum"
 fi
+# A program built with AddressSanitizer overflowing its stack in a thread,
+# a thread with a 1 MiB stack and main: ASan's own report and exit status 1
+# (its handler predates weft's; weft's threads bypass ASan's pthread_create,
+# whose lock the reporting task may hold).
+if cc -g -O1 -fsanitize=address -pthread -o "$tmp/asan_overflow" "$here/asan_overflow.c" 2>"$tmp/cc.err"; then
+  for mode in thread sized main; do
+    check "asan-stack-overflow-$mode" asan_overflow env ASAN_OPTIONS=verify_asan_link_order=0 sh -c \
+      '"$1" "$2" 2>"$3"; r=$?; echo "exit $r, reports: $(grep -c "SUMMARY: AddressSanitizer: stack-overflow" "$3")"' \
+      sh "$tmp/asan_overflow" $mode "$tmp/asan.err"
+  done
+else
+  fail=$((fail+1)); echo "FAIL asan-stack-overflow: cc failed"; tail -3 "$tmp/cc.err"
+fi
 # A JVM (OpenJDK 17): thousands of threads, a pool, wait/notify, and
 # StackOverflowError caught in main and in threads, inside the guard zones
 # the JVM makes in the stacks pthread_getattr_np reports (sched/stack.c).
