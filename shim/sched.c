@@ -71,29 +71,35 @@ static int ended(pthread_t th)
 	return wt_task_ended(th) >= 0 ? ESRCH : 0;
 }
 
-WT_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sched_param *sp)
+/* The task th names, or NULL with *e set: ESRCH for a task that ended,
+ * 0 for a thread weft did not make (the libc table is then ready for the
+ * caller's fallback to glibc). */
+static struct wt_task *task_of_pthread(pthread_t th, int *e)
 {
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t) {
-		int e = ended(th);
-		if (e)
-			return e;
-		wt_real_init();
-		return real.pthread_setschedparam(th, policy, sp);
+		*e = ended(th);
+		if (!*e)
+			wt_real_init();
 	}
+	return t;
+}
+
+WT_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sched_param *sp)
+{
+	int e;
+	struct wt_task *t = task_of_pthread(th, &e);
+	if (!t)
+		return e ? e : real.pthread_setschedparam(th, policy, sp);
 	return -wt_prio_pthread_set(t, policy, sp);
 }
 
 WT_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_param *sp)
 {
-	struct wt_task *t = wt_task_from_pthread(th);
-	if (!t) {
-		int e = ended(th);
-		if (e)
-			return e;
-		wt_real_init();
-		return real.pthread_getschedparam(th, policy, sp);
-	}
+	int e;
+	struct wt_task *t = task_of_pthread(th, &e);
+	if (!t)
+		return e ? e : real.pthread_getschedparam(th, policy, sp);
 	int pol, prio;
 	wt_prio_pthread_get(t, &pol, &prio);
 	*policy = pol;
@@ -103,14 +109,10 @@ WT_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_para
 
 WT_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 {
-	struct wt_task *t = wt_task_from_pthread(th);
-	if (!t) {
-		int e = ended(th);
-		if (e)
-			return e;
-		wt_real_init();
-		return real.pthread_setschedprio(th, prio);
-	}
+	int e;
+	struct wt_task *t = task_of_pthread(th, &e);
+	if (!t)
+		return e ? e : real.pthread_setschedprio(th, prio);
 	struct sched_param sp = { .sched_priority = prio };
 	return -wt_prio_pthread_set(t, WT_PRIO_KEEP, &sp);
 }
@@ -233,26 +235,18 @@ WT_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 
 WT_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *set)
 {
-	struct wt_task *t = wt_task_from_pthread(th);
-	if (!t) {
-		int e = ended(th);
-		if (e)
-			return e;
-		wt_real_init();
-		return real.pthread_setaffinity_np(th, size, set);
-	}
+	int e;
+	struct wt_task *t = task_of_pthread(th, &e);
+	if (!t)
+		return e ? e : real.pthread_setaffinity_np(th, size, set);
 	return -wt_aff_set(t, size, set);
 }
 
 WT_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
 {
-	struct wt_task *t = wt_task_from_pthread(th);
-	if (!t) {
-		int e = ended(th);
-		if (e)
-			return e;
-		wt_real_init();
-		return real.pthread_getaffinity_np(th, size, set);
-	}
+	int e;
+	struct wt_task *t = task_of_pthread(th, &e);
+	if (!t)
+		return e ? e : real.pthread_getaffinity_np(th, size, set);
 	return (int)-aff_get(t, 0, size, set);
 }
