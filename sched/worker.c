@@ -60,11 +60,22 @@ static struct wt_slab mslab = WT_SLAB_INIT(sizeof(struct wt_m));
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 static _Atomic(create_fn) libc_create; /* [atomic] resolved once */
 
+/* The unit tests, built with ThreadSanitizer, define it true: there the
+ * sanitizer must see every thread it instruments. */
+__attribute__((weak)) bool wt_spawn_through_interposers(void)
+{
+	return false;
+}
+
 static create_fn thread_create(void)
 {
 	create_fn f = atomic_load_explicit(&libc_create, memory_order_acquire);
 	if (f)
 		return f;
+	if (wt_spawn_through_interposers()) {
+		atomic_store_explicit(&libc_create, real.pthread_create, memory_order_release);
+		return real.pthread_create;
+	}
 	void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	f = h ? (create_fn)dlsym(h, "pthread_create") : NULL;
 	if (h)

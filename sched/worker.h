@@ -7,6 +7,7 @@
 #include "runtime.h"
 
 int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack); /* 0 or -errno */
+bool wt_spawn_through_interposers(void); /* weak: false (libc's pthread_create) */
 struct wt_m *wt_newm(struct wt_p *p, bool spinning); /* NULL at the thread cap */
 struct wt_m *wt_m0_alloc(void);            /* the initial thread */
 void wt_worker_init_self(struct wt_m *m);

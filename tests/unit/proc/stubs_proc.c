@@ -256,3 +256,10 @@ void __wrap_wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintpt
 	__real_wt_ctx_switch(save, load, cur_tp);
 }
 #endif
+
+/* worker.c: threads through real.pthread_create (ThreadSanitizer's
+ * wrapper), not libc's own. */
+bool wt_spawn_through_interposers(void)
+{
+	return true;
+}
