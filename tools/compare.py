@@ -200,8 +200,7 @@ def svg_chart(args, res):
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
            'font-family="sans-serif" font-size="12">' % (width, H + 20),
            '<rect width="100%" height="100%" fill="white"/>',
-           '<text x="10" y="20" font-size="14">%s</text>' % esc("weft compare: " +
-                                                                  " ".join(args.prog))[:200],
+           '<text x="10" y="20" font-size="14">%s</text>' % esc("weft compare: " + shlex.join(args.prog))[:200],
            '<text x="10" y="38" fill="#555">median of %d runs each; whiskers: min-max</text>'
            % args.n]
     for i, (key, label, unit, f) in enumerate(MEASURES):
