@@ -42,15 +42,7 @@ static void *quick(void *a)
 
 static unsigned long vm_size(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	unsigned long kb = 0;
-	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, "VmSize:", 7))
-			kb = strtoul(line + 7, NULL, 10);
-	if (f)
-		fclose(f);
-	return kb << 10;
+	return (unsigned long)status_kb("VmSize") << 10;
 }
 
 static pthread_t t[MAXT];

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "test_util.h"
 #include "weft_check.h"
 
 #define N 5000
@@ -48,20 +49,6 @@ static void *waiter(void *deep)
 		pthread_cond_wait(&c, &m);
 	pthread_mutex_unlock(&m);
 	return NULL;
-}
-
-static long status_kb(const char *key)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long v = -1;
-	size_t n = strlen(key);
-	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, key, n) && line[n] == ':')
-			v = atol(line + n + 1);
-	if (f)
-		fclose(f);
-	return v;
 }
 
 int main(void)

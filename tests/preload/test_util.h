@@ -2,6 +2,7 @@
  * test_util.h — helpers the preload tests share.
  *   en(e)                     a pthread-style error number by name, "0" for 0
  *   deadline(clk, ts, ms)     *ts = now on clk + ms milliseconds
+ *   status_kb(key)            a "Key:" line of /proc/self/status (kB), or -1
  *   os_threads()              the kernel's count of this process's threads
  *   now_s()                   CLOCK_MONOTONIC in seconds
  *   procs()                   GOMAXPROCS if set, else the online CPUs
@@ -51,18 +52,25 @@ static inline double now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static inline long os_threads(void)
+static inline long status_kb(const char *key)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
-	long n = -1;
+	long v = -1;
+	size_t n = strlen(key);
 	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, "Threads:", 8))
-			n = atol(line + 8);
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = atol(line + n + 1);
 	if (f)
 		fclose(f);
-	return n;
+	return v;
 }
+
+static inline long os_threads(void)
+{
+	return status_kb("Threads");
+}
+
 static inline long procs(void)
 {
 	const char *g = getenv("GOMAXPROCS");
