@@ -3,7 +3,18 @@
  * connects wait in SYN_SENT.  Under weft they park, so the process keeps
  * few OS threads while they wait (natively: one thread each).  Then the
  * backlog grows (listen again) and an acceptor takes every connection: each
- * connect returns 0, and each client's byte reaches the server. */
+ * connect returns 0, and each client's byte reaches the server.
+ *
+ * The server speaks first (a 'y' each client waits for), and only then does
+ * the client send its 'x'.  A client that wrote at once after connect could
+ * race its own handshake ACK on another CPU: the kernel swaps the pending
+ * request for the new socket in its lookup table without a lock readers
+ * respect, a data segment that misses both reaches the listener and is
+ * answered with a reset, and the new socket waits in the accept queue for
+ * a byte that never comes (a packet capture showed the reset 8 us after
+ * the data).  Seen under weft on a loaded machine about once in 300 runs,
+ * where the client task resumes sooner than a woken thread does; not seen
+ * in 240 native runs.  Waiting for the server's byte closes the window. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -31,7 +42,10 @@ static void *client(void *arg)
 		atomic_fetch_add(&failed, 1);
 	} else {
 		atomic_fetch_add(&connected, 1);
-		char c = 'x';
+		char c = 0;
+		if (read(s, &c, 1) != 1 || c != 'y')
+			atomic_fetch_add(&failed, 1);
+		c = 'x';
 		if (write(s, &c, 1) != 1)
 			atomic_fetch_add(&failed, 1);
 		/* wait for the server's close, so the byte was taken */
@@ -67,10 +81,10 @@ int main(void)
 		return perror("listen"), 1;
 	for (int i = 0; i < N; i++) {
 		int c = accept(l, NULL, NULL);
-		char ch;
+		char ch = 'y';
 		if (c < 0)
 			return perror("accept"), 1;
-		if (read(c, &ch, 1) != 1 || ch != 'x')
+		if (write(c, &ch, 1) != 1 || read(c, &ch, 1) != 1 || ch != 'x')
 			atomic_fetch_add(&failed, 1);
 		close(c);
 	}
