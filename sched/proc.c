@@ -73,6 +73,7 @@
 #include "runq.h"
 #include "sighandler.h"
 #include "sigtask.h"
+#include "stack.h"
 #include "syscall.h"
 #include "task.h"
 #include "throw.h"
@@ -676,6 +677,7 @@ top:;
 	 * its futex, as Go's does: an I/O event then costs one wake-up, and
 	 * the woken worker runs the task itself. */
 	wt_sig_idle(m);
+	wt_stack_idle_trim();
 	if (wt_netpoll_block(m))
 		goto top; /* holding a proc, with the woken tasks queued on it */
 	wt_stopm(m); /* returns holding a proc */

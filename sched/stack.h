@@ -27,6 +27,7 @@ struct wt_overflow {
 };
 int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info);
 void wt_stack_scavenge(int64_t now);       /* sysmon: return free slots' memory */
+void wt_stack_idle_trim(void);             /* an idle worker: trim malloc's heaps after a scavenge */
 void wt_stack_stats(long *live, long *warm, long *nslots);
 void wt_stack_fork_reset(void);
 extern size_t wt_default_stack, wt_stack_max;

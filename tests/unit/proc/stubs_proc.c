@@ -17,6 +17,7 @@
  *                ever changed: wt_sig_block_more, wt_sig_thread_init and
  *                wt_sig_idle do nothing, nor does wt_sig_defer_run (no
  *                signal is deferred);
+ *   wt_stack_idle_trim  nothing (no stack arena, no scavenger);
  *   wt_tls_mode  1 (tls.c's default; never used: no test task has a thread
  *                pointer of its own to load);
  *   real         libc's pthread calls (worker.c creates worker threads) and
@@ -109,6 +110,10 @@ void wt_sig_defer_run(struct wt_m *m)
 void wt_sig_idle(struct wt_m *m)
 {
 	(void)m;
+}
+
+void wt_stack_idle_trim(void)
+{
 }
 
 uint64_t wt_sig_thread_init(struct wt_m *m)
