@@ -57,7 +57,8 @@
  * a global ring; sysmon's scavenger (wt_stack_scavenge) returns the memory
  * of slots that stayed free for a second (pages, page-table pages and
  * guard markers: each run of adjacent slots is mapped afresh), as Go's
- * scavenger does.  A stack
+ * scavenger does, and then has the next idle worker trim malloc's heaps
+ * (wt_stack_idle_trim: the DTVs those tasks freed at exit).  A stack
  * that grew gives its extra slots back at once (cold).
  *
  * Three kinds of stack, by what the program asked for (pthread_getattr_np
