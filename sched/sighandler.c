@@ -589,6 +589,19 @@ bool wt_sig_defer_poke(void)
 	return any;
 }
 
+/* Takes the lowest deferred signal of the set *r (from m->defer_ready):
+ * removes it from *r, copies its siginfo to *si, then frees its slot for
+ * the next defer of that signal.  Returns the signal number. */
+static int defer_take(struct wt_m *m, uint64_t *r, siginfo_t *si)
+{
+	uint64_t bit = *r & -*r;
+	*r &= ~bit;
+	int sig = __builtin_ctzll(bit) + 1;
+	*si = m->defer_info[sig];
+	atomic_fetch_and(&m->defer_claim, ~bit);
+	return sig;
+}
+
 /* Context: the SIGURG handler of a poke (every signal blocked), on the
  * thread the deferred signals came to; uc is what the poke interrupted.
  * Raised now they would be delivered there as the handler returns: if that
@@ -607,12 +620,9 @@ void wt_sig_redeliver(void *uc)
 	if (interrupted_weft(uc))
 		return; /* still inside: sysmon pokes again */
 	uint64_t r = atomic_exchange_explicit(&m->defer_ready, 0, memory_order_acquire);
+	siginfo_t si;
 	while (r) {
-		uint64_t bit = r & -r;
-		r &= ~bit;
-		int sig = __builtin_ctzll(bit) + 1;
-		siginfo_t si = m->defer_info[sig];
-		atomic_fetch_and(&m->defer_claim, ~bit);
+		int sig = defer_take(m, &r, &si);
 		wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, sig, (long)&si, 0, 0);
 	}
 }
@@ -632,13 +642,10 @@ void wt_sig_defer_run(struct wt_m *m)
 		return;
 	atomic_store_explicit(&m->defer_own, 0, memory_order_relaxed);
 	uint64_t r = atomic_exchange_explicit(&m->defer_ready, 0, memory_order_acquire);
+	siginfo_t si;
 	while (r) {
-		uint64_t bit = r & -r;
-		r &= ~bit;
-		int sig = __builtin_ctzll(bit) + 1;
-		siginfo_t si = m->defer_info[sig];
-		atomic_fetch_and(&m->defer_claim, ~bit);
-		if (t && !t->sig_hold && !(t->sigmask & bit))
+		int sig = defer_take(m, &r, &si);
+		if (t && !t->sig_hold && !(t->sigmask & (1ull << (sig - 1))))
 			wt_syscall6_sigok(SYS_rt_tgsigqueueinfo, wt_pid, t->m->ostid, sig, (long)&si, 0, 0);
 		else
 			route(sig, &si);
