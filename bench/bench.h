@@ -3,6 +3,7 @@
 #define BENCH_H
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -155,4 +156,38 @@ static inline long raise_nofile(void)
 	getrlimit(RLIMIT_NOFILE, &rl);
 	return (long)rl.rlim_cur;
 }
+/* Creates up to n threads running fn with attributes a (NULL: default);
+ * the first failure is printed and ends the loop.  Returns how many
+ * started. */
+static inline long create_threads(pthread_t *th, long n, const pthread_attr_t *a,
+				  void *(*fn)(void *))
+{
+	long ok = 0;
+	for (long i = 0; i < n; i++) {
+		int e = pthread_create(&th[i], a, fn, NULL);
+		if (e) {
+			printf("thread %ld failed: %s\n", i + 1, strerror(e));
+			break;
+		}
+		ok++;
+	}
+	return ok;
+}
+
+/* With mu held: waits until *count reaches want, on cv (signalled now and
+ * then by the threads) and at least once a millisecond.  Returns with mu
+ * held. */
+static inline void wait_count(pthread_mutex_t *mu, pthread_cond_t *cv, const long *count,
+			      long want)
+{
+	while (*count < want) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 1000000;
+		if (ts.tv_nsec >= 1000000000)
+			ts.tv_sec++, ts.tv_nsec -= 1000000000;
+		pthread_cond_timedwait(cv, mu, &ts);
+	}
+}
+
 #endif

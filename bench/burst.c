@@ -45,25 +45,10 @@ int main(int argc, char **argv)
 	printf("start:             %ld KB\n", mem_kb());
 	long peak = 0;
 	for (long r = 1; r <= rounds; r++) {
-		long ok = 0;
 		double t0 = now_s();
-		for (long i = 0; i < n; i++) {
-			int e = pthread_create(&th[i], NULL, customer, NULL);
-			if (e) {
-				printf("thread %ld failed: %s\n", i + 1, strerror(e));
-				break;
-			}
-			ok++;
-		}
+		long ok = create_threads(th, n, NULL, customer);
 		pthread_mutex_lock(&mu);
-		while (started < ok) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += 1000000;
-			if (ts.tv_nsec >= 1000000000)
-				ts.tv_sec++, ts.tv_nsec -= 1000000000;
-			pthread_cond_timedwait(&arrived, &mu, &ts);
-		}
+		wait_count(&mu, &arrived, &started, ok);
 		open_ = 1;
 		pthread_cond_broadcast(&opened);
 		pthread_mutex_unlock(&mu);

@@ -43,24 +43,9 @@ int main(int argc, char **argv)
 	long rss0 = proc_status("VmRSS"), pte0 = proc_status("VmPTE");
 	long vm0 = proc_status("VmSize"), ks0 = meminfo("KernelStack");
 	double t0 = now_s();
-	long ok = 0;
-	for (long i = 0; i < n; i++) {
-		int e = pthread_create(&th[i], &attr, customer, NULL);
-		if (e) {
-			printf("thread %ld failed: %s\n", i + 1, strerror(e));
-			break;
-		}
-		ok++;
-	}
+	long ok = create_threads(th, n, &attr, customer);
 	pthread_mutex_lock(&mu);
-	while (started < ok) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000000;
-		if (ts.tv_nsec >= 1000000000)
-			ts.tv_sec++, ts.tv_nsec -= 1000000000;
-		pthread_cond_timedwait(&arrived, &mu, &ts);
-	}
+	wait_count(&mu, &arrived, &started, ok);
 	pthread_mutex_unlock(&mu);
 	double t1 = now_s();
 	long threads = proc_status("Threads");
