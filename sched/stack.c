@@ -838,6 +838,9 @@ void wt_sort_ints(int *v, int n) /* ascending; heapsort, no allocation */
 	}
 }
 
+#define HEAP_TRIM_SLOTS 64 /* slots returned in one look that make the heap worth trimming */
+static _Atomic bool heap_trim_wanted; /* [atomic] set by the scavenger, taken by wt_stack_idle_trim */
+
 /* sysmon: return the memory of slots that stayed warm and unused for a
  * second, as Go's background scavenger does.  The slots taken (BUSY) are
  * sorted, and each run of adjacent ones is mapped afresh with one
@@ -848,9 +851,6 @@ void wt_sort_ints(int *v, int n) /* ascending; heapsort, no allocation */
  * The slots go back cold with no G0 guard: the next owner installs it
  * (one madvise, and a page-table page, at its creation).  Context: sysmon,
  * the only caller (trim[] is its own). */
-#define HEAP_TRIM_SLOTS 64 /* slots returned in one look that make the heap worth trimming */
-static _Atomic bool heap_trim_wanted; /* [atomic] set by the scavenger, taken by wt_stack_idle_trim */
-
 void wt_stack_scavenge(int64_t now)
 {
 	/* An empty ring, nothing to trim: a lock-free look at its length
