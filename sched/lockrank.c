@@ -56,6 +56,7 @@ static const char *const names[WT_RANK_COUNT] = {
 	[WT_RANK_RTQ] = "RTQ",
 	[WT_RANK_STACK_PACK] = "STACK_PACK",
 	[WT_RANK_STACK] = "STACK",
+	[WT_RANK_UNJOINED] = "UNJOINED",
 	[WT_RANK_SLAB] = "SLAB",
 };
 

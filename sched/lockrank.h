@@ -45,6 +45,7 @@
  *                 inheritance finds the holder) and PARK
  *   STACK_PACK    stack_pack.c: the lists of packed stacks' units
  *   STACK         stack.c: the arena's slot hints
+ *   UNJOINED      unjoined.c: exited tasks by pthread_t
  *   SLAB          slab.c: each slab's free list; innermost
  */
 #ifndef WEFT_LOCKRANK_H
@@ -69,6 +70,7 @@ enum wt_lockrank {
 	WT_RANK_RTQ,
 	WT_RANK_STACK_PACK,
 	WT_RANK_STACK,
+	WT_RANK_UNJOINED,
 	WT_RANK_SLAB,
 	WT_RANK_COUNT
 };

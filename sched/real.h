@@ -64,6 +64,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(pthread_getaffinity_np)                                              \
 	/* signals: shim/signal.c; crash.c, dump.c, preempt.c, sighandler.c */ \
 	R(pthread_sigmask) R(sigaction) R(pthread_kill) R(sigtimedwait)        \
+	R(pthread_sigqueue)                                                    \
 	/* shim/pthread_mutex.c, pthread_cond.c */                             \
 	R(pthread_mutex_lock) R(pthread_mutex_trylock)                         \
 	R(pthread_mutex_timedlock) O(pthread_mutex_clocklock)                  \

@@ -92,6 +92,11 @@ struct wt_task {
 					 * (pthread_attr_setstacksize) */
 	bool stack_packed;              /* [const] a unit of a pack (stack_pack.c) in slot */
 	bool offarena_dead;             /* [sched.alllock] exited, on task.c's offarena_dead */
+	/* [g0 at exit, then its joiner or detacher] exited and gave its stack
+	 * back before its join: tp is held in unjoined.c's table, chained
+	 * through unjoined_next [unjoined.lock] */
+	bool unjoined;
+	struct wt_task *unjoined_next;
 	/* Wait state: one wait at a time, so these live here, not on the stack. */
 	struct wt_waiter waiter;        /* [owner m] */
 	struct wt_timer timer;          /* [owner m] deadline of the current wait */

@@ -102,6 +102,7 @@
 #include "stack_pack.h"
 #include "syscall.h"
 #include "tls.h"
+#include "unjoined.h"
 
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
@@ -131,6 +132,8 @@ static struct {
 	_Atomic uintptr_t *st;        /* [CAS] ST_* or owner; by k (dense) */
 	_Atomic unsigned char *g0;    /* [slot owner] guard installed at G0; by k */
 	_Atomic unsigned char *ended; /* [atomic] WT_ENDED_* of a free home slot's last task; by k */
+	_Atomic uint32_t *resv;       /* [atomic] TCB places (tcb_top) an unjoined task's
+				       * pthread_t holds, bit j = j alignments down; by k */
 	bool madv;                    /* [const] guard markers work */
 	wt_lock_t lock;               /* the hints below */
 	uint32_t next;                /* [A.lock] k never handed out yet */
@@ -174,7 +177,7 @@ static void k_split(int *ab, int *cb)
 	*cb = A.bits - 4 - *ab;
 }
 
-static int slot_of_k(uint32_t k)
+__attribute__((const)) static int slot_of_k(uint32_t k)
 {
 	int ab, cb;
 	k_split(&ab, &cb);
@@ -183,7 +186,7 @@ static int slot_of_k(uint32_t k)
 	return (int)((region << 4) | (15 - bitrev(b, 4)));
 }
 
-static uint32_t k_of_slot(int s)
+__attribute__((const)) static uint32_t k_of_slot(int s)
 {
 	int ab, cb;
 	k_split(&ab, &cb);
@@ -263,10 +266,11 @@ static int stack_init(void)
 	A.st = wt_mmap_anon(sizeof(*A.st) * A.nslots);
 	A.g0 = wt_mmap_anon(A.nslots);
 	A.ended = wt_mmap_anon(A.nslots);
+	A.resv = wt_mmap_anon(sizeof(*A.resv) * A.nslots);
 	A.cold = wt_mmap_anon((size_t)A.nslots / 8);
 	A.coldsum = wt_mmap_anon((size_t)A.nslots / 8 / 64 + 8);
 	A.ring = wt_mmap_anon(sizeof(*A.ring) * A.nslots);
-	if (!A.st || !A.g0 || !A.ended || !A.cold || !A.coldsum || !A.ring)
+	if (!A.st || !A.g0 || !A.ended || !A.resv || !A.cold || !A.coldsum || !A.ring)
 		return -ENOMEM;
 	/* Probe MADV_GUARD_INSTALL once, on the bottom slot's G0. */
 	A.madv = madv(slot_g0(0), PAGE, MADV_GUARD_INSTALL) == 0;
@@ -438,7 +442,19 @@ static void guard_remove_len(char *p, size_t len)
  * pack), or -1; its base; guard pages. */
 int wt_stack_slot_claim(uintptr_t owner)
 {
-	return slot_take(NULL, (struct wt_task *)owner);
+	/* Never a slot that holds an unjoined task's pthread_t: a unit's TCB
+	 * could land on it.  Such slots are taken and given back (a few). */
+	int held[8], n = 0, s;
+	while ((s = slot_take(NULL, (struct wt_task *)owner)) >= 0 &&
+	       atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed) && n < 8)
+		held[n++] = s;
+	if (s >= 0 && atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed)) {
+		slot_give(s, NULL, true);
+		s = -1;
+	}
+	while (n > 0)
+		slot_give(held[--n], NULL, true);
+	return s;
 }
 
 char *wt_stack_slot_base(int s)
@@ -471,6 +487,28 @@ static int stack_tls(struct wt_task *t, char *top, char *block_lo, size_t block_
 	return 0;
 }
 
+/* Where the TCB of slot s's new owner ends: at the top, or the fewest
+ * alignments lower that puts its pthread_t on no unjoined task's (a slot
+ * holds at most 32 of them: wt_stack_exit_release).  Context: s's new
+ * owner. */
+static char *tcb_top(int s, char *top)
+{
+	uint32_t held = atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed);
+	if (!held)
+		return top;
+	/* All 32 held: place 32, which no exit reserves. */
+	int j = ~held ? __builtin_ctz(~held) : 32;
+	return top - (size_t)j * wt_tls_static_align;
+}
+
+/* Which alignment down from the top of its home slot t's TCB sits at. */
+static int tcb_place(struct wt_task *t)
+{
+	uintptr_t top = (uintptr_t)slot_top((int)((t->tp - (uintptr_t)A.base) >> SLOT_SHIFT));
+	return (int)((WT_ALIGN_DOWN(top - wt_tcb_size, wt_tls_static_align) - t->tp) /
+		     wt_tls_static_align);
+}
+
 /* glibc's least stack under the TCB and static TLS (MINIMAL_REST_STACK):
  * a fixed stack that leaves less is refused with EINVAL, as by glibc. */
 #define REST_MIN 2048
@@ -497,7 +535,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 	size_t max = fixed ? size : wt_stack_max > size ? wt_stack_max : size;
 	size_t span = fixed ? size + glen : size + tlsroom + PAGE;
 	int need = (int)((span + SLOT - 1) >> SLOT_SHIFT);
-	char *lo, *top;
+	char *lo, *top, *tcbtop;
 	int s = -1;
 	t->slot = -1;
 	t->stack_fixed = fixed;
@@ -554,6 +592,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 		}
 		t->stack_top = top;
 		atomic_fetch_add_explicit(&A.nlive, 1, memory_order_relaxed);
+		tcbtop = tcb_top(s, top);
 	} else {
 		if (need <= A.nslots / 4) {
 			if (!A.full_said) {
@@ -575,7 +614,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 			return -EAGAIN;
 		wt_syscall6(SYS_mprotect, m, (long)glen, PROT_NONE, 0, 0, 0);
 		lo = (char *)m + glen;
-		top = (char *)m + total;
+		top = tcbtop = (char *)m + total;
 		t->guard = (char *)m;
 		t->guard_len = glen;
 		t->stack_top = top;
@@ -585,7 +624,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 	t->stack_size = size;
 	t->stack_max = max;
 	t->stack_lo = lo;
-	return stack_tls(t, top, top - size, size);
+	return stack_tls(t, tcbtop, top - size, size);
 }
 
 /* A program-supplied stack [addr, addr + size) (pthread_attr_setstack):
@@ -710,6 +749,60 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
 		wt_syscall6(SYS_munmap, (long)t->guard, (long)(t->stack_top - t->guard), 0, 0, 0, 0);
 	}
 	t->stack_lo = NULL;
+}
+
+/* A joinable task has exited (context: g0, right after): its home slot
+ * goes back now, warm, instead of at its join, so the next spawn reuses it
+ * (a program that creates many threads and joins them later runs them on
+ * a few warm slots); its pthread_t stays reserved in unjoined.c until the
+ * join or detach (wt_stack_unjoined_end).  A slot keeps at most 32 such
+ * addresses (its later TCBs sit that many alignments lower at most), so an
+ * owner that finds them all taken keeps its stack until its join, as does
+ * a unit of a pack (its TCB has one place) and a stack outside the arena.
+ * true: released. */
+bool wt_stack_exit_release(struct wt_task *t, struct wt_p *p)
+{
+	int s = t->slot;
+	if (s < 0 || t->main || t->stack_packed || wt_tls_static_align > 64)
+		return false;
+	int j = tcb_place(t);
+	uint32_t held = atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed);
+	if (j >= 32 || ~held == 0)
+		return false;
+	/* Both before the slot is given back (release): its next owner sees
+	 * the place taken and the table entry. */
+	atomic_fetch_or_explicit(&A.resv[K(s)], 1u << j, memory_order_relaxed);
+	if (!wt_unjoined_add(t)) {
+		atomic_fetch_and_explicit(&A.resv[K(s)], ~(1u << j), memory_order_relaxed);
+		return false;
+	}
+	t->unjoined = true;
+	wt_stack_free(t, p, WT_ENDED_UNKNOWN);
+	return true;
+}
+
+/* The join or detach (ended: WT_ENDED_*) of a task wt_stack_exit_release
+ * released: its pthread_t is free for the slot's next TCBs, and a free
+ * slot remembers how it ended (wt_stack_ended; an owner claiming the slot
+ * meanwhile resets it).  Context: any. */
+void wt_stack_unjoined_end(struct wt_task *t, int ended)
+{
+	if (!t->unjoined)
+		return;
+	wt_unjoined_del(t);
+	int s = (int)((t->tp - (uintptr_t)A.base) >> SLOT_SHIFT);
+	atomic_fetch_and_explicit(&A.resv[K(s)], ~(1u << tcb_place(t)), memory_order_relaxed);
+	if (atomic_load_explicit(&A.st[K(s)], memory_order_relaxed) <= ST_WARM)
+		atomic_store_explicit(&A.ended[K(s)], (unsigned char)ended, memory_order_relaxed);
+	t->unjoined = false;
+}
+
+/* addr lies in the arena: a pthread_t there is a slot owner's, an
+ * unjoined task's (unjoined.c) or stale. */
+bool wt_stack_in_arena(uintptr_t addr)
+{
+	return atomic_load_explicit(&inited, memory_order_acquire) && A.nslots > 0 &&
+	       addr >= (uintptr_t)A.base && addr < (uintptr_t)slot_top(A.nslots - 1);
 }
 
 /* A pthread_t used after its task was released: how that task ended, as

@@ -17,6 +17,12 @@ void wt_stack_prepare(const void *buf, size_t len);
 enum { WT_ENDED_UNKNOWN = 0, WT_ENDED_JOINED = 1, WT_ENDED_DETACHED = 2 };
 void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended); /* ended: WT_ENDED_* */
 struct wt_task *wt_stack_owner(uintptr_t addr); /* task whose slot holds addr */
+/* A joinable task exited: its slot goes back now, its pthread_t stays
+ * reserved (true), or it keeps its stack until its join (false).
+ * Context: g0. */
+bool wt_stack_exit_release(struct wt_task *t, struct wt_p *p);
+void wt_stack_unjoined_end(struct wt_task *t, int ended); /* its join or detach */
+bool wt_stack_in_arena(uintptr_t addr);
 int wt_stack_ended(uintptr_t addr); /* WT_ENDED_* of a free slot's last task; -1: not the arena */
 
 /* What a fault at a guard page was (wt_stack_grow). */

@@ -72,6 +72,7 @@
 #include "start.h"
 #include "syscall.h"
 #include "task.h"
+#include "unjoined.h"
 #include "timeline.h"
 #include "pshared.h"
 #include "throw.h"
@@ -237,6 +238,7 @@ void wt_task_release(struct wt_task *t, struct wt_p *p, int ended)
 		t->offarena_dead = false;
 		wt_unlock(&wt_sched.alllock);
 	}
+	wt_stack_unjoined_end(t, ended);
 	wt_stack_free(t, p, ended);
 	if (!t->main)
 		wt_slab_free(&task_slab, t);
@@ -257,7 +259,11 @@ struct wt_task *wt_task_from_pthread(uintptr_t pt)
 	struct wt_task *t = wt_stack_owner(pt);
 	if (t && t->tp == pt)
 		return t;
-	if (!t && pt) {
+	/* After the owner check: an exiting task enters the table before its
+	 * slot goes back. */
+	if (wt_stack_in_arena(pt))
+		return wt_unjoined_find(pt);
+	if (pt) {
 		/* A stack outside the arena (program-supplied, or a mapping of
 		 * its own): search the live tasks, then the exited ones. */
 		wt_lock(&wt_sched.alllock);
@@ -367,6 +373,12 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 	atomic_store(&t->state, WT_DEAD);
 	task_unlink(t);
 	long left = atomic_fetch_sub(&wt_ntasks, 1) - 1;
+	/* Joinable and no joiner waiting yet: its stack goes back now, before
+	 * the exchange (after it, a join may free t); a detach or join
+	 * meanwhile finds it released.  A waiting joiner releases it at once
+	 * itself. */
+	if (atomic_load(&t->join) == WT_JOINABLE)
+		wt_stack_exit_release(t, m->p);
 	int old = atomic_exchange(&t->join, WT_EXITED);
 	if (old == WT_DETACHED)
 		wt_task_release(t, m->p, WT_ENDED_DETACHED);
@@ -602,6 +614,7 @@ void wt_task_fork_reset(struct wt_task *self)
 	atomic_store_explicit(&wt_sched.alllock.v, 0, memory_order_relaxed);
 	wt_sched.alltasks = NULL;
 	offarena_dead = NULL; /* the other tasks' records leak, as their stacks do */
+	wt_unjoined_fork_reset();
 	if (self) {
 		self->alllink = self->allprev = NULL;
 		wt_sched.alltasks = self;

@@ -214,6 +214,20 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 	return -wt_sig_send(t, sig);
 }
 
+/* pthread_sigqueue: glibc's sends to the tid in the thread's TCB, which
+ * the kernel refuses for a task (a task's id is not a kernel thread's).
+ * An exited task's pthread_t may lie in memory another task's stack uses
+ * now (stack.c: wt_stack_exit_release), so that tid is not read for it:
+ * ESRCH, as glibc says once the kernel cleared an exited thread's tid. */
+WT_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)
+{
+	struct wt_task *t = wt_runtime_on() ? wt_task_from_pthread(th) : NULL;
+	wt_real_init();
+	if ((t && wt_task_dead(t)) || (!t && wt_runtime_on() && wt_task_ended(th) >= 0))
+		return ESRCH;
+	return real.pthread_sigqueue(th, sig, val);
+}
+
 /* raise: the signal is the calling task's, as pthread_kill(pthread_self())
  * makes it (libc's would queue a blocked one on the worker thread, where
  * the next task run there would find it pending).  Delivered before it

@@ -26,6 +26,7 @@
 
 #include "redirect.h"
 #include "stubs.h"
+#include "sched/unjoined.h"
 
 #define PAGE 4096ul
 #define REGION (2ul << 20)
@@ -515,6 +516,76 @@ Test(stack, small_fixed_stacks_are_packed_and_keep_their_guards)
 	memset(w, 0, sizeof *w);
 	cr_assert_eq(wt_stack_alloc(w, 1 * MIB, PAGE, true), 0);
 	cr_assert_not(w->stack_packed);
+}
+
+/* What a task's exit does before its join (task.c: after_exit): its home
+ * slot goes back warm at once; its pthread_t (the TCB address) stays
+ * reserved, so the slot's next owner puts its TCB one alignment lower. */
+Test(stack, an_unjoined_exit_gives_the_slot_back_and_keeps_its_pthread_t)
+{
+	struct wt_p *p = &stub_procs[0];
+	stub_curp = p;
+	struct wt_task *a = alloc(0, 0);
+	int s = a->slot;
+	uintptr_t pa = a->tp;
+	char *top = a->stack_top;
+	top[-PAGE] = 5;
+	cr_assert(wt_stack_exit_release(a, p));
+	cr_assert(a->unjoined);
+	cr_assert_eq(a->slot, -1);
+	cr_assert_null(wt_stack_owner(pa), "the slot is free");
+	cr_assert_eq(wt_unjoined_find(pa), a);
+	cr_assert(wt_stack_in_arena(pa));
+	struct wt_task *b = alloc(1, 0);
+	cr_assert_eq(b->slot, s, "reused at once");
+	cr_assert_eq(top[-PAGE], 5, "warm");
+	cr_assert_eq(b->tp, pa - 64, "its TCB one alignment lower");
+	cr_assert_eq(b->stack_top, top, "the reported stack is the slot's");
+	cr_assert_eq(wt_stack_owner(pa), b);
+	/* b exits unjoined too; a's join frees a's place for the next owner. */
+	cr_assert(wt_stack_exit_release(b, p));
+	cr_assert_eq(wt_unjoined_find(pa - 64), b);
+	cr_assert_eq(alloc(2, 0)->tp, pa - 128);
+	wt_stack_unjoined_end(a, WT_ENDED_JOINED);
+	cr_assert_not(a->unjoined);
+	cr_assert_null(wt_unjoined_find(pa));
+	wt_stack_free(&tasks[2], p, WT_ENDED_JOINED);
+	cr_assert_eq(wt_stack_ended(pa), WT_ENDED_JOINED);
+	cr_assert_eq(alloc(3, 0)->tp, pa, "the top place again");
+	wt_stack_unjoined_end(b, WT_ENDED_DETACHED);
+	cr_assert_null(wt_unjoined_find(pa - 64));
+}
+
+/* A slot holds at most 32 unjoined pthread_t's: then its owner keeps its
+ * stack until its join, and a new owner's TCB goes below all 32.  A pack
+ * never takes a slot that holds one (a unit's TCB has one place). */
+Test(stack, a_slot_holds_32_unjoined_pthread_ts)
+{
+	struct wt_p *p = &stub_procs[0];
+	stub_curp = p;
+	struct wt_task *t = alloc(0, 0);
+	int s = t->slot;
+	uintptr_t p0 = t->tp;
+	for (int i = 1; i <= 32; i++) {
+		cr_assert(wt_stack_exit_release(t, p), "exit %d", i);
+		t = alloc(i, 0);
+		cr_assert_eq(t->slot, s);
+		cr_assert_eq(t->tp, p0 - (uintptr_t)i * 64);
+	}
+	cr_assert_not(wt_stack_exit_release(t, p), "all 32 places held");
+	cr_assert_eq(t->slot, s, "it keeps its stack");
+	stub_curp = NULL;
+	wt_stack_free(t, NULL, WT_ENDED_JOINED); /* to the ring, where a pack looks */
+	struct wt_task *u = &tasks[40];
+	memset(u, 0, sizeof *u);
+	cr_assert_eq(wt_stack_alloc(u, 64 << 10, PAGE, true), 0);
+	cr_assert(u->stack_packed);
+	cr_assert_neq(u->slot, s, "a pack skips the slot");
+	for (int i = 0; i < 32; i++)
+		wt_stack_unjoined_end(&tasks[i], WT_ENDED_JOINED);
+	cr_assert_null(wt_unjoined_find(p0));
+	cr_assert_eq(alloc(41, 0)->slot, s, "the ring still has it");
+	cr_assert_eq(tasks[41].tp, p0);
 }
 
 Test(stack, scavenger_trims_free_units_and_remaps_an_empty_pack)
