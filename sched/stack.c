@@ -132,7 +132,7 @@ static struct {
 	_Atomic uintptr_t *st;        /* [CAS] ST_* or owner; by k (dense) */
 	_Atomic unsigned char *g0;    /* [slot owner] guard installed at G0; by k */
 	_Atomic unsigned char *ended; /* [atomic] WT_ENDED_* of a free home slot's last task; by k */
-	_Atomic uint32_t *resv;       /* [atomic] TCB places (tcb_top) an unjoined task's
+	_Atomic uint64_t *resv;       /* [atomic] TCB places (tcb_top) an unjoined task's
 				       * pthread_t holds, bit j = j alignments down; by k */
 	bool madv;                    /* [const] guard markers work */
 	wt_lock_t lock;               /* the hints below */
@@ -489,15 +489,15 @@ static int stack_tls(struct wt_task *t, char *top, char *block_lo, size_t block_
 
 /* Where the TCB of slot s's new owner ends: at the top, or the fewest
  * alignments lower that puts its pthread_t on no unjoined task's (a slot
- * holds at most 32 of them: wt_stack_exit_release).  Context: s's new
+ * holds at most 64 of them: wt_stack_exit_release).  Context: s's new
  * owner. */
 static char *tcb_top(int s, char *top)
 {
-	uint32_t held = atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed);
+	uint64_t held = atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed);
 	if (!held)
 		return top;
-	/* All 32 held: place 32, which no exit reserves. */
-	int j = ~held ? __builtin_ctz(~held) : 32;
+	/* All 64 held: place 64, which no exit reserves. */
+	int j = ~held ? __builtin_ctzll(~held) : 64;
 	return top - (size_t)j * wt_tls_static_align;
 }
 
@@ -755,7 +755,7 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
  * goes back now, warm, instead of at its join, so the next spawn reuses it
  * (a program that creates many threads and joins them later runs them on
  * a few warm slots); its pthread_t stays reserved in unjoined.c until the
- * join or detach (wt_stack_unjoined_end).  A slot keeps at most 32 such
+ * join or detach (wt_stack_unjoined_end).  A slot keeps at most 64 such
  * addresses (its later TCBs sit that many alignments lower at most), so an
  * owner that finds them all taken keeps its stack until its join, as does
  * a unit of a pack (its TCB has one place) and a stack outside the arena.
@@ -766,14 +766,14 @@ bool wt_stack_exit_release(struct wt_task *t, struct wt_p *p)
 	if (s < 0 || t->main || t->stack_packed || wt_tls_static_align > 64)
 		return false;
 	int j = tcb_place(t);
-	uint32_t held = atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed);
-	if (j >= 32 || ~held == 0)
+	uint64_t held = atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed);
+	if (j >= 64 || ~held == 0)
 		return false;
 	/* Both before the slot is given back (release): its next owner sees
 	 * the place taken and the table entry. */
-	atomic_fetch_or_explicit(&A.resv[K(s)], 1u << j, memory_order_relaxed);
+	atomic_fetch_or_explicit(&A.resv[K(s)], 1ull << j, memory_order_relaxed);
 	if (!wt_unjoined_add(t)) {
-		atomic_fetch_and_explicit(&A.resv[K(s)], ~(1u << j), memory_order_relaxed);
+		atomic_fetch_and_explicit(&A.resv[K(s)], ~(1ull << j), memory_order_relaxed);
 		return false;
 	}
 	t->unjoined = true;
@@ -791,7 +791,7 @@ void wt_stack_unjoined_end(struct wt_task *t, int ended)
 		return;
 	wt_unjoined_del(t);
 	int s = (int)((t->tp - (uintptr_t)A.base) >> SLOT_SHIFT);
-	atomic_fetch_and_explicit(&A.resv[K(s)], ~(1u << tcb_place(t)), memory_order_relaxed);
+	atomic_fetch_and_explicit(&A.resv[K(s)], ~(1ull << tcb_place(t)), memory_order_relaxed);
 	if (atomic_load_explicit(&A.st[K(s)], memory_order_relaxed) <= ST_WARM)
 		atomic_store_explicit(&A.ended[K(s)], (unsigned char)ended, memory_order_relaxed);
 	t->unjoined = false;
