@@ -245,10 +245,11 @@ void wt_task_release(struct wt_task *t, struct wt_p *p, int ended)
 }
 
 /* sysmon: the task records of released tasks give their pages back
- * (slab.c).  Context: sysmon. */
+ * (slab.c), and so does an empty table of unjoined ones.  Context: sysmon. */
 void wt_task_scavenge(int64_t now)
 {
 	wt_slab_trim(&task_slab, now);
+	wt_unjoined_scavenge(now);
 }
 
 /* pthread_t -> task.  NULL for threads weft did not create. */

@@ -13,6 +13,7 @@ bool wt_unjoined_add(struct wt_task *t);
 void wt_unjoined_del(struct wt_task *t);
 /* The exited task whose pthread_t is pt, or NULL.  Context: any. */
 struct wt_task *wt_unjoined_find(uintptr_t pt);
+void wt_unjoined_scavenge(int64_t now); /* sysmon */
 void wt_unjoined_fork_reset(void);
 
 #endif
