@@ -132,6 +132,9 @@ static struct {
 	_Atomic uintptr_t *st;        /* [CAS] ST_* or owner; by k (dense) */
 	_Atomic unsigned char *g0;    /* [slot owner] guard installed at G0; by k */
 	_Atomic unsigned char *ended; /* [atomic] WT_ENDED_* of a free home slot's last task; by k */
+	/* [atomic bits] by region (16 slots: one PMD page): a slot of it
+	 * was owned since the region was last mapped afresh whole */
+	_Atomic uint64_t *used;
 	_Atomic uint64_t *resv;       /* [atomic] TCB places (tcb_top) an unjoined task's
 				       * pthread_t holds, bit j = j alignments down; by k */
 	bool madv;                    /* [const] guard markers work */
@@ -146,6 +149,10 @@ static struct {
 	_Atomic long nlive;           /* [atomic] home slots in use */
 	bool full_said;
 } A = { .lock = WT_LOCK_INIT(WT_RANK_STACK) };
+
+/* A trim or a cold release happened: sysmon's sweep (below) looks at the
+ * regions a second later. */
+static _Atomic bool sweep_wanted;
 
 static char *slot_base(int s) { return A.base + ((size_t)s << SLOT_SHIFT); }
 static char *slot_top(int s) { return A.base + ((size_t)(s + 1) << SLOT_SHIFT); }
@@ -267,10 +274,11 @@ static int stack_init(void)
 	A.g0 = wt_mmap_anon(A.nslots);
 	A.ended = wt_mmap_anon(A.nslots);
 	A.resv = wt_mmap_anon(sizeof(*A.resv) * A.nslots);
+	A.used = wt_mmap_anon((size_t)A.nslots / 16 / 8 + 8);
 	A.cold = wt_mmap_anon((size_t)A.nslots / 8);
 	A.coldsum = wt_mmap_anon((size_t)A.nslots / 8 / 64 + 8);
 	A.ring = wt_mmap_anon(sizeof(*A.ring) * A.nslots);
-	if (!A.st || !A.g0 || !A.ended || !A.resv || !A.cold || !A.coldsum || !A.ring)
+	if (!A.st || !A.g0 || !A.ended || !A.resv || !A.used || !A.cold || !A.coldsum || !A.ring)
 		return -ENOMEM;
 	/* Probe MADV_GUARD_INSTALL once, on the bottom slot's G0. */
 	A.madv = madv(slot_g0(0), PAGE, MADV_GUARD_INSTALL) == 0;
@@ -318,6 +326,10 @@ static bool claim(int s, struct wt_task *t, bool wait)
 							  memory_order_acquire, memory_order_relaxed)) {
 			if (v == ST_WARM)
 				atomic_fetch_sub_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
+			_Atomic uint64_t *w = &A.used[(s >> 4) >> 6];
+			uint64_t bit = 1ull << ((s >> 4) & 63);
+			if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
+				atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
 			return true;
 		}
 	}
@@ -392,6 +404,7 @@ static void slot_give(int s, struct wt_p *p, bool warm)
 		wt_lock(&A.lock);
 		cold_set(k_of_slot(s));
 		wt_unlock(&A.lock);
+		atomic_store_explicit(&sweep_wanted, true, memory_order_relaxed);
 		return;
 	}
 	atomic_fetch_add_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
@@ -934,6 +947,64 @@ void wt_sort_ints(int *v, int n) /* ascending; heapsort, no allocation */
 #define HEAP_TRIM_SLOTS 64 /* slots returned in one look that make the heap worth trimming */
 static _Atomic bool heap_trim_wanted; /* [atomic] set by the scavenger, taken by wt_stack_idle_trim */
 
+/* A region's PMD page goes back only when one mapping covers the whole
+ * region.  Slots trimmed a few at a time (a pass adds at most TRIM_MAX
+ * region-mates), a remapped stack (stack_restore) and the deep slots a
+ * grown stack gives back cold leave it, 4 KiB a region; after five rounds
+ * of 100,000 threads that was 3,500 of them (14 MB).  So, a second after
+ * the last trim or cold release, when no warm slot waits, sysmon maps
+ * afresh, whole, each region that was used (A.used) and whose 16 slots
+ * are all cold now, at most SWEEP_MAX per tick, going on from where it
+ * stopped. */
+#define SWEEP_MAX 256
+static int64_t sweep_at;          /* [sysmon] mono ns of the next sweep, 0 = none */
+static uint32_t sweep_word;       /* [sysmon] where the sweep goes on, in A.used */
+
+/* Region r whole, if its 16 slots are all cold: true when mapped. */
+static bool sweep_region(int r)
+{
+	int got = 0;
+	for (; got < 16; got++) {
+		uintptr_t v = ST_COLD;
+		if (!atomic_compare_exchange_strong(&A.st[K((r << 4) + got)], &v, ST_BUSY))
+			break;
+	}
+	if (got == 16) {
+		atomic_fetch_and_explicit(&A.used[r >> 6], ~(1ull << (r & 63)), memory_order_relaxed);
+		char *b = slot_base(r << 4);
+		wt_syscall6(SYS_mmap, (long)b, (long)(16 * SLOT), PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	}
+	for (int i = 0; i < got; i++) {
+		atomic_store_explicit(&A.g0[K((r << 4) + i)], 0, memory_order_relaxed);
+		atomic_store_explicit(&A.st[K((r << 4) + i)], ST_COLD, memory_order_release);
+	}
+	return got == 16;
+}
+
+static void sweep(int64_t now)
+{
+	if (atomic_load_explicit(&sweep_wanted, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&sweep_wanted, false, memory_order_relaxed)) {
+		sweep_at = now + 1000000000ll;
+		sweep_word = 0;
+	}
+	if (!sweep_at || now < sweep_at || atomic_load_explicit(&A.ringn, memory_order_relaxed))
+		return;
+	uint32_t nwords = (uint32_t)(A.nslots >> 4) / 64 + 1;
+	int done = 0;
+	for (; sweep_word < nwords; sweep_word++) {
+		uint64_t w = atomic_load_explicit(&A.used[sweep_word], memory_order_relaxed);
+		for (; w; w &= w - 1) {
+			int r = (int)(sweep_word * 64 + (uint32_t)__builtin_ctzll(w));
+			if (r < A.nslots >> 4 && sweep_region(r) && ++done == SWEEP_MAX)
+				return; /* this word again next tick */
+		}
+	}
+	sweep_word = 0;
+	sweep_at = 0;
+}
+
 /* sysmon: return the memory of slots that stayed warm and unused for a
  * second, as Go's background scavenger does.  The slots taken (BUSY) are
  * sorted, and each run of adjacent ones is mapped afresh with one
@@ -954,6 +1025,7 @@ void wt_stack_scavenge(int64_t now)
 	if (!atomic_load_explicit(&inited, memory_order_acquire))
 		return;
 	wt_pack_scavenge(now);
+	sweep(now);
 	if (atomic_load_explicit(&A.ringn, memory_order_relaxed) == 0)
 		return;
 	static int trim[TRIM_MAX * 2];
@@ -1013,6 +1085,7 @@ void wt_stack_scavenge(int64_t now)
 	wt_unlock(&A.lock);
 	if (mt >= HEAP_TRIM_SLOTS)
 		atomic_store_explicit(&heap_trim_wanted, true, memory_order_relaxed);
+	atomic_store_explicit(&sweep_wanted, true, memory_order_relaxed);
 }
 
 /*
