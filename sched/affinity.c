@@ -26,6 +26,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "proc.h"
+#include "slab.h"
 
 static uint64_t start_mask[WT_AFF_WORDS]; /* [alllock; written once] the process's at start */
 static bool start_read;                   /* [alllock] */
@@ -43,16 +44,46 @@ static void read_start(void)
 			start_mask[i] = ~0ull;
 }
 
+/* The masks tasks set (t->aff). */
+static struct wt_slab mask_slab = WT_SLAB_INIT(sizeof(uint64_t) * WT_AFF_WORDS);
+
 bool wt_aff_of(struct wt_task *t, uint64_t out[WT_AFF_WORDS])
 {
 	wt_lock(&wt_sched.alllock);
 	read_start();
-	const uint64_t *src = t->aff_set ? t->aff : start_mask;
+	const uint64_t *src = t->aff ? t->aff : start_mask;
 	for (int i = 0; i < WT_AFF_WORDS; i++)
 		out[i] = src[i];
-	bool own = t->aff_set;
+	bool own = t->aff != NULL;
 	wt_unlock(&wt_sched.alllock);
 	return own;
+}
+
+/* Gives t (not yet or no longer seen by others, or under alllock) the
+ * mask m; false when out of memory. */
+static bool mask_set(struct wt_task *t, const uint64_t m[WT_AFF_WORDS])
+{
+	if (!t->aff && !(t->aff = wt_slab_alloc(&mask_slab)))
+		return false;
+	for (int i = 0; i < WT_AFF_WORDS; i++)
+		t->aff[i] = m[i];
+	return true;
+}
+
+bool wt_aff_start(struct wt_task *t, const uint64_t m[WT_AFF_WORDS])
+{
+	return mask_set(t, m);
+}
+
+void wt_aff_release(struct wt_task *t)
+{
+	if (!t->aff)
+		return;
+	wt_lock(&wt_sched.alllock);
+	uint64_t *m = t->aff;
+	t->aff = NULL;
+	wt_unlock(&wt_sched.alllock);
+	wt_slab_free(&mask_slab, m);
 }
 
 int wt_aff_check(const uint64_t in[WT_AFF_WORDS], uint64_t out[WT_AFF_WORDS])
@@ -78,10 +109,10 @@ int wt_aff_set(struct wt_task *t, size_t len, const void *mask)
 	if (r)
 		return r;
 	wt_lock(&wt_sched.alllock);
-	for (int i = 0; i < WT_AFF_WORDS; i++)
-		t->aff[i] = m[i];
-	t->aff_set = true;
+	bool ok = mask_set(t, m);
 	wt_unlock(&wt_sched.alllock);
+	if (!ok)
+		return -ENOMEM;
 	wt_aff_apply();
 	return 0;
 }
@@ -113,7 +144,7 @@ void wt_aff_apply(void)
 	wt_lock(&wt_sched.alllock);
 	read_start();
 	for (struct wt_task *t = wt_sched.alltasks; t; t = t->alllink) {
-		const uint64_t *src = t->aff_set ? t->aff : start_mask;
+		const uint64_t *src = t->aff ? t->aff : start_mask;
 		for (int i = 0; i < WT_AFF_WORDS; i++)
 			u[i] |= src[i];
 	}

@@ -19,6 +19,10 @@ bool wt_aff_of(struct wt_task *t, uint64_t out[WT_AFF_WORDS]);
 int wt_aff_check(const uint64_t in[WT_AFF_WORDS], uint64_t out[WT_AFF_WORDS]);
 /* sched_setaffinity on t (len bytes of mask): 0, -EINVAL, -EFAULT. */
 int wt_aff_set(struct wt_task *t, size_t len, const void *mask);
+/* A new task's own mask, before anyone sees it: false when out of memory. */
+bool wt_aff_start(struct wt_task *t, const uint64_t m[WT_AFF_WORDS]);
+/* A released task's mask goes back (task.c). */
+void wt_aff_release(struct wt_task *t);
 /* sched_getaffinity on t: the bytes written (the kernel's mask size), or
  * -EINVAL / -EFAULT as the kernel answers for len. */
 int wt_aff_get(struct wt_task *t, size_t len, void *mask);

@@ -448,10 +448,8 @@ void wt_prio_start(struct wt_task *t, const struct wt_prio_init *in)
 	t->gl_policy = in->gl_policy;
 	t->gl_prio = in->gl_prio;
 	t->gl_flags = in->gl_flags;
-	t->aff_set = in->aff_set;
-	if (in->aff_set)
-		for (int i = 0; i < 16; i++)
-			t->aff[i] = in->aff[i];
+	if (in->aff_set && !wt_aff_start(t, in->aff))
+		wt_print("weft: no memory for a new thread's CPU mask; it has the process's\n");
 }
 
 void wt_prio_point_slow(void)

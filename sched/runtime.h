@@ -59,11 +59,16 @@ struct wt_task {
 	struct wt_task *schedlink;      /* [the queue holding it] run queue / wake list link */
 	struct wt_m *m;                 /* [owner m] worker running it */
 	_Atomic int state;              /* [atomic] enum wt_task_state */
+	_Atomic int join;               /* [atomic] enum wt_join_state; joiners park on it */
 	uint64_t id;                    /* [const] 1 = main */
 	int tid;                        /* [const] the value in its TCB's tid */
 	int psid;                       /* [owner m] owner id for process-shared locks, 0 =
 					 * none yet (pshared.c) */
 	int pslot;                      /* [owner m] psid's slot, < 0 = a repeated one */
+	/* [owner m; dump reads] bumped when the task starts and each time it is
+	 * switched back in, before it writes to its stack: dump.c reads a
+	 * parked task's stack and discards the walk if this moved. */
+	_Atomic uint32_t resumes;
 	uintptr_t tp;                   /* [const] thread pointer = pthread_t */
 	char *stack_lo, *stack_hi;      /* [const] lowest the stack may reach; its start */
 	char *stack_top;                /* [const] top of its slot or mapping; the
@@ -77,20 +82,19 @@ struct wt_task {
 	char *tls_block;                /* [const] weft's mapping holding the TCB of a task
 					 * on a program-supplied stack, else NULL */
 	size_t tls_block_len;           /* [const] */
-	_Atomic bool stack_dirty;       /* [atomic] the program changed mappings or
-					 * protection inside its stack (mmap, mprotect,
-					 * munmap): restored when the stack is released */
 	int slot;                       /* [const] home arena slot, -1 = own mapping */
 	int lowslot;                    /* [as guard] lowest slot its stack owns */
 	void *(*start)(void *);         /* [const] */
 	void *arg;                      /* [const] */
 	void *retval;                   /* [owner m] written before WT_EXITED (release) */
-	_Atomic int join;               /* [atomic] enum wt_join_state; joiners park on it */
 	bool main;                      /* [const] the program's main() */
 	bool user_stack;                /* [const] pthread_attr_setstack */
 	bool stack_fixed;               /* [const] a stack of exactly stack_size, no growth
 					 * (pthread_attr_setstacksize) */
 	bool stack_packed;              /* [const] a unit of a pack (stack_pack.c) in slot */
+	_Atomic bool stack_dirty;       /* [atomic] the program changed mappings or
+					 * protection inside its stack (mmap, mprotect,
+					 * munmap): restored when the stack is released */
 	bool offarena_dead;             /* [sched.alllock] exited, on task.c's offarena_dead */
 	/* [g0 at exit, then its joiner or detacher] exited and gave its stack
 	 * back before its join: tp is held in unjoined.c's table, chained
@@ -122,10 +126,6 @@ struct wt_task {
 	 * slice in the trace ends that arrow (timeline.c) */
 	uint64_t tl_flow;
 	uint64_t creator;               /* [const] id of the creating task, 0 = none */
-	/* [owner m; dump reads] bumped when the task starts and each time it is
-	 * switched back in, before it writes to its stack: dump.c reads a
-	 * parked task's stack and discards the walk if this moved. */
-	_Atomic uint32_t resumes;
 	/* Signals (sigtask.c).  Bit sig-1 stands for signal sig. */
 	uint64_t sigmask;               /* [owner m] blocked, exactly as the program set it */
 	_Atomic uint64_t sigpend;       /* [atomic] sent to this task, not yet raised */
@@ -137,12 +137,12 @@ struct wt_task {
 					 * the park to finish (park.c) */
 	unsigned sighandled;            /* [owner m; handler] program handlers run on it
 					 * (sigsuspend waits for one) */
-	stack_t sigstk;                 /* [owner m; handler] its sigaltstack (sigstack.c):
-					 * ss_size 0 = none */
 	/* Its one io_uring call in flight (uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
 	long uring_res;                 /* [written by the reaper before uring_done] */
+	stack_t sigstk;                 /* [owner m; handler] its sigaltstack (sigstack.c):
+					 * ss_size 0 = none */
 	/* Its CPU time (cpuclock.c), counted from the first read of a thread
 	 * CPU clock in the process on.  [owner m writes, inside cpu_seq's odd
 	 * window; atomic, relaxed: readers retry while cpu_seq moves] */
@@ -172,8 +172,9 @@ struct wt_task {
 	int64_t rt_since;               /* [owner m] mono ns it last left the real-time queue */
 	int64_t rr_used;                /* [owner m] ns of its SCHED_RR slice used */
 	const void *pi_wait;            /* [rtq.lock] priority-inheritance word it waits on */
-	bool aff_set;                   /* [alllock] aff holds its own CPU mask */
-	uint64_t aff[16];               /* [alllock] CPU mask (affinity.c), when aff_set */
+	/* [alllock] its own CPU mask (affinity.c: WT_AFF_WORDS words, from a
+	 * slab of its own), NULL = the process's at start, as most tasks */
+	uint64_t *aff;
 };
 
 /* The current task, read through the program-visible thread pointer: this

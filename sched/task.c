@@ -240,6 +240,7 @@ void wt_task_release(struct wt_task *t, struct wt_p *p, int ended)
 	}
 	wt_stack_unjoined_end(t, ended);
 	wt_stack_free(t, p, ended);
+	wt_aff_release(t);
 	if (!t->main)
 		wt_slab_free(&task_slab, t);
 }
