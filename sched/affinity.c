@@ -59,14 +59,25 @@ bool wt_aff_of(struct wt_task *t, uint64_t out[WT_AFF_WORDS])
 	return own;
 }
 
+bool wt_aff_own(struct wt_task *t, uint64_t out[WT_AFF_WORDS])
+{
+	/* Most tasks have none: no lock (a setter fills the mask, then
+	 * publishes it). */
+	if (!__atomic_load_n(&t->aff, __ATOMIC_ACQUIRE))
+		return false;
+	return wt_aff_of(t, out);
+}
+
 /* Gives t (not yet or no longer seen by others, or under alllock) the
  * mask m; false when out of memory. */
 static bool mask_set(struct wt_task *t, const uint64_t m[WT_AFF_WORDS])
 {
-	if (!t->aff && !(t->aff = wt_slab_alloc(&mask_slab)))
+	uint64_t *a = t->aff;
+	if (!a && !(a = wt_slab_alloc(&mask_slab)))
 		return false;
 	for (int i = 0; i < WT_AFF_WORDS; i++)
-		t->aff[i] = m[i];
+		a[i] = m[i];
+	__atomic_store_n(&t->aff, a, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -81,7 +92,7 @@ void wt_aff_release(struct wt_task *t)
 		return;
 	wt_lock(&wt_sched.alllock);
 	uint64_t *m = t->aff;
-	t->aff = NULL;
+	__atomic_store_n(&t->aff, NULL, __ATOMIC_RELAXED);
 	wt_unlock(&wt_sched.alllock);
 	wt_slab_free(&mask_slab, m);
 }

@@ -19,6 +19,9 @@ bool wt_aff_of(struct wt_task *t, uint64_t out[WT_AFF_WORDS]);
 int wt_aff_check(const uint64_t in[WT_AFF_WORDS], uint64_t out[WT_AFF_WORDS]);
 /* sched_setaffinity on t (len bytes of mask): 0, -EINVAL, -EFAULT. */
 int wt_aff_set(struct wt_task *t, size_t len, const void *mask);
+/* t's own mask into out and true, or false when it has none (then out is
+ * untouched): the creator's mask a new task inherits. */
+bool wt_aff_own(struct wt_task *t, uint64_t out[WT_AFF_WORDS]);
 /* A new task's own mask, before anyone sees it: false when out of memory. */
 bool wt_aff_start(struct wt_task *t, const uint64_t m[WT_AFF_WORDS]);
 /* A released task's mask goes back (task.c). */

@@ -249,6 +249,13 @@ void wt_prio_get(struct wt_task *t, int *policy, int *prio)
 	*prio = atomic_load_explicit(&t->rtprio, memory_order_relaxed);
 }
 
+/* Sets a WT_GL_* flag of t's after the value it stands for.  [rtq.lock];
+ * a release store: wt_prio_attr reads the flags without the lock. */
+static void gl_flag(struct wt_task *t, int f)
+{
+	__atomic_store_n(&t->gl_flags, t->gl_flags | f, __ATOMIC_RELEASE);
+}
+
 int wt_prio_pthread_set(struct wt_task *t, int policy, const struct sched_param *sp)
 {
 	int r = wt_prio_set(t, policy, sp);
@@ -257,10 +264,10 @@ int wt_prio_pthread_set(struct wt_task *t, int policy, const struct sched_param 
 	wt_rtq_lock();
 	if (policy != WT_PRIO_KEEP) {
 		t->gl_policy = policy;
-		t->gl_flags |= WT_GL_POLICY;
+		gl_flag(t, WT_GL_POLICY);
 	}
 	t->gl_prio = sp->sched_priority;
-	t->gl_flags |= WT_GL_PRIO;
+	gl_flag(t, WT_GL_PRIO);
 	wt_rtq_unlock();
 	return 0;
 }
@@ -270,11 +277,11 @@ void wt_prio_pthread_get(struct wt_task *t, int *policy, int *prio)
 	wt_rtq_lock();
 	if (!(t->gl_flags & WT_GL_PRIO)) {
 		t->gl_prio = atomic_load_explicit(&t->rtprio, memory_order_relaxed);
-		t->gl_flags |= WT_GL_PRIO;
+		gl_flag(t, WT_GL_PRIO);
 	}
 	if (!(t->gl_flags & WT_GL_POLICY)) {
 		t->gl_policy = atomic_load_explicit(&t->policy, memory_order_relaxed);
-		t->gl_flags |= WT_GL_POLICY;
+		gl_flag(t, WT_GL_POLICY);
 	}
 	*policy = t->gl_policy;
 	*prio = t->gl_prio;
@@ -369,12 +376,17 @@ int wt_prio_attr(const pthread_attr_t *attr, struct wt_task *cur, struct wt_prio
 	if (cur) {
 		wt_prio_get(cur, &pol, &prio);
 		nice = wt_nice_get(cur);
-		out->aff_set = wt_aff_of(cur, out->aff);
-		wt_rtq_lock(); /* glibc copies its creator's cached values */
-		out->gl_policy = cur->gl_policy;
-		out->gl_prio = cur->gl_prio;
-		out->gl_flags = cur->gl_flags;
-		wt_rtq_unlock();
+		out->aff_set = wt_aff_own(cur, out->aff);
+		/* glibc copies its creator's cached values.  Most tasks never
+		 * set them: no flag, no lock (a setter's flags come last). */
+		out->gl_policy = out->gl_prio = 0;
+		if (__atomic_load_n(&cur->gl_flags, __ATOMIC_ACQUIRE)) {
+			wt_rtq_lock();
+			out->gl_policy = cur->gl_policy;
+			out->gl_prio = cur->gl_prio;
+			out->gl_flags = cur->gl_flags;
+			wt_rtq_unlock();
+		}
 	} else {
 		kernel_own(&pol, &prio, &nice);
 		out->aff_set = false;
