@@ -101,6 +101,9 @@ struct wt_task {
 	 * through unjoined_next [unjoined.lock] */
 	bool unjoined;
 	struct wt_task *unjoined_next;
+	/* [g0 at exit, then whoever releases its stack] its DTV, kept for the
+	 * next task of its home slot (stack.c: the slot's DTV), else NULL */
+	void *dtv_keep;
 	/* Wait state: one wait at a time, so these live here, not on the stack. */
 	struct wt_waiter waiter;        /* [owner m] */
 	struct wt_timer timer;          /* [owner m] deadline of the current wait */

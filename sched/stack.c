@@ -480,16 +480,50 @@ void wt_stack_guard(char *p, size_t len)
 	guard_install_len(p, len);
 }
 
+/* A home slot's DTV.  An ended task's DTV (glibc's, from malloc) stays in
+ * its slot for the slot's next task, as glibc keeps a cached thread's:
+ * spawn then neither allocates nor frees one (a calloc and a free were 14%
+ * of a create-join).  It is kept in the slot's last word, which only a
+ * dead TCB covers; the new owner takes it before building its own TCB.
+ * The scavenger hands the DTVs of the slots it trims to the next idle
+ * worker (dtv_trash), which frees them: sysmon must not wait on malloc's
+ * locks.  [the slot's owner, or the scavenger while BUSY] */
+static void **slot_dtv(int s)
+{
+	return (void **)(void *)(slot_top(s) - sizeof(void *));
+}
+
+static void *dtv_take(int s)
+{
+	void **w = slot_dtv(s);
+	void *d = *w;
+	if (d)
+		*w = NULL; /* no write to a zero page */
+	return d;
+}
+
+static _Atomic(void *) dtv_trash; /* [atomic] DTVs to free, linked through their first word */
+
+static void dtv_trash_put(void *d)
+{
+	void *head = atomic_load_explicit(&dtv_trash, memory_order_relaxed);
+	do
+		*(void **)d = head;
+	while (!atomic_compare_exchange_weak_explicit(&dtv_trash, &head, d, memory_order_release,
+						      memory_order_relaxed));
+}
+
 /* The TCB and static TLS at top (not for main, which keeps its TCB); the
- * stack starts under them.  -EAGAIN (memory) frees the stack. */
-static int stack_tls(struct wt_task *t, char *top, char *block_lo, size_t block_size)
+ * stack starts under them; dtv: the slot's, or NULL.  -EAGAIN (memory)
+ * frees the stack. */
+static int stack_tls(struct wt_task *t, char *top, char *block_lo, size_t block_size, void *dtv)
 {
 	if (t->main) {
 		t->stack_hi = top - 64;
 		return 0;
 	}
 	char *tls_low;
-	t->tp = wt_tls_new(top, t->tid, block_lo, block_size, t, true, &tls_low);
+	t->tp = wt_tls_new(top, t->tid, block_lo, block_size, t, true, &tls_low, dtv);
 	if (!t->tp) {
 		/* Not the caller's proc: ld.so may have blocked in a call nobody
 		 * intercepted, and the proc gone to another worker meanwhile. */
@@ -549,6 +583,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 	size_t span = fixed ? size + glen : size + tlsroom + PAGE;
 	int need = (int)((span + SLOT - 1) >> SLOT_SHIFT);
 	char *lo, *top, *tcbtop;
+	void *dtv = NULL;
 	int s = -1;
 	t->slot = -1;
 	t->stack_fixed = fixed;
@@ -556,7 +591,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 		t->guard_size = guard;
 		t->stack_size = size;
 		t->stack_max = size;
-		return stack_tls(t, t->stack_top, t->stack_top - size, size);
+		return stack_tls(t, t->stack_top, t->stack_top - size, size, NULL);
 	}
 	for (int tries = 0; need <= A.nslots / 4 && tries < 64; tries++) {
 		s = slot_take(p, t);
@@ -606,6 +641,8 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 		t->stack_top = top;
 		atomic_fetch_add_explicit(&A.nlive, 1, memory_order_relaxed);
 		tcbtop = tcb_top(s, top);
+		if (!t->main)
+			dtv = dtv_take(s);
 	} else {
 		if (need <= A.nslots / 4) {
 			if (!A.full_said) {
@@ -637,7 +674,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 	t->stack_size = size;
 	t->stack_max = max;
 	t->stack_lo = lo;
-	return stack_tls(t, tcbtop, top - size, size);
+	return stack_tls(t, tcbtop, top - size, size, dtv);
 }
 
 /* A program-supplied stack [addr, addr + size) (pthread_attr_setstack):
@@ -657,7 +694,7 @@ int wt_stack_user(struct wt_task *t, char *addr, size_t size)
 	t->slot = -1;
 	t->tls_block = (char *)m;
 	t->tls_block_len = len;
-	t->tp = wt_tls_new((char *)m + len, t->tid, addr, size, t, false, NULL);
+	t->tp = wt_tls_new((char *)m + len, t->tid, addr, size, t, false, NULL, NULL);
 	if (!t->tp) {
 		wt_syscall6(SYS_munmap, m, (long)len, 0, 0, 0, 0);
 		t->tls_block = NULL;
@@ -719,6 +756,14 @@ static void stack_restore(struct wt_task *t, struct wt_p *p)
  * detached task; never the task itself. */
 void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
 {
+	/* Its DTV stays with a home slot that goes back warm, else it goes. */
+	void *dtv = t->dtv_keep;
+	t->dtv_keep = NULL;
+	if (dtv && (t->slot < 0 || t->stack_packed || t->user_stack || t->main ||
+		    atomic_load_explicit(&t->stack_dirty, memory_order_relaxed))) {
+		wt_tls_dtv_free(dtv);
+		dtv = NULL;
+	}
 	if (t->tls_block) {
 		wt_syscall6(SYS_munmap, (long)t->tls_block, (long)t->tls_block_len, 0, 0, 0, 0);
 		t->tls_block = NULL;
@@ -756,6 +801,8 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
 				slot_give(x, p, false);
 		}
 		atomic_fetch_sub_explicit(&A.nlive, 1, memory_order_relaxed);
+		if (dtv)
+			*slot_dtv(s) = dtv;
 		slot_give(s, p, true);
 		t->slot = -1;
 	} else if (t->stack_lo) {
@@ -1043,6 +1090,9 @@ void wt_stack_scavenge(int64_t now)
 		if (!atomic_compare_exchange_strong(&A.st[K(trim[i])], &v, ST_BUSY))
 			continue; /* reused, or already cold: a stale hint */
 		atomic_fetch_sub_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
+		void *d = dtv_take(trim[i]);
+		if (d)
+			dtv_trash_put(d);
 		trim[m++] = trim[i];
 	}
 	if (m == 0)
@@ -1089,17 +1139,25 @@ void wt_stack_scavenge(int64_t now)
 }
 
 /*
- * The DTVs of the tasks whose slots the scavenger just returned went back
- * to malloc at their exits, and glibc keeps freed chunks inside its heaps
- * until something trims them: after 100,000 threads joined, 33 MB of RSS
- * stayed that way, against 6 MB for the slots themselves.  The next worker
- * to go idle trims.  Context: a worker's g0 without a proc, holding no
- * lock of weft's.  malloc_trim takes each arena's lock; a task holding one
- * is running or runnable on a proc this worker does not hold, so the wait
- * is short.
+ * The DTVs of the slots the scavenger just returned (dtv_trash) go back
+ * to malloc here, and glibc keeps freed chunks inside its heaps until
+ * something trims them: after 100,000 threads joined, 33 MB of RSS stayed
+ * that way, against 6 MB for the slots themselves.  The next worker to go
+ * idle frees and trims.  Context: a worker's g0 without a proc, holding no
+ * lock of weft's.  free and malloc_trim take malloc's arena locks; a task
+ * holding one is running or runnable on a proc this worker does not hold,
+ * so the wait is short.
  */
 void wt_stack_idle_trim(void)
 {
+	if (atomic_load_explicit(&dtv_trash, memory_order_relaxed)) {
+		void *d = atomic_exchange_explicit(&dtv_trash, NULL, memory_order_acquire);
+		while (d) {
+			void *next = *(void **)d;
+			wt_tls_dtv_free(d);
+			d = next;
+		}
+	}
 	if (atomic_load_explicit(&heap_trim_wanted, memory_order_relaxed) &&
 	    atomic_exchange_explicit(&heap_trim_wanted, false, memory_order_relaxed))
 		malloc_trim(0);
@@ -1119,6 +1177,7 @@ void wt_stack_stats(long *live, long *warm, long *nslots)
  * leaks the stacks of the threads that did not fork. */
 void wt_stack_fork_reset(void)
 {
+	atomic_store_explicit(&dtv_trash, NULL, memory_order_relaxed); /* may be torn: leaked */
 	if (atomic_load_explicit(&A.lock.v, memory_order_relaxed)) {
 		A.head = A.tail = 0;
 		atomic_store_explicit(&A.ringn, 0, memory_order_relaxed);

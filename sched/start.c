@@ -134,7 +134,7 @@ int wt_runtime_start(void)
 	char *g0low;
 	if (!g0)
 		wt_throw("out of memory at start");
-	m->g0_tp = wt_tls_new(g0 + g0sz, (int)tid, g0, g0sz, NULL, false, &g0low);
+	m->g0_tp = wt_tls_new(g0 + g0sz, (int)tid, g0, g0sz, NULL, false, &g0low, NULL);
 	if (!m->g0_tp)
 		wt_throw("cannot allocate worker 0's TLS");
 	wt_ctx_make(&m->g0, g0low, (void (*)(void *))wt_schedule, m, m->g0_tp);

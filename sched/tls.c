@@ -45,6 +45,7 @@
 #include <errno.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -69,7 +70,18 @@ size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
 size_t wt_off_list; /* struct pthread's list_t: glibc's lists of threads */
 ptrdiff_t wt_rseq_off = -1;
 
+/* glibc's dtv_t: entry 0 of the block the length, then the generation, then
+ * a module's block each (static ones inside the TLS block; dynamic ones
+ * malloc'd, to_free). */
+typedef union {
+	size_t counter;
+	struct {
+		void *val, *to_free;
+	};
+} dtv_t;
+
 static void *(*dl_allocate_tls)(void *);
+static void *(*dl_allocate_tls_init)(void *, bool);
 static void (*dl_deallocate_tls)(void *, _Bool);
 static void (*ctype_init)(void);
 
@@ -182,9 +194,10 @@ int wt_tls_init(void)
 	unsigned *rseq_size = dlsym(RTLD_DEFAULT, "__rseq_size");
 	dl_allocate_tls = need("_dl_allocate_tls");
 	dl_deallocate_tls = need("_dl_deallocate_tls");
+	dl_allocate_tls_init = need("_dl_allocate_tls_init");
 	ctype_init = need("__ctype_init");
 	if (!static_info || !sizeof_pthread || !tid_desc || !dl_allocate_tls ||
-	    !dl_deallocate_tls || !ctype_init)
+	    !dl_deallocate_tls || !dl_allocate_tls_init || !ctype_init)
 		return -ENOTSUP;
 	static_info(&wt_tls_static_size, &wt_tls_static_align);
 	if (wt_tls_static_align < 64)
@@ -245,13 +258,21 @@ int wt_tls_init(void)
 /* Builds a TCB + static TLS block whose TCB ends at or below `top`.
  * Context: any; calls ld.so, which allocates the DTV with malloc. */
 uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
-		     bool compact, char **tls_low)
+		     bool compact, char **tls_low, void *dtv)
 {
 	uintptr_t tp = WT_ALIGN_DOWN((uintptr_t)top - wt_tcb_size, wt_tls_static_align);
 	uintptr_t cur = wt_arch_get_tp();
 	memset((void *)tp, 0, wt_tcb_size);
-	if (!dl_allocate_tls((void *)tp))
+	if (dtv) {
+		/* As glibc reuses a cached thread's: cleared, installed, and
+		 * filled by ld.so (which grows it if modules came since). */
+		dtv_t *d = dtv;
+		memset(d + 1, 0, (d[0].counter + 1) * sizeof *d);
+		*wt_arch_tcb_dtv(tp) = d + 1;
+		dl_allocate_tls_init((void *)tp, true);
+	} else if (!dl_allocate_tls((void *)tp)) {
 		return 0;
+	}
 	wt_arch_tcb_init(tp, cur);
 	*(int *)(tp + wt_off_tid) = tid;
 	/* An empty list node: glibc's fork child unlinks the forking thread's
@@ -281,6 +302,21 @@ bool wt_tls_alloc_dtv(uintptr_t tp)
 void wt_tls_free(uintptr_t tp)
 {
 	dl_deallocate_tls((void *)tp, 0);
+}
+
+/* As _dl_deallocate_tls, without the last free: the block the DTV lives
+ * in (its length in the first entry, the TCB pointing at the second). */
+void *wt_tls_dtv_keep(uintptr_t tp)
+{
+	dtv_t *d = (dtv_t *)*wt_arch_tcb_dtv(tp) - 1;
+	for (size_t i = 1; i <= d[0].counter; i++)
+		free(d[1 + i].to_free);
+	return d;
+}
+
+void wt_tls_dtv_free(void *dtv)
+{
+	free(dtv);
 }
 
 /* Context: the new task, first thing. */

@@ -9,11 +9,16 @@
 
 int wt_tls_init(void);                     /* 0, or -ENOTSUP: glibc lacks what it needs */
 /* Builds a TCB + static TLS under top; returns its thread pointer, 0 when
- * out of memory. */
+ * out of memory.  dtv: a DTV kept from an ended task (wt_tls_dtv_keep) to
+ * use again, or NULL for a new one. */
 uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
-		     bool compact, char **tls_low);
+		     bool compact, char **tls_low, void *dtv);
 bool wt_tls_alloc_dtv(uintptr_t tp);
 void wt_tls_free(uintptr_t tp);
+/* An ended task's block at tp: its dynamic TLS is freed, its DTV kept for
+ * wt_tls_new (or wt_tls_dtv_free).  Context: as wt_tls_free. */
+void *wt_tls_dtv_keep(uintptr_t tp);
+void wt_tls_dtv_free(void *dtv);
 void wt_tls_start(struct wt_task *t);      /* on the task: __ctype_init */
 void wt_tls_fork_reset(void);
 /* How a switch writes the thread pointer (wt_tls_mode: WRFSBASE or SYSCALL;

@@ -81,6 +81,11 @@ bool wt_arch_tp_fast_kernel(void);
  * pointers, multiple_threads, and sysinfo, stack and pointer guards and
  * feature bits copied. */
 void wt_arch_tcb_init(uintptr_t tp, uintptr_t from);
+/* Where the TCB at tp keeps its DTV pointer. */
+static inline void **wt_arch_tcb_dtv(uintptr_t tp)
+{
+	return (void **)(tp + WT_TCB_DTV);
+}
 /* The TCB's self pointer (glibc's pthread_self). */
 static inline uintptr_t wt_arch_tcb_self(void)
 {

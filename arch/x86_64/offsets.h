@@ -37,6 +37,7 @@
 
 /* glibc's tcbhead_t (x86_64; stable since glibc 2.3), at the thread pointer. */
 #define WT_TCB_TCB 0x00              /* the TCB itself */
+#define WT_TCB_DTV 0x08              /* the DTV (glibc's dtv_t *) */
 #define WT_TCB_SELF 0x10             /* struct pthread *: pthread_self */
 #define WT_TCB_MULTIPLE_THREADS 0x18
 #define WT_TCB_SYSINFO 0x20

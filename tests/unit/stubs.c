@@ -20,7 +20,9 @@
  *   wt_pidleget     returns stub_pidle once;
  *   wt_curp         returns stub_curp (NULL: stack.c uses its global lists);
  *   wt_tls_new      no TLS: returns a thread pointer below the slot's top
- *                   and the block's low end, or 0 when stub_tls_fail;
+ *                   and the block's low end, or 0 when stub_tls_fail; the
+ *                   DTV it was given in stub_dtv_given;
+ *   wt_tls_dtv_free records the DTV in stub_dtv_freed;
  *   wt_cfg, wt_tls_static_size, wt_tls_static_align, wt_tcb_size  plain variables;
  *   wt_uring_fd, wt_uring_reap  no io_uring ring: -1, nothing to reap;
  *   real            libc's clock_gettime only (timer.c, park.c).
@@ -42,6 +44,7 @@ _Atomic int stub_kicks, stub_wakeps, stub_commits;
 __thread struct wt_p *stub_curp;
 struct wt_p *stub_pidle;
 bool stub_tls_fail;
+void *stub_dtv_given, *stub_dtv_freed;
 _Atomic int stub_injects;
 struct wt_p *stub_inject_p;
 
@@ -70,6 +73,7 @@ void stub_reset(int nprocs)
 	atomic_store(&stub_injects, 0);
 	stub_curp = stub_pidle = stub_inject_p = NULL;
 	stub_tls_fail = false;
+	stub_dtv_given = stub_dtv_freed = NULL;
 	pthread_mutex_lock(&ready_mu);
 	ready_n = 0;
 	pthread_mutex_unlock(&ready_mu);
@@ -203,13 +207,19 @@ struct wt_p *wt_curp(void)
 }
 
 uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
-		     bool compact, char **tls_low)
+		     bool compact, char **tls_low, void *dtv)
 {
+	stub_dtv_given = dtv;
 	if (stub_tls_fail)
 		return 0;
 	uintptr_t tp = WT_ALIGN_DOWN((uintptr_t)top - wt_tcb_size, 64);
 	*tls_low = (char *)(tp - wt_tls_static_size);
 	return tp;
+}
+
+void wt_tls_dtv_free(void *dtv)
+{
+	stub_dtv_freed = dtv;
 }
 
 int wt_uring_fd(void)

@@ -31,6 +31,7 @@ extern _Atomic int stub_commits;      /* wt_park_commit calls (simulated task pa
 extern __thread struct wt_p *stub_curp; /* what wt_curp returns on this thread (stack.c) */
 extern struct wt_p *stub_pidle;       /* what wt_pidleget returns, once (netpoll.c) */
 extern bool stub_tls_fail;            /* wt_tls_new fails (out of memory) */
+extern void *stub_dtv_given, *stub_dtv_freed; /* the last DTV wt_tls_new got, wt_tls_dtv_free freed */
 extern _Atomic int stub_injects;      /* wt_inject calls with a non-empty list */
 extern struct wt_p *stub_inject_p;    /* the proc of the last one */
 

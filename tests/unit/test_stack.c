@@ -520,6 +520,41 @@ Test(stack, sysmon_sweeps_all_cold_regions_whole)
 	cr_assert_not(readable(u->stack_top - REGION), "G0 installed");
 }
 
+/* An ended task's DTV stays in its home slot for the slot's next task;
+ * a slot the program remapped frees it; the scavenger hands the DTVs of
+ * the slots it trims to the next idle worker, which frees them. */
+Test(stack, a_home_slot_keeps_its_dtv_for_the_next_task)
+{
+	struct wt_p *p = &stub_procs[0];
+	stub_curp = p;
+	static long dtv1[4], dtv2[4], dtv3[4];
+	struct wt_task *a = alloc(0, 0);
+	cr_assert_null(stub_dtv_given, "a fresh slot has none");
+	a->dtv_keep = dtv1;
+	wt_stack_free(a, p, WT_ENDED_JOINED);
+	cr_assert_null(a->dtv_keep);
+	cr_assert_null(stub_dtv_freed);
+	alloc(1, 0);
+	cr_assert_eq(stub_dtv_given, dtv1, "the slot's next task gets it");
+	tasks[1].dtv_keep = dtv2;
+	atomic_store(&tasks[1].stack_dirty, true);
+	wt_stack_free(&tasks[1], p, WT_ENDED_JOINED);
+	cr_assert_eq(stub_dtv_freed, dtv2, "mapped afresh: freed");
+	alloc(2, 0);
+	cr_assert_null(stub_dtv_given);
+	/* To the ring, trimmed after a second: freed by an idle worker. */
+	stub_curp = NULL;
+	tasks[2].dtv_keep = dtv3;
+	wt_stack_free(&tasks[2], NULL, WT_ENDED_JOINED);
+	stub_dtv_freed = NULL;
+	wt_stack_scavenge(wt_nanotime() + 2000000000ll);
+	cr_assert_null(stub_dtv_freed, "not by sysmon");
+	wt_stack_idle_trim();
+	cr_assert_eq(stub_dtv_freed, dtv3);
+	alloc(3, 0);
+	cr_assert_null(stub_dtv_given, "a trimmed slot has none");
+}
+
 Test(stack, small_fixed_stacks_are_packed_and_keep_their_guards)
 {
 	/* 64 KiB stacks with a 4 KiB guard: units of 68 KiB side by side
