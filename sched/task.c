@@ -372,6 +372,7 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 	 * a malloc tcache in the task's TLS just to throw it away.  A task in
 	 * a home slot keeps its DTV for the slot's next task (stack.c). */
 	if (!t->main) {
+		wt_tls_tcache_free(t->tp);
 		if (t->slot >= 0 && !t->stack_packed)
 			t->dtv_keep = wt_tls_dtv_keep(t->tp);
 		else

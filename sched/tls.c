@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -93,6 +94,79 @@ static void *need(const char *name)
 	return p;
 }
 
+/* ---- malloc's per-thread cache ----
+ * glibc's malloc keeps a cache of freed chunks per thread (the tcache: 64
+ * bins, uint16_t counts[64] then the bins' heads, chunks linked through
+ * their first word with safe-linking), reached from a TLS variable of
+ * libc's.  A thread's cache goes back when the thread ends
+ * (__libc_thread_freeres, which libc does not export); a task's, never:
+ * each task that called malloc kept about 1 KB at its end (its cache and
+ * what the cache held).  The variable's offset is found once in a real
+ * thread (probe: the TLS word whose value, after two frees, holds the two
+ * chunks in one bin); the cache of an ended task is then emptied and
+ * freed on g0 (wt_tls_tcache_free).  Not found (another malloc), it stays
+ * as before. */
+static ptrdiff_t tcache_off; /* from the thread pointer; 0 = not found */
+
+/* Reads n bytes at p without faulting (false: not mapped). */
+static bool peek(const void *p, void *out, size_t n)
+{
+	struct iovec l = { out, n }, r = { (void *)p, n };
+	return wt_syscall6(SYS_process_vm_readv, wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+			   (long)&l, 1, (long)&r, 1, 0) == (long)n;
+}
+
+static void tcache_probe(uintptr_t tp)
+{
+	size_t words = wt_tls_static_size / 8;
+	uintptr_t *lo = (uintptr_t *)(tp - words * 8);
+	uintptr_t *before = wt_mmap_anon(words * 8);
+	if (!before)
+		return;
+	memcpy(before, lo, words * 8);
+	void *pa = malloc(40), *pb = malloc(40);
+	uintptr_t a = (uintptr_t)pa, b = (uintptr_t)pb; /* compared after the frees */
+	free(pa);
+	free(pb); /* the bin's head: b, then a */
+	__asm__("" : "+r"(a), "+r"(b)); /* addresses now, not pointers to freed memory */
+	struct { uint16_t counts[64]; uintptr_t entries[64]; } tc;
+	for (size_t i = 0; i < words && !tcache_off; i++) {
+		if (lo[i] == before[i] || !lo[i] || !peek((void *)lo[i], &tc, sizeof tc))
+			continue;
+		for (int k = 0; k < 64; k++) {
+			uintptr_t next;
+			if (tc.entries[k] == b && tc.counts[k] == 2 &&
+			    peek((void *)b, &next, sizeof next) && (next ^ (b >> 12)) == a) {
+				tcache_off = (char *)&lo[i] - (char *)tp;
+				break;
+			}
+		}
+	}
+	wt_syscall6(SYS_munmap, (long)before, (long)(words * 8), 0, 0, 0, 0);
+}
+
+void wt_tls_tcache_free(uintptr_t tp)
+{
+	if (!tcache_off)
+		return;
+	uintptr_t **var = (uintptr_t **)(tp + tcache_off);
+	uintptr_t *tc = *var;
+	if (!tc)
+		return;
+	*var = NULL;
+	uintptr_t *entries = (uintptr_t *)((char *)tc + 128);
+	for (int k = 0; k < 64; k++) {
+		uintptr_t *e = (uintptr_t *)entries[k];
+		while (e) {
+			uintptr_t *next = (uintptr_t *)(e[0] ^ ((uintptr_t)e >> 12));
+			e[1] = 0; /* its tcache key: free would look for a double free */
+			free(e);
+			e = next;
+		}
+	}
+	free(tc);
+}
+
 /* ---- stackblock offsets: probe a real thread whose stack we chose ---- */
 static char *probe_stack;
 static size_t probe_size = 256 << 10;
@@ -101,6 +175,7 @@ static void *probe(void *arg)
 {
 	(void)arg;
 	uintptr_t tp = wt_arch_get_tp();
+	tcache_probe(tp);
 	for (size_t off = 0; off + 16 <= wt_tcb_size; off += 8) {
 		uintptr_t *w = (uintptr_t *)(tp + off);
 		if (w[0] == (uintptr_t)probe_stack && w[1] == probe_size) {

@@ -18,6 +18,8 @@ void wt_tls_free(uintptr_t tp);
 /* An ended task's block at tp: its dynamic TLS is freed, its DTV kept for
  * wt_tls_new (or wt_tls_dtv_free).  Context: as wt_tls_free. */
 void *wt_tls_dtv_keep(uintptr_t tp);
+/* An ended task's malloc cache (tls.c) goes back.  Context: g0. */
+void wt_tls_tcache_free(uintptr_t tp);
 void wt_tls_dtv_free(void *dtv);
 void wt_tls_start(struct wt_task *t);      /* on the task: __ctype_init */
 void wt_tls_fork_reset(void);

@@ -20,6 +20,11 @@ $(TB)/preload/libtls_ie_big.so: tests/preload/lib/tls_ie.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -fPIC -shared -DNWORDS=120 -o $@ $<
 $(TB)/preload/dlopen_tls: $(TB)/preload/libtls_ie.so $(TB)/preload/libtls_ie_big.so
+# dtv_reuse loads a library with global-dynamic TLS from its own directory.
+$(TB)/preload/libtls_gd.so: tests/preload/lib/tls_gd.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -fPIC -shared -o $@ $<
+$(TB)/preload/dtv_reuse: $(TB)/preload/libtls_gd.so
 
 # OpenMP programs (libgomp's raw futex barriers): named openmp_*.
 $(TB)/preload/openmp_%: tests/preload/openmp_%.c tests/preload/weft_check.h
