@@ -101,9 +101,9 @@ static void *need(const char *name)
  * libc's.  A thread's cache goes back when the thread ends
  * (__libc_thread_freeres, which libc does not export); a task's, never:
  * each task that called malloc kept about 1 KB at its end (its cache and
- * what the cache held).  The variable's offset is found once in a real
- * thread (probe: the TLS word whose value, after two frees, holds the two
- * chunks in one bin); the cache of an ended task is then emptied and
+ * what the cache held).  The variable's offset is found once at start
+ * (tcache_probe: the TLS word pointing at a cache whose bin holds the two
+ * chunks just freed); the cache of an ended task is then emptied and
  * freed on g0 (wt_tls_tcache_free).  Not found (another malloc), it stays
  * as before. */
 static ptrdiff_t tcache_off; /* from the thread pointer; 0 = not found */
@@ -116,33 +116,38 @@ static bool peek(const void *p, void *out, size_t n)
 			   (long)&l, 1, (long)&r, 1, 0) == (long)n;
 }
 
+/* Context: the initial thread, at start (a new thread's first malloc would
+ * make it an arena of its own, which the process keeps). */
 static void tcache_probe(uintptr_t tp)
 {
-	size_t words = wt_tls_static_size / 8;
-	uintptr_t *lo = (uintptr_t *)(tp - words * 8);
-	uintptr_t *before = wt_mmap_anon(words * 8);
-	if (!before)
-		return;
-	memcpy(before, lo, words * 8);
-	void *pa = malloc(40), *pb = malloc(40);
+	/* 1000 bytes: a bin near the cache's last, rarely full. */
+	void *pa = malloc(1000), *pb = malloc(1000);
 	uintptr_t a = (uintptr_t)pa, b = (uintptr_t)pb; /* compared after the frees */
 	free(pa);
 	free(pb); /* the bin's head: b, then a */
 	__asm__("" : "+r"(a), "+r"(b)); /* addresses now, not pointers to freed memory */
+	/* The static TLS block, read down from the thread pointer a piece at a
+	 * time: the initial thread's may start above tp - wt_tls_static_size. */
+	uintptr_t piece[64];
 	struct { uint16_t counts[64]; uintptr_t entries[64]; } tc;
-	for (size_t i = 0; i < words && !tcache_off; i++) {
-		if (lo[i] == before[i] || !lo[i] || !peek((void *)lo[i], &tc, sizeof tc))
-			continue;
-		for (int k = 0; k < 64; k++) {
-			uintptr_t next;
-			if (tc.entries[k] == b && tc.counts[k] == 2 &&
-			    peek((void *)b, &next, sizeof next) && (next ^ (b >> 12)) == a) {
-				tcache_off = (char *)&lo[i] - (char *)tp;
-				break;
+	for (uintptr_t at = tp; at > tp - wt_tls_static_size && !tcache_off; at -= sizeof piece) {
+		if (!peek((void *)(at - sizeof piece), piece, sizeof piece))
+			break;
+		for (int i = 63; i >= 0 && !tcache_off; i--) {
+			uintptr_t w = piece[i];
+			if (!w || (w & 15) || !peek((void *)w, &tc, sizeof tc))
+				continue;
+			for (int k = 0; k < 64; k++) {
+				uintptr_t next;
+				if (tc.entries[k] == b && tc.counts[k] >= 2 &&
+				    peek((void *)b, &next, sizeof next) && (next ^ (b >> 12)) == a) {
+					tcache_off = (ptrdiff_t)(at - sizeof piece + (size_t)i * 8) -
+						     (ptrdiff_t)tp;
+					break;
+				}
 			}
 		}
 	}
-	wt_syscall6(SYS_munmap, (long)before, (long)(words * 8), 0, 0, 0, 0);
 }
 
 void wt_tls_tcache_free(uintptr_t tp)
@@ -175,7 +180,6 @@ static void *probe(void *arg)
 {
 	(void)arg;
 	uintptr_t tp = wt_arch_get_tp();
-	tcache_probe(tp);
 	for (size_t off = 0; off + 16 <= wt_tcb_size; off += 8) {
 		uintptr_t *w = (uintptr_t *)(tp + off);
 		if (w[0] == (uintptr_t)probe_stack && w[1] == probe_size) {
@@ -296,6 +300,7 @@ int wt_tls_init(void)
 		wt_rseq_off = *rseq_off;
 	wt_cur_tpoff = (intptr_t)((char *)&wt_cur_tls - (char *)wt_arch_get_tp());
 
+	tcache_probe(wt_arch_get_tp());
 	probe_stack = wt_mmap_anon(probe_size);
 	pthread_attr_t a;
 	pthread_t th;

@@ -209,7 +209,7 @@ struct wt_p *wt_curp(void)
 uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
 		     bool compact, char **tls_low, void *dtv)
 {
-	stub_dtv_given = dtv;
+	__atomic_store_n(&stub_dtv_given, dtv, __ATOMIC_RELAXED); /* concurrent claims call it */
 	if (stub_tls_fail)
 		return 0;
 	uintptr_t tp = WT_ALIGN_DOWN((uintptr_t)top - wt_tcb_size, 64);
@@ -219,7 +219,7 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 
 void wt_tls_dtv_free(void *dtv)
 {
-	stub_dtv_freed = dtv;
+	__atomic_store_n(&stub_dtv_freed, dtv, __ATOMIC_RELAXED);
 }
 
 int wt_uring_fd(void)
