@@ -272,7 +272,10 @@ bool wt_sysmon_wake_idle_work(void)
 		return true;
 	int n = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
 	if (atomic_load(&wt_sched.npidle) == n) {
-		if (wt_rt_any())
+		/* All asleep: one is woken for the idle work the scavenger
+		 * left (wt_stack_idle_trim), which it does before it sleeps
+		 * again. */
+		if (wt_rt_any() || wt_stack_idle_work())
 			wt_wakep();
 		return false;
 	}

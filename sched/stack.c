@@ -312,7 +312,7 @@ static int ensure_init(void)
  * release store of whoever freed it, so its g0[] flag and pages are seen
  * as they left them.  A BUSY slot is being trimmed; `wait` spins it out
  * (the fault handler, which must not fail for a passing trim). */
-static bool claim(int s, struct wt_task *t, bool wait)
+static bool claim_warm(int s, struct wt_task *t, bool wait, bool *warm)
 {
 	for (;;) {
 		uintptr_t v = atomic_load_explicit(&A.st[K(s)], memory_order_relaxed);
@@ -326,6 +326,8 @@ static bool claim(int s, struct wt_task *t, bool wait)
 							  memory_order_acquire, memory_order_relaxed)) {
 			if (v == ST_WARM)
 				atomic_fetch_sub_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
+			if (warm)
+				*warm = v == ST_WARM;
 			_Atomic uint64_t *w = &A.used[(s >> 4) >> 6];
 			uint64_t bit = 1ull << ((s >> 4) & 63);
 			if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
@@ -333,6 +335,11 @@ static bool claim(int s, struct wt_task *t, bool wait)
 			return true;
 		}
 	}
+}
+
+static bool claim(int s, struct wt_task *t, bool wait)
+{
+	return claim_warm(s, t, wait, NULL);
 }
 
 static void cold_set(uint32_t k) /* [A.lock] */
@@ -362,19 +369,21 @@ static long cold_take(void) /* [A.lock] lowest k, or -1 */
 	return -1;
 }
 
-/* A free home slot for t, or -1.  Context: any (the spawn path). */
-static int slot_take(struct wt_p *p, struct wt_task *t)
+/* A free home slot for t, or -1; *warm: it was WARM (its pages there).
+ * Context: any (the spawn path). */
+static int slot_take(struct wt_p *p, struct wt_task *t, bool *warm)
 {
+	*warm = false;
 	while (p && p->slots.n > 0) {
 		int s = p->slots.slot[--p->slots.n];
-		if (claim(s, t, false))
+		if (claim_warm(s, t, false, warm))
 			return s;
 	}
 	int s = -1;
 	wt_lock(&A.lock);
 	while (A.head != A.tail) {
 		int c = A.ring[--A.head & (A.nslots - 1)].slot;
-		if (claim(c, t, false)) {
+		if (claim_warm(c, t, false, warm)) {
 			s = c;
 			goto out;
 		}
@@ -458,7 +467,8 @@ int wt_stack_slot_claim(uintptr_t owner)
 	/* Never a slot that holds an unjoined task's pthread_t: a unit's TCB
 	 * could land on it.  Such slots are taken and given back (a few). */
 	int held[8], n = 0, s;
-	while ((s = slot_take(NULL, (struct wt_task *)owner)) >= 0 &&
+	bool warm;
+	while ((s = slot_take(NULL, (struct wt_task *)owner, &warm)) >= 0 &&
 	       atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed) && n < 8)
 		held[n++] = s;
 	if (s >= 0 && atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed)) {
@@ -488,7 +498,7 @@ void wt_stack_guard(char *p, size_t len)
  * The scavenger hands the DTVs of the slots it trims to the next idle
  * worker (dtv_trash), which frees them: sysmon must not wait on malloc's
  * locks.  [the slot's owner, or the scavenger while BUSY] */
-static void **slot_dtv(int s)
+static void **slot_dtv(int s) /* a warm slot's */
 {
 	return (void **)(void *)(slot_top(s) - sizeof(void *));
 }
@@ -584,6 +594,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 	int need = (int)((span + SLOT - 1) >> SLOT_SHIFT);
 	char *lo, *top, *tcbtop;
 	void *dtv = NULL;
+	bool warm = false;
 	int s = -1;
 	t->slot = -1;
 	t->stack_fixed = fixed;
@@ -594,7 +605,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 		return stack_tls(t, t->stack_top, t->stack_top - size, size, NULL);
 	}
 	for (int tries = 0; need <= A.nslots / 4 && tries < 64; tries++) {
-		s = slot_take(p, t);
+		s = slot_take(p, t, &warm);
 		if (s < 0)
 			break;
 		int got = 1;
@@ -641,7 +652,10 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 		t->stack_top = top;
 		atomic_fetch_add_explicit(&A.nlive, 1, memory_order_relaxed);
 		tcbtop = tcb_top(s, top);
-		if (!t->main)
+		/* Only a warm slot can hold one: a read of a cold one's last page
+		 * would map the zero page, and the TCB's write after it would
+		 * cost a copy and a TLB shoot-down. */
+		if (!t->main && warm)
 			dtv = dtv_take(s);
 	} else {
 		if (need <= A.nslots / 4) {
@@ -1148,6 +1162,12 @@ void wt_stack_scavenge(int64_t now)
  * holding one is running or runnable on a proc this worker does not hold,
  * so the wait is short.
  */
+bool wt_stack_idle_work(void)
+{
+	return atomic_load_explicit(&dtv_trash, memory_order_relaxed) ||
+	       atomic_load_explicit(&heap_trim_wanted, memory_order_relaxed);
+}
+
 void wt_stack_idle_trim(void)
 {
 	if (atomic_load_explicit(&dtv_trash, memory_order_relaxed)) {

@@ -18,6 +18,7 @@
  *                wt_sig_idle do nothing, nor does wt_sig_defer_run (no
  *                signal is deferred);
  *   wt_stack_idle_trim  nothing (no stack arena, no scavenger);
+ *   wt_stack_idle_work  false;
  *   wt_tls_mode  1 (tls.c's default; never used: no test task has a thread
  *                pointer of its own to load);
  *   real         libc's pthread calls (worker.c creates worker threads) and
@@ -110,6 +111,11 @@ void wt_sig_defer_run(struct wt_m *m)
 void wt_sig_idle(struct wt_m *m)
 {
 	(void)m;
+}
+
+bool wt_stack_idle_work(void)
+{
+	return false;
 }
 
 void wt_stack_idle_trim(void)
