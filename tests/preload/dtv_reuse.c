@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "weft_check.h"
+#include "test_util.h"
 
 #define WAVES 60
 #define N 200
@@ -33,19 +34,6 @@ static void *body(void *arg)
 	usleep(100);
 	kept += gd_mine(id);
 	return NULL;
-}
-
-static long rss_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kb = -1;
-	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
 }
 
 int main(void)
@@ -75,11 +63,11 @@ int main(void)
 				pthread_join(prev[i], NULL);
 		total += N;
 		if (w == 4)
-			rss5 = rss_kb();
+			rss5 = status_kb("VmRSS");
 	}
 	for (long i = 1; i < N; i += 2)
 		pthread_join(th[(WAVES - 1) % 2][i], NULL);
-	long grew = rss_kb() - rss5;
+	long grew = status_kb("VmRSS") - rss5;
 	printf("threads that saw the initial values: %d of %ld\n", saw_init, total);
 	printf("threads that kept their own values:  %d of %ld\n", kept, total);
 	printf("main: %s\n", gd_check(-1) && gd_mine(-1) ? "ok" : "wrong");

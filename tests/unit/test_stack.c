@@ -27,6 +27,7 @@
 #include "redirect.h"
 #include "stubs.h"
 #include "sched/unjoined.h"
+#include "tests/preload/test_util.h"
 
 #define PAGE 4096ul
 #define REGION (2ul << 20)
@@ -470,19 +471,6 @@ Test(stack, scavenger_maps_a_free_slot_afresh)
 	cr_assert_not(readable(top - REGION), "G0 installed again");
 }
 
-static long vm_pte_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kb = -1;
-	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "VmPTE: %ld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
-}
-
 /* A region's PMD page goes only with a mapping of the whole region: a
  * stack mapped afresh on its own (the program remapped it) leaves it.
  * A second after such a cold release sysmon maps every used, all-cold
@@ -492,7 +480,7 @@ Test(stack, sysmon_sweeps_all_cold_regions_whole)
 	/* 4 KiB of PMD page a region; the margins leave room for page
 	 * tables a sanitizer's shadow memory may add meanwhile. */
 	enum { N = 16 };
-	long before = vm_pte_kb();
+	long before = status_kb("VmPTE");
 	for (int i = 0; i < N; i++) {
 		/* Two slots each, in the region of its home slot; the lower
 		 * one touched, so that its page tables exist. */
@@ -501,17 +489,17 @@ Test(stack, sysmon_sweeps_all_cold_regions_whole)
 		t->stack_top[-SLOT - PAGE] = 1;
 		atomic_store(&t->stack_dirty, true);
 	}
-	long used = vm_pte_kb();
+	long used = status_kb("VmPTE");
 	cr_assert_geq(used - before, N * 8, "PMD + PT pages: %ld -> %ld kB", before, used);
 	for (int i = 0; i < N; i++)
 		wt_stack_free(&tasks[i], NULL, WT_ENDED_JOINED);
 	int64_t now = wt_nanotime();
 	wt_stack_scavenge(now);                 /* a sweep in a second */
 	wt_stack_scavenge(now + 500000000ll);   /* not yet */
-	long kept = vm_pte_kb();
+	long kept = status_kb("VmPTE");
 	cr_assert_geq(kept - before, N * 3, "their PMD pages stay: %ld -> %ld kB", before, kept);
 	wt_stack_scavenge(now + 1500000000ll);
-	long swept = vm_pte_kb();
+	long swept = status_kb("VmPTE");
 	cr_assert_leq(swept, kept - N * 3, "PMD pages returned: %ld -> %ld kB", kept, swept);
 	/* The regions serve again. */
 	struct wt_task *u = alloc(20, 0);

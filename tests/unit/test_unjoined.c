@@ -9,6 +9,7 @@
 
 #include "stubs.h"
 #include "sched/unjoined.h"
+#include "tests/preload/test_util.h"
 
 static struct wt_task t[4096];
 
@@ -41,19 +42,6 @@ Test(unjoined, finds_each_task_by_its_pthread_t_until_removed)
 		cr_assert_null(wt_unjoined_find(t[i].tp));
 }
 
-static long rss_kb(void)
-{
-	FILE *f = fopen("/proc/self/smaps_rollup", "r");
-	char line[256];
-	long kb = -1;
-	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "Rss: %ld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
-}
-
 Test(unjoined, an_empty_table_gives_its_pages_back_and_is_used_again)
 {
 	/* 4096 keys write every page of the 512 KiB of buckets. */
@@ -61,10 +49,10 @@ Test(unjoined, an_empty_table_gives_its_pages_back_and_is_used_again)
 		memset(&t[i], 0, sizeof t[i]);
 		t[i].tp = 0x7f0000000000ul + (uintptr_t)i * 64 * 997;
 	}
-	long before = rss_kb();
+	long before = status_kb("VmRSS");
 	for (int i = 0; i < 4096; i++)
 		cr_assert(wt_unjoined_add(&t[i]));
-	long full = rss_kb();
+	long full = status_kb("VmRSS");
 	cr_assert_geq(full - before, 400, "buckets written: %ld -> %ld kB", before, full);
 	int64_t s = 1000000000ll;
 	wt_unjoined_scavenge(s); /* not empty: nothing */
@@ -72,9 +60,9 @@ Test(unjoined, an_empty_table_gives_its_pages_back_and_is_used_again)
 		wt_unjoined_del(&t[i]);
 	wt_unjoined_scavenge(2 * s);     /* empty since now */
 	wt_unjoined_scavenge(2 * s + 1); /* not a second yet */
-	cr_assert_geq(rss_kb(), full - 64, "kept for a second");
+	cr_assert_geq(status_kb("VmRSS"), full - 64, "kept for a second");
 	wt_unjoined_scavenge(3 * s + 1); /* given back */
-	cr_assert_leq(rss_kb(), full - 400, "given back: %ld -> %ld kB", full, rss_kb());
+	cr_assert_leq(status_kb("VmRSS"), full - 400, "given back: %ld -> %ld kB", full, status_kb("VmRSS"));
 	for (int i = 0; i < 4096; i++)
 		cr_assert_null(wt_unjoined_find(t[i].tp));
 	for (int i = 0; i < 4096; i++)
