@@ -390,7 +390,8 @@ void *wt_tls_dtv_keep(uintptr_t tp)
 {
 	dtv_t *d = (dtv_t *)*wt_arch_tcb_dtv(tp) - 1;
 	for (size_t i = 1; i <= d[0].counter; i++)
-		free(d[1 + i].to_free);
+		if (d[1 + i].to_free) /* mostly none: a call each cost 5% of a create-join */
+			free(d[1 + i].to_free);
 	return d;
 }
 
