@@ -369,14 +369,12 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 		m->cur_tp = m->g0_tp;
 	}
 	/* The DTV is freed here, on g0: free() on the task itself would set up
-	 * a malloc tcache in the task's TLS just to throw it away.  A task in
-	 * a home slot keeps its DTV for the slot's next task (stack.c). */
+	 * a malloc tcache in the task's TLS just to throw it away.  The DTV
+	 * itself goes with the stack (wt_stack_free: kept in a home slot for
+	 * its next task, else freed). */
 	if (!t->main) {
 		wt_tls_tcache_free(t->tp);
-		if (t->slot >= 0 && !t->stack_packed)
-			t->dtv_keep = wt_tls_dtv_keep(t->tp);
-		else
-			wt_tls_free(t->tp);
+		t->dtv_keep = wt_tls_dtv_keep(t->tp);
 	}
 	atomic_store(&t->state, WT_DEAD);
 	task_unlink(t);
