@@ -1,7 +1,26 @@
 # weft — build, test, benchmark.  `make` builds build/libweft.so and build/weft.
 CC      ?= gcc
-# The instruction set: arch/$(ARCH)/ holds all code that knows it.
-ARCH    ?= x86_64
+# The instruction set: arch/$(ARCH)/ holds all code that knows it.  It is
+# the compiler's (CC=aarch64-linux-gnu-gcc make), or named (make
+# ARCH=aarch64, which picks Debian's cross compiler).  Another instruction
+# set than this machine's builds into build/$(ARCH) and its programs run
+# under qemu-user (tests/qemu.sh).
+HOST_ARCH := $(shell uname -m)
+ifeq ($(origin ARCH),undefined)
+ARCH    := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine)))
+else ifeq ($(origin CC),default)
+ifneq ($(ARCH),$(HOST_ARCH))
+CC      := $(ARCH)-linux-gnu-gcc
+endif
+endif
+CXX_FOR := $(patsubst %gcc,%g++,$(filter %gcc,$(CC)))
+CXX     := $(if $(CXX_FOR),$(CXX_FOR),g++)
+DEB_ARCH_aarch64 := arm64
+DEB_ARCH_x86_64  := amd64
+DEB_ARCH := $(DEB_ARCH_$(ARCH))
+ifeq ($(DEB_ARCH),)
+$(error weft: ARCH=$(ARCH) is not supported (arch/ has: $(notdir $(wildcard arch/*))))
+endif
 CFLAGS  ?= -O2 -g
 # make DEBUG=1: the lock-order check (sched/lockrank.c) is compiled in.
 ifeq ($(DEBUG),1)
@@ -10,9 +29,16 @@ endif
 WFLAGS  := -Wall -Wextra -Wno-unused-parameter -std=gnu11
 # The runtime never uses the stack protector: g0 may run on another TCB.
 LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread -Iarch/$(ARCH)
-B       := build
+ifeq ($(ARCH),$(HOST_ARCH))
+B       ?= build
 DEBS    := libunwind-dev libelf-dev libcriterion-dev python3 gdb zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev guile-3.0 man-db \
            openjdk-17-jdk-headless
+else
+B       ?= build/$(ARCH)
+DEBS    := gcc-$(ARCH)-linux-gnu g++-$(ARCH)-linux-gnu qemu-user-static python3 \
+           libc6:$(DEB_ARCH) libunwind-dev:$(DEB_ARCH) libelf-dev:$(DEB_ARCH) \
+           libffi8:$(DEB_ARCH) libgit2-1.5:$(DEB_ARCH) libgc-dev:$(DEB_ARCH) libcriterion-dev
+endif
 
 LIB_SRC := $(wildcard sched/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.c)
 LIB_ASM := $(wildcard arch/$(ARCH)/*.S)
@@ -25,10 +51,15 @@ deps: $(B)/.deps
 $(B)/.deps:
 	@mkdir -p $(B)
 	@missing=""; \
-	for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	for p in $(DEBS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "weft: installing$$missing"; \
+	    case "$$missing" in *:$(DEB_ARCH)*) \
+	      dpkg --print-foreign-architectures | grep -qx $(DEB_ARCH) || \
+	        { dpkg --add-architecture $(DEB_ARCH) && apt-get update >/dev/null 2>&1; };; esac; \
 	    (apt-get install -y $$missing >/dev/null 2>&1 || \
 	     (apt-get update >/dev/null 2>&1 && apt-get install -y $$missing >/dev/null)) || \
 	     { echo "weft: could not install$$missing"; exit 1; }; \

@@ -96,8 +96,11 @@ bool wt_blocked_restartable(struct wt_m *m)
 	case SYS_readv: case SYS_writev: case SYS_preadv: case SYS_pwritev:
 	case SYS_accept: case SYS_accept4: case SYS_recvfrom: case SYS_recvmsg:
 	case SYS_sendto: case SYS_sendmsg: case SYS_sendmmsg: case SYS_wait4:
-	case SYS_waitid: case SYS_fcntl: case SYS_flock: case SYS_open:
-	case SYS_openat: case SYS_splice: case SYS_tee: case SYS_sendfile:
+	case SYS_waitid: case SYS_fcntl: case SYS_flock: case SYS_openat:
+#ifdef SYS_open /* not on architectures that have only openat */
+	case SYS_open:
+#endif
+	case SYS_splice: case SYS_tee: case SYS_sendfile:
 	case SYS_copy_file_range:
 		return true;
 	case SYS_futex: {

@@ -54,6 +54,7 @@
 #include "sigtask.h"
 #include "start.h"
 #include "task.h"
+#include "tls.h"
 #include "timer.h"
 
 #define WINDOW_NS 100000 /* 100 us: a CPU clock read costs at most 0.4% of a worker */
@@ -294,11 +295,11 @@ int wt_tid_kill(int tgid, int tid, int sig)
 		return 1; /* another process: the kernel says ESRCH */
 	wt_lock(&wt_sched.alllock);
 	struct wt_task *t = wt_task_by_kernel_id_locked(tid);
-	uintptr_t tp = t ? t->tp : 0;
+	uintptr_t th = t ? wt_tls_pd(t->tp) : 0;
 	wt_unlock(&wt_sched.alllock);
 	/* Found again by its pthread_t, as pthread_kill does: it may have
 	 * exited since. */
-	t = tp ? wt_task_from_pthread(tp) : NULL;
+	t = th ? wt_task_from_pthread(th) : NULL;
 	if (!t || wt_task_dead(t))
 		return -ESRCH;
 	if (sig < 0 || sig >= 65 || sig == 32 || sig == 33)

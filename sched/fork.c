@@ -79,7 +79,7 @@ static void list_add(node_t *n, node_t *head)
  * from the stack cache to that list. */
 static void fix_glibc_lists(struct wt_task *t, struct wt_m *m, int tid)
 {
-	node_t *tn = (node_t *)(t->tp + wt_off_list);
+	node_t *tn = (node_t *)(wt_tls_pd(t->tp) + wt_off_list);
 	if (tn->next == tn || !tn->next)
 		return;
 	node_t *head = tn->prev;
@@ -89,8 +89,8 @@ static void fix_glibc_lists(struct wt_task *t, struct wt_m *m, int tid)
 	}
 	if (!m || m->g0_tp == t->tp)
 		return;
-	node_t *gn = (node_t *)(m->g0_tp + wt_off_list);
-	*(int *)(m->g0_tp + wt_off_tid) = tid;
+	node_t *gn = (node_t *)(wt_tls_pd(m->g0_tp) + wt_off_list);
+	*(int *)(wt_tls_pd(m->g0_tp) + wt_off_tid) = tid;
 	if (gn->next && gn->next != gn) {
 		list_del(gn);
 		list_add(gn, head);
@@ -110,7 +110,7 @@ static void reset(bool reclaimed)
 	wt_tls_mode = WT_TLS_SYSCALL;
 
 	if (t) {
-		*(int *)(t->tp + wt_off_tid) = t->tid;
+		*(int *)(wt_tls_pd(t->tp) + wt_off_tid) = t->tid;
 		if (reclaimed)
 			fix_glibc_lists(t, m, tid);
 	}

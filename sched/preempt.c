@@ -110,6 +110,7 @@
 #include "syscall.h"
 #include "task.h"
 #include "text.h"
+#include "throw.h"
 #include "timeline.h"
 
 #define PREEMPT_NS 10000000 /* a task's slice before sysmon asks, as Go's forcePreemptNS */
@@ -196,9 +197,42 @@ static void chain(int sig, siginfo_t *si, void *ucv)
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 }
 
+/* Context: signal handler.  A preempted task's stub asks to resume
+ * (WT_ARCH_PREEMPT_RESUME_SIGNAL): its saved state, on its own stack, is
+ * loaded into the frame the kernel restores as the handler returns. */
+static bool on_resume(const siginfo_t *si, ucontext_t *uc)
+{
+	struct wt_task *t = wt_cur();
+	uintptr_t s = (uintptr_t)si->si_value.sival_ptr;
+	if (!t || si->si_pid != wt_pid || s < (uintptr_t)t->stack_lo ||
+	    s >= (t->main ? main_top : (uintptr_t)t->stack_hi))
+		return false;
+	return wt_arch_uc_resume(uc, (void *)s);
+}
+
+/* Context: the task, in the stub, after wt_preempt_park: its saved state
+ * at `state`.  The signal is this thread's and SIGURG is never blocked,
+ * so it is taken as the call returns; the handler does not return here. */
+void wt_preempt_resume(void *state)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = SIGURG;
+	si.si_code = SI_QUEUE;
+	si.si_pid = wt_pid;
+	si.si_uid = (uid_t)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0);
+	si.si_value.sival_ptr = state;
+	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGURG,
+		    (long)&si, 0, 0);
+	wt_throw("a preempted task's resume signal returned");
+}
+
 static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
 	if (si && wt_setxid_signal(si))
+		return;
+	if (WT_ARCH_PREEMPT_RESUME_SIGNAL && si && si->si_code == SI_QUEUE &&
+	    si->si_value.sival_ptr != cookie && on_resume(si, uc))
 		return;
 	if (si && si->si_code == SI_QUEUE && si->si_value.sival_ptr == cookie) {
 		on_request(uc);

@@ -29,7 +29,7 @@ static inline int wt_pshared_enter(void)
 	struct wt_task *t = wt_cur();
 	if (!t)
 		return 0;
-	int *f = (int *)(t->tp + wt_off_tid);
+	int *f = (int *)(wt_tls_pd(t->tp) + wt_off_tid);
 	int old = *f;
 	*f = wt_pshared_id(t);
 	return old;
@@ -39,7 +39,7 @@ static inline void wt_pshared_leave(int old)
 {
 	struct wt_task *t = wt_cur();
 	if (t)
-		*(int *)(t->tp + wt_off_tid) = old;
+		*(int *)(wt_tls_pd(t->tp) + wt_off_tid) = old;
 }
 
 #endif

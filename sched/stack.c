@@ -562,8 +562,7 @@ static char *tcb_top(int s, char *top)
 static int tcb_place(struct wt_task *t)
 {
 	uintptr_t top = (uintptr_t)slot_top((int)((t->tp - (uintptr_t)A.base) >> SLOT_SHIFT));
-	return (int)((WT_ALIGN_DOWN(top - wt_tcb_size, wt_tls_static_align) - t->tp) /
-		     wt_tls_static_align);
+	return (int)((wt_tls_tp_under(top, true) - t->tp) / wt_tls_static_align);
 }
 
 /* glibc's least stack under the TCB and static TLS (MINIMAL_REST_STACK):

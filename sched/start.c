@@ -113,7 +113,7 @@ int wt_runtime_start(void)
 	t->tp = wt_arch_get_tp();
 	t->tid = 0x40000001;
 	t->ctx.tp = t->tp; /* every switch back to main loads its TCB */
-	*(int *)(t->tp + wt_off_tid) = t->tid;
+	*(int *)(wt_tls_pd(t->tp) + wt_off_tid) = t->tid;
 	struct rlimit rl;
 	size_t ssz = 8u << 20;
 	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)

@@ -194,8 +194,8 @@ static struct symobj *obj_of(const struct link_map *lm, bool may_load, int *idx)
 	const char *path = lm->l_name && lm->l_name[0] ? lm->l_name : NULL;
 	if (!path) {
 		if (!exe_path[0]) {
-			long n = wt_syscall6(SYS_readlink, (long)"/proc/self/exe", (long)exe_path,
-					     sizeof exe_path - 1, 0, 0, 0);
+			long n = wt_syscall6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe",
+					     (long)exe_path, sizeof exe_path - 1, 0, 0);
 			exe_path[n > 0 ? n : 0] = 0;
 		}
 		path = exe_path;

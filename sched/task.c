@@ -254,8 +254,9 @@ void wt_task_scavenge(int64_t now)
 }
 
 /* pthread_t -> task.  NULL for threads weft did not create. */
-struct wt_task *wt_task_from_pthread(uintptr_t pt)
+struct wt_task *wt_task_from_pthread(uintptr_t th)
 {
+	uintptr_t pt = th ? wt_tls_tp_of(th) : 0; /* compared with thread pointers */
 	if (wt_main_task && pt == wt_main_task->tp)
 		return wt_main_task;
 	struct wt_task *t = wt_stack_owner(pt);
@@ -282,9 +283,9 @@ struct wt_task *wt_task_from_pthread(uintptr_t pt)
 
 /* A pthread_t of weft's whose task is gone: how it ended (WT_ENDED_*,
  * UNKNOWN counting as joined), or -1 for a pthread_t weft never made. */
-int wt_task_ended(uintptr_t pt)
+int wt_task_ended(uintptr_t th)
 {
-	return wt_stack_ended(pt);
+	return wt_stack_ended(wt_tls_tp_of(th));
 }
 
 /* Runs pthread key destructors.  Keys live in glibc's per-TCB arrays:
@@ -348,7 +349,8 @@ static void run_key_dtors(void)
 		}
 		return;
 	}
-	struct key_data **specific = (struct key_data **)(wt_cur()->tp + wt_off_specific);
+	struct key_data **specific =
+		(struct key_data **)(wt_tls_pd(wt_cur()->tp) + wt_off_specific);
 	for (int round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; round++)
 		if (!key_dtor_round(specific))
 			break;

@@ -126,12 +126,14 @@ static void tcache_probe(uintptr_t tp)
 	free(pa);
 	free(pb); /* the bin's head: b, then a */
 	__asm__("" : "+r"(a), "+r"(b)); /* addresses now, not pointers to freed memory */
-	/* The static TLS block, read down from the thread pointer a piece at a
-	 * time: the initial thread's may start above tp - wt_tls_static_size. */
+	/* The static TLS block, read a piece at a time from the thread pointer
+	 * outwards (down in variant II, up in variant I): the initial thread's
+	 * may end before wt_tls_static_size. */
 	uintptr_t piece[64];
 	struct { uint16_t counts[64]; uintptr_t entries[64]; } tc;
-	for (uintptr_t at = tp; at > tp - wt_tls_static_size && !tcache_off; at -= sizeof piece) {
-		if (!peek((void *)(at - sizeof piece), piece, sizeof piece))
+	for (size_t k = 0; k * sizeof piece < wt_tls_static_size && !tcache_off; k++) {
+		uintptr_t at = WT_ARCH_TLS_ABOVE_TP ? tp + k * sizeof piece : tp - (k + 1) * sizeof piece;
+		if (!peek((void *)at, piece, sizeof piece))
 			break;
 		for (int i = 63; i >= 0 && !tcache_off; i--) {
 			uintptr_t w = piece[i];
@@ -141,8 +143,7 @@ static void tcache_probe(uintptr_t tp)
 				uintptr_t next;
 				if (tc.entries[k] == b && tc.counts[k] >= 2 &&
 				    peek((void *)b, &next, sizeof next) && (next ^ (b >> 12)) == a) {
-					tcache_off = (ptrdiff_t)(at - sizeof piece + (size_t)i * 8) -
-						     (ptrdiff_t)tp;
+					tcache_off = (ptrdiff_t)(at + (size_t)i * 8) - (ptrdiff_t)tp;
 					break;
 				}
 			}
@@ -179,9 +180,9 @@ static size_t probe_size = 256 << 10;
 static void *probe(void *arg)
 {
 	(void)arg;
-	uintptr_t tp = wt_arch_get_tp();
+	uintptr_t pd = wt_tls_pd(wt_arch_get_tp());
 	for (size_t off = 0; off + 16 <= wt_tcb_size; off += 8) {
-		uintptr_t *w = (uintptr_t *)(tp + off);
+		uintptr_t *w = (uintptr_t *)(pd + off);
 		if (w[0] == (uintptr_t)probe_stack && w[1] == probe_size) {
 			wt_off_stackblock = off;
 			wt_off_stackblock_size = off + 8;
@@ -292,9 +293,9 @@ int wt_tls_init(void)
 		wt_off_specific = spec_desc[2];
 	/* The first block of key values lies just below specific[] (glibc
 	 * points main's specific[0] at it); task.c relies on that. */
+	char *self = (char *)wt_tls_pd(wt_arch_get_tp());
 	if (wt_off_specific &&
-	    ((void **)((char *)wt_arch_get_tp() + wt_off_specific))[0] !=
-		    (char *)wt_arch_get_tp() + wt_off_specific - 32 * 2 * sizeof(void *))
+	    ((void **)(self + wt_off_specific))[0] != self + wt_off_specific - 32 * 2 * sizeof(void *))
 		wt_off_specific = 0;
 	if (rseq_off && rseq_size && *rseq_size)
 		wt_rseq_off = *rseq_off;
@@ -335,14 +336,16 @@ int wt_tls_init(void)
 	return 0;
 }
 
-/* Builds a TCB + static TLS block whose TCB ends at or below `top`.
+/* Builds a TCB + static TLS block that ends at or below `top`.
  * Context: any; calls ld.so, which allocates the DTV with malloc. */
 uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
 		     bool compact, char **tls_low, void *dtv)
 {
-	uintptr_t tp = WT_ALIGN_DOWN((uintptr_t)top - wt_tcb_size, wt_tls_static_align);
+	uintptr_t tp = wt_tls_tp_under((uintptr_t)top, compact);
+	uintptr_t pd = wt_tls_pd(tp);
 	uintptr_t cur = wt_arch_get_tp();
-	memset((void *)tp, 0, wt_tcb_size);
+	/* struct pthread, and variant I's header at tp after it. */
+	memset((void *)pd, 0, wt_tcb_size + WT_TCB_HEADER);
 	if (dtv) {
 		/* As glibc reuses a cached thread's: cleared, installed, and
 		 * filled by ld.so (which grows it if modules came since). */
@@ -354,14 +357,14 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 		return 0;
 	}
 	wt_arch_tcb_init(tp, cur);
-	*(int *)(tp + wt_off_tid) = tid;
+	*(int *)(pd + wt_off_tid) = tid;
 	/* An empty list node: glibc's fork child unlinks the forking thread's
 	 * node from its lists of threads (reclaim_stacks), then links it. */
-	uintptr_t *node = (uintptr_t *)(tp + wt_off_list);
+	uintptr_t *node = (uintptr_t *)(pd + wt_off_list);
 	node[0] = node[1] = (uintptr_t)node;
 	if (wt_off_stackblock) {
-		*(char **)(tp + wt_off_stackblock) = stack_lo;
-		*(size_t *)(tp + wt_off_stackblock_size) = stack_size;
+		*(char **)(pd + wt_off_stackblock) = stack_lo;
+		*(size_t *)(pd + wt_off_stackblock_size) = stack_size;
 	}
 	if (wt_rseq_off >= 0)
 		*(int32_t *)(tp + wt_rseq_off + 4) = -1; /* rseq cpu_id: not registered */

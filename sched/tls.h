@@ -38,6 +38,23 @@ extern size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
 extern size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific, wt_off_list;
 extern ptrdiff_t wt_rseq_off;
 
+/* A TCB block as glibc lays it out (arch.h: WT_ARCH_TLS_ABOVE_TP).  Below
+ * the thread pointer tp: struct pthread at tp, the static TLS under it
+ * (variant II, x86_64).  Above: a 16-byte header at tp, the static TLS
+ * over it, struct pthread right under tp (variant I, aarch64).  A pthread_t
+ * is the struct pthread's address; weft keeps the thread pointer. */
+static inline uintptr_t wt_tls_pd(uintptr_t tp)
+{
+	return WT_ARCH_TLS_ABOVE_TP ? tp - wt_tcb_size : tp;
+}
+static inline uintptr_t wt_tls_tp_of(uintptr_t pd)
+{
+	return WT_ARCH_TLS_ABOVE_TP ? pd + wt_tcb_size : pd;
+}
+/* The thread pointer of a block that ends at or below top; compact: the
+ * compact layout's (tls_static.c), where the architecture's differs. */
+uintptr_t wt_tls_tp_under(uintptr_t top, bool compact);
+
 /* Trap mode: each worker's kernel-known thread pointer is a guard. */
 extern bool wt_tls_trap;
 bool wt_tls_worker_guard(struct wt_m *m);  /* assign m's guard window */

@@ -29,6 +29,14 @@
  *    initial-exec TLS loaded after threads exist; WEFT_STATIC_TLS=full then
  *    gives every task the whole surplus (two pages per parked task).
  *
+ * Variant I (static TLS above the thread pointer, struct pthread under it:
+ * arch.h WT_ARCH_TLS_ABOVE_TP) is the same trade turned over: a task's
+ * block keeps room for the TLS in use at start plus SPARE above its thread
+ * pointer (`room`, fixed at start, so every slot's TCB sits at the same
+ * place), its struct pthread under that, its stack under that; glibc's
+ * surplus beyond `room` would lie past the top of the slot.  A dlopen that
+ * needs more than `room` gets the same message and abort.
+ *
  * Seeing every dlopen, including glibc's own (NSS, iconv), with dlopen's
  * caller kept (it picks the RUNPATH searched and the namespace): libc's
  * dlopen calls ld.so through the _dl_open pointer in _rtld_global_ro, two
@@ -61,6 +69,7 @@ const char *wt_tls_layout = "full";
 static bool compact;
 static _Atomic size_t hw;        /* static TLS in use: the largest offset */
 static size_t done;              /* [sync_lock] hw whose TLS every task has */
+static size_t room;              /* [const after init] variant I: compact block above tp */
 static wt_lock_t sync_lock = WT_LOCK_INIT(WT_RANK_TLS_SYNC);
 static int off_field = -1;       /* link_map word holding l_tls_offset */
 static unsigned long long seen_adds;
@@ -70,10 +79,21 @@ static dl_open_fn *open_slot;
 static dl_open_fn orig_open;
 static _Atomic int hook_calls;
 
+uintptr_t wt_tls_tp_under(uintptr_t top, bool allow_compact)
+{
+	if (!WT_ARCH_TLS_ABOVE_TP)
+		return WT_ALIGN_DOWN(top - wt_tcb_size, wt_tls_static_align);
+	size_t above = allow_compact && compact ? room : wt_tls_static_size;
+	return WT_ALIGN_DOWN(top - above, wt_tls_static_align);
+}
+
 /* Where a task's stack starts under the TCB at tp: compact when allowed,
- * else under glibc's whole static TLS block. */
+ * else under glibc's whole static TLS block.  Variant I: under struct
+ * pthread (wt_tls_tp_under made the block compact). */
 char *wt_tls_stack_hi(uintptr_t tp, bool allow_compact)
 {
+	if (WT_ARCH_TLS_ABOVE_TP)
+		return (char *)WT_ALIGN_DOWN(wt_tls_pd(tp), 64);
 	uintptr_t full = WT_ALIGN_DOWN(tp + wt_tcb_size - wt_tls_static_size, 64);
 	if (!allow_compact || !compact)
 		return (char *)full;
@@ -95,12 +115,22 @@ static uintptr_t tls_module_addr(struct dl_phdr_info *info)
 	return 0;
 }
 
-static bool has_tls(struct dl_phdr_info *info)
+/* The size of a module's TLS block (0: none). */
+static size_t tls_memsz(struct dl_phdr_info *info)
 {
 	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_phdr[i].p_memsz)
-			return true;
-	return false;
+		if (info->dlpi_phdr[i].p_type == PT_TLS)
+			return info->dlpi_phdr[i].p_memsz;
+	return 0;
+}
+
+/* How far from the thread pointer a module's static block reaches, given
+ * its offset as glibc keeps it (l_tls_offset): the offset itself in
+ * variant II (the block ends at tp - offset + size <= tp), offset + size
+ * in variant I. */
+static size_t reach(size_t off, size_t memsz)
+{
+	return WT_ARCH_TLS_ABOVE_TP ? off + memsz : off;
 }
 
 static size_t *link_map_of(uintptr_t addr)
@@ -121,11 +151,14 @@ static int scan_start(struct dl_phdr_info *info, size_t sz, void *arg)
 	(void)sz;
 	struct start_scan *s = arg;
 	uintptr_t d = (uintptr_t)info->dlpi_tls_data;
-	if (!info->dlpi_tls_modid || !d || d >= s->tp || s->tp - d > wt_tls_static_size)
+	if (!info->dlpi_tls_modid || !d)
 		return 0;
-	size_t off = s->tp - d;
-	if (off > s->max)
-		s->max = off;
+	size_t off = WT_ARCH_TLS_ABOVE_TP ? d - s->tp : s->tp - d;
+	if ((WT_ARCH_TLS_ABOVE_TP ? d < s->tp : d >= s->tp) ||
+	    reach(off, tls_memsz(info)) > wt_tls_static_size)
+		return 0;
+	if (reach(off, tls_memsz(info)) > s->max)
+		s->max = reach(off, tls_memsz(info));
 	if (s->n < 16)
 		s->m[s->n++] = (struct mod){ tls_module_addr(info), off };
 	return 0;
@@ -169,15 +202,17 @@ static int scan_now(struct dl_phdr_info *info, size_t sz, void *arg)
 			return 1;
 		}
 	}
-	if (!info->dlpi_tls_modid || !has_tls(info))
+	size_t memsz = tls_memsz(info);
+	if (!info->dlpi_tls_modid || !memsz)
 		return 0;
 	size_t *lm = link_map_of(tls_module_addr(info));
 	if (!lm)
 		return 0;
 	size_t off = lm[off_field];
 	/* 0: no static offset yet; -1: forced dynamic. */
-	if (off && off != (size_t)-1 && off <= wt_tls_static_size - wt_tcb_size && off > s->max)
-		s->max = off;
+	if (off && off != (size_t)-1 && reach(off, memsz) <= wt_tls_static_size &&
+	    reach(off, memsz) > s->max)
+		s->max = reach(off, memsz);
 	return 0;
 }
 
@@ -197,14 +232,13 @@ static void sync_tasks(size_t to)
 	size_t scratch_size = WT_ALIGN_UP(wt_tls_static_size, PAGE) + PAGE;
 	if (!scratch && !(scratch = wt_mmap_anon(scratch_size)))
 		wt_throw("out of memory initialising static TLS after dlopen");
-	uintptr_t stp = WT_ALIGN_DOWN((uintptr_t)scratch + scratch_size - wt_tcb_size,
-				      wt_tls_static_align);
-	memset((void *)stp, 0, wt_tcb_size);
+	uintptr_t stp = wt_tls_tp_under((uintptr_t)scratch + scratch_size, false);
+	memset((void *)wt_tls_pd(stp), 0, wt_tcb_size + WT_TCB_HEADER);
 	if (!wt_tls_alloc_dtv(stp))
 		wt_throw("out of memory initialising static TLS after dlopen");
 	atomic_store_explicit(&hw, to, memory_order_release);
 	long bad = 0, live = 0;
-	size_t room = wt_tls_static_size;
+	size_t least = wt_tls_static_size;
 	wt_lock(&wt_sched.alllock);
 	for (struct wt_task *t = wt_sched.alltasks; t; t = t->alllink) {
 		if (t->main || !t->tp)
@@ -212,21 +246,28 @@ static void sync_tasks(size_t to)
 		live++;
 		/* A task whose TCB is in a block of its own (a program-supplied
 		 * stack) has glibc's whole static TLS there. */
-		if (!t->tls_block && t->tp - to < (uintptr_t)t->stack_hi) {
-			if (t->tp - (uintptr_t)t->stack_hi < room)
-				room = t->tp - (uintptr_t)t->stack_hi;
+		size_t has = WT_ARCH_TLS_ABOVE_TP ? (t->tls_block || !compact ? wt_tls_static_size : room)
+						  : t->tls_block ? wt_tls_static_size
+								 : t->tp - (uintptr_t)t->stack_hi;
+		if (to > has) {
+			if (has < least)
+				least = has;
 			bad++;
 			continue;
 		}
-		memcpy((char *)t->tp - to, (char *)stp - to, to - done);
+		if (WT_ARCH_TLS_ABOVE_TP)
+			memcpy((char *)t->tp + done, (char *)stp + done, to - done);
+		else
+			memcpy((char *)t->tp - to, (char *)stp - to, to - done);
 	}
 	wt_unlock(&wt_sched.alllock);
 	wt_tls_free(stp);
 	done = to;
 	if (bad) {
-		wt_print("weft: a library loaded now puts static TLS %zu bytes under the thread "
-			 "pointer; %ld of %ld running threads have their stacks start %zu bytes "
-			 "under it; run with WEFT_STATIC_TLS=full\n", to, bad, live, room);
+		wt_print("weft: a library loaded now puts static TLS %zu bytes %s the thread "
+			 "pointer; %ld of %ld running threads have room for %zu there; "
+			 "run with WEFT_STATIC_TLS=full\n", to, WT_ARCH_TLS_ABOVE_TP ? "above" : "under",
+			 bad, live, least);
 		wt_throw("static TLS would overlap task stacks");
 	}
 }
@@ -312,6 +353,11 @@ void wt_tls_static_init(void)
 		return;
 	}
 	compact = !wt_cfg.static_tls_full;
+	if (WT_ARCH_TLS_ABOVE_TP) {
+		room = WT_ALIGN_UP(s.max + SPARE, 64);
+		if (room >= wt_tls_static_size)
+			compact = false;
+	}
 	wt_tls_layout = compact ? "compact" : "full";
 }
 
@@ -326,11 +372,15 @@ void wt_tls_static_fork_reset(void)
 void wt_tls_static_check(struct wt_task *t)
 {
 	size_t used = atomic_load_explicit(&hw, memory_order_acquire);
-	if (!t->main && t->tp && !t->tls_block && t->tp - used < (uintptr_t)t->stack_hi) {
+	if (t->main || !t->tp || t->tls_block)
+		return;
+	size_t has = WT_ARCH_TLS_ABOVE_TP ? (compact ? room : wt_tls_static_size)
+					  : t->tp - (uintptr_t)t->stack_hi;
+	if (used > has) {
 		wt_print("weft: a library loaded while a thread was being created puts static TLS "
-			 "%zu bytes under the thread pointer; the thread's stack starts %zu bytes "
-			 "under it; run with WEFT_STATIC_TLS=full\n", used,
-			 (size_t)(t->tp - (uintptr_t)t->stack_hi));
+			 "%zu bytes %s the thread pointer; the thread has room for %zu there; "
+			 "run with WEFT_STATIC_TLS=full\n", used,
+			 WT_ARCH_TLS_ABOVE_TP ? "above" : "under", has);
 		wt_throw("static TLS would overlap a new task's stack");
 	}
 }

@@ -74,7 +74,8 @@ static long plain(struct op *o)
 static bool poll_ready(int fd, int mode)
 {
 	struct pollfd p = { fd, mode == WT_IO_READ ? POLLIN : POLLOUT, 0 };
-	return wt_syscall6(SYS_poll, (long)&p, 1, 0, 0, 0, 0) != 0;
+	struct timespec zero = { 0, 0 };
+	return wt_syscall6(SYS_ppoll, (long)&p, 1, (long)&zero, 0, 8, 0) != 0;
 }
 
 /* One call, the poller's way.  Returns a count or -errno. */

@@ -100,7 +100,8 @@ struct pollset {
 static long look_poll(void *arg)
 {
 	struct pollset *ps = arg;
-	return wt_syscall6(SYS_poll, (long)ps->fds, ps->n, 0, 0, 0, 0);
+	struct timespec zero = { 0, 0 };
+	return wt_syscall6(SYS_ppoll, (long)ps->fds, ps->n, (long)&zero, 0, 8, 0);
 }
 
 static uint32_t to_epoll(short ev)
@@ -225,8 +226,8 @@ static long look_select(void *arg)
 {
 	struct selset *s = arg;
 	fd_set r = s->in_r, w = s->in_w, e = s->in_e;
-	struct timeval zero = { 0, 0 };
-	long k = wt_syscall6(SYS_select, s->n, (long)(s->r ? &r : NULL), (long)(s->w ? &w : NULL),
+	struct timespec zero = { 0, 0 };
+	long k = wt_syscall6(SYS_pselect6, s->n, (long)(s->r ? &r : NULL), (long)(s->w ? &w : NULL),
 			     (long)(s->e ? &e : NULL), (long)&zero, 0);
 	if (k > 0) {
 		if (s->r)
@@ -357,7 +358,7 @@ struct epset {
 static long look_epoll(void *arg)
 {
 	struct epset *s = arg;
-	return wt_syscall6(SYS_epoll_wait, s->ep, (long)s->ev, s->max, 0, 0, 0);
+	return wt_syscall6(SYS_epoll_pwait, s->ep, (long)s->ev, s->max, 0, 0, 8);
 }
 
 WT_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)

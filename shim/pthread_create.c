@@ -29,7 +29,7 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	int r = wt_task_create(attr, fn, arg, &t);
 	if (r)
 		return -r;
-	*th = (pthread_t)t->tp;
+	*th = (pthread_t)wt_tls_pd(t->tp);
 	wt_prio_point(); /* created above the caller: it runs first */
 	return 0;
 }

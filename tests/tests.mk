@@ -38,7 +38,7 @@ $(TB)/preload/gc_%: tests/preload/gc_%.c tests/preload/weft_check.h
 
 $(TB)/preload/%: tests/preload/%.cc tests/preload/weft_check.h
 	@mkdir -p $(dir $@)
-	g++ -O2 -g -Wall -std=c++20 -pthread -o $@ $<
+	$(CXX) -O2 -g -Wall -std=c++20 -pthread -o $@ $<
 
 # Twice: the default GOMAXPROCS, and GOMAXPROCS=1 (where a wait that blocks
 # its worker instead of parking shows up as a hang).
@@ -87,4 +87,17 @@ test-tools: all $(TB)/preload/basic_join
 
 test: all check-exports test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe test-tools
 
-.PHONY: stress test test-tools test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe
+# aarch64 on this machine: built with Debian's cross compiler into
+# build/aarch64 and run under qemu-user (tests/qemu.sh): the unit tests,
+# the preload tests (native and under weft, both GOMAXPROCS values) and the
+# observability checks.  Left out there: the sanitizer builds (TSan and
+# ASan do not run under qemu-user), the lock-order build (the same sources
+# as test-preload), the real programs (Debian's x86_64 binaries) and the
+# tools checks (the launcher is a shell script, the same on both).
+test-aarch64:
+	$(MAKE) --no-print-directory ARCH=aarch64 test-emulated
+test-emulated: all
+	sh tests/qemu.sh $(ARCH)
+	WEFT_EMULATED=1 $(MAKE) --no-print-directory ARCH=$(ARCH) test-unit test-preload test-observe
+
+.PHONY: stress test test-aarch64 test-emulated test-tools test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe

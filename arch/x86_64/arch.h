@@ -22,6 +22,13 @@
 
 #include "offsets.h"
 
+/* glibc's TLS is variant II here: struct pthread (pthread_t) at the thread
+ * pointer, the static TLS blocks below it. */
+#define WT_ARCH_TLS_ABOVE_TP 0
+/* The preemption stub returns to the interrupted pc itself (`ret`), so no
+ * signal resumes it (wt_arch_uc_resume). */
+#define WT_ARCH_PREEMPT_RESUME_SIGNAL 0
+
 /* Orders a store before an atomic read-modify-write against a load after it
  * (Linux's smp_mb__after_atomic).  On x86 every lock-prefixed instruction is
  * a full barrier, so only the compiler needs telling. */
@@ -132,6 +139,13 @@ static inline uintptr_t wt_arch_uc_sp(const ucontext_t *uc)
  * returns, as if it had at its pc (the pc pushed as the return address,
  * below the red zone, as preempt.S expects). */
 void wt_arch_uc_push_call(ucontext_t *uc, void (*fn)(void));
+/* A preempted task resumes by its stub's return, never by a signal. */
+static inline bool wt_arch_uc_resume(ucontext_t *uc, void *state)
+{
+	(void)uc;
+	(void)state;
+	return false;
+}
 /* sigctx.c: the context was interrupted inside a system call: on its
  * instruction, which the kernel rewound to restart it, or just after it
  * with the call ended by EINTR. */

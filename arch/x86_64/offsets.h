@@ -44,5 +44,6 @@
 #define WT_TCB_STACK_GUARD 0x28      /* the stack protector's canary */
 #define WT_TCB_POINTER_GUARD 0x30    /* PTR_MANGLE's key */
 #define WT_TCB_FEATURE_1 0x48        /* CET feature bits */
+#define WT_TCB_HEADER 0              /* the header's bytes outside struct pthread: none */
 
 #endif

@@ -20,6 +20,7 @@
  *   wt_pidleget     returns stub_pidle once;
  *   wt_curp         returns stub_curp (NULL: stack.c uses its global lists);
  *   wt_tls_new      no TLS: returns a thread pointer below the slot's top
+ *                   (wt_tls_tp_under)
  *                   and the block's low end, or 0 when stub_tls_fail; the
  *                   DTV it was given in stub_dtv_given;
  *   wt_tls_dtv_free records the DTV in stub_dtv_freed;
@@ -212,9 +213,16 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 	__atomic_store_n(&stub_dtv_given, dtv, __ATOMIC_RELAXED); /* concurrent claims call it */
 	if (stub_tls_fail)
 		return 0;
-	uintptr_t tp = WT_ALIGN_DOWN((uintptr_t)top - wt_tcb_size, 64);
+	uintptr_t tp = wt_tls_tp_under((uintptr_t)top, compact);
 	*tls_low = (char *)(tp - wt_tls_static_size);
 	return tp;
+}
+
+/* Where the stub's blocks put the thread pointer (the same on every
+ * architecture: the stub's static TLS lies under it). */
+uintptr_t wt_tls_tp_under(uintptr_t top, bool compact)
+{
+	return WT_ALIGN_DOWN(top - wt_tcb_size, 64);
 }
 
 void wt_tls_dtv_free(void *dtv)

@@ -391,7 +391,7 @@ static void *thief_main(void *arg)
 		}
 		if (!drain_global(th->p))
 			for (int i = 0; i < 64; i++)
-				__builtin_ia32_pause();
+				wt_arch_pause();
 	}
 	return NULL;
 }

@@ -14,6 +14,23 @@ UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC)) \
 UNIT_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
                -D_GNU_SOURCE -pthread -fno-stack-protector -I. -Iarch/$(ARCH)
 
+# criterion for another instruction set: its Debian packages cannot be
+# installed beside this machine's (the two libnanomsg5 builds differ in
+# version), so the .debs are unpacked into $(B)/sysroot and the tests
+# linked against them there (the headers are the native package's).
+ifeq ($(ARCH),$(HOST_ARCH))
+CRITERION := -lcriterion
+else
+CRIT_LIB  := $(B)/sysroot/usr/lib/$(ARCH)-linux-gnu
+CRITERION := $(CRIT_LIB)/libcriterion.so.3 -Wl,--disable-new-dtags -Wl,-rpath,$(abspath $(CRIT_LIB)) \
+             -Wl,-rpath-link,$(CRIT_LIB)
+$(CRIT_LIB)/libcriterion.so.3: | deps
+	rm -rf $(B)/debs && mkdir -p $(B)/debs
+	cd $(B)/debs && apt-get download -q libcriterion3:$(DEB_ARCH) libnanomsg5:$(DEB_ARCH) 2>&1 | grep -v unsandboxed
+	for d in $(B)/debs/*.deb; do dpkg-deb -x $$d $(B)/sysroot || exit 1; done
+	test -f $@
+endif
+
 $(UNIT_DIR)/obj/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
@@ -24,8 +41,8 @@ $(UNIT_DIR)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
-$(UNIT_DIR)/unit: $(UNIT_OBJ)
-	$(CC) -pthread -o $@ $(UNIT_OBJ) -lcriterion
+$(UNIT_DIR)/unit: $(UNIT_OBJ) $(filter %.so.3,$(CRITERION))
+	$(CC) -pthread -o $@ $(UNIT_OBJ) $(CRITERION)
 
 # The scheduler tests (tests/unit/proc): the real proc.c, worker.c and
 # context switch run test tasks on real worker threads, with the test
@@ -33,15 +50,15 @@ $(UNIT_DIR)/unit: $(UNIT_OBJ)
 # doubles above replace proc.c.
 PROC_SCHED := sched/proc.c sched/runq.c sched/rtq.c sched/park.c sched/timer.c sched/lock.c sched/print.c \
               sched/throw.c sched/slab.c sched/worker.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
-              arch/$(ARCH)/tp.c
+              $(wildcard arch/$(ARCH)/tp.c)
 PROC_SRC   := $(wildcard tests/unit/proc/*.c) tests/unit/criterion_tsan.c
 PROC_ASM   := arch/$(ARCH)/syscall_sigok.S arch/$(ARCH)/switch.S arch/$(ARCH)/entry.S
 PROC_OBJ   := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(PROC_SCHED) $(PROC_SRC)) \
               $(patsubst %.S,$(UNIT_DIR)/obj/%.o,$(PROC_ASM))
 -include $(PROC_OBJ:.o=.d)
 
-$(UNIT_DIR)/proc: $(PROC_OBJ)
-	$(CC) -pthread -o $@ $(PROC_OBJ) -lcriterion
+$(UNIT_DIR)/proc: $(PROC_OBJ) $(filter %.so.3,$(CRITERION))
+	$(CC) -pthread -o $@ $(PROC_OBJ) $(CRITERION)
 
 test-unit: $(UNIT_DIR)/unit $(UNIT_DIR)/proc
 	$(UNIT_DIR)/unit

@@ -204,7 +204,7 @@ static bool c_all_idle(void)
 static void others_idle(void)
 {
 	while (nmidle() != nthreads() - 1)
-		__builtin_ia32_pause();
+		wt_arch_pause();
 }
 
 TestSuite(proc, .timeout = 30);
@@ -424,7 +424,7 @@ static void spin_past_deadline(struct tt *x)
 {
 	note(x);
 	while (wt_nanotime() <= deadline) /* only orders the events */
-		__builtin_ia32_pause();
+		wt_arch_pause();
 }
 
 Test(proc, expired_timers_run_when_the_worker_looks_for_work)
@@ -543,7 +543,7 @@ static void spawn_and_spin(struct tt *x)
 		wt_ready(&tt[i].t); /* runnext the last, the ring the rest */
 	/* Never parks: only another worker can run them. */
 	while (atomic_load(&nx) < 6)
-		__builtin_ia32_pause();
+		wt_arch_pause();
 }
 
 Test(proc, queued_work_wakes_a_worker_that_steals_it)
@@ -572,7 +572,7 @@ static void ready_one_and_spin(struct tt *x)
 	if (nmidle() != nthreads() - 1)
 		atomic_fetch_add(&bad_cur, 100);
 	while (atomic_load(&nx) < 1)
-		__builtin_ia32_pause();
+		wt_arch_pause();
 }
 
 static bool c_x(void)

@@ -1,0 +1,188 @@
+/*
+ * arch.h (aarch64) — what the runtime needs from the instruction set: the
+ * saved context and the switch (switch.S, ctx.c), the task entry frame
+ * (entry.S), the thread pointer and the TCB header it points at (inline
+ * here), the preemption stub and the state it saves (preempt.S,
+ * sigctx.c), reading and rewriting a signal's interrupted context
+ * (sigctx.c), the raw system call (syscall.c, syscall_sigok.S), and the
+ * barriers and hints.  Shared byte offsets: offsets.h.  The same names as
+ * every architecture's arch.h; sched/ and shim/ include it through
+ * -Iarch/$(ARCH).
+ *
+ * Two things differ from x86_64 in kind, and the runtime asks which:
+ *  - glibc's TLS here is variant I (WT_ARCH_TLS_ABOVE_TP): the thread
+ *    pointer (TPIDR_EL0) points at a 16-byte header {dtv, private}; the
+ *    static TLS blocks lie above it, and glibc's struct pthread (pthread_t)
+ *    right below it.
+ *  - a preempted task cannot return to an arbitrary pc with every register
+ *    restored (a branch needs a register).  So the interrupted state is
+ *    copied out of the signal frame onto the task's stack, and the stub
+ *    resumes by a signal whose handler copies it back into the frame the
+ *    kernel then restores (WT_ARCH_PREEMPT_RESUME_SIGNAL).
+ */
+#ifndef WEFT_ARCH_H
+#define WEFT_ARCH_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "offsets.h"
+
+/* Static TLS above the thread pointer, struct pthread below it (1); or
+ * struct pthread at the thread pointer and static TLS below (0). */
+#define WT_ARCH_TLS_ABOVE_TP 1
+/* The preemption stub resumes through a signal (wt_arch_uc_resume). */
+#define WT_ARCH_PREEMPT_RESUME_SIGNAL 1
+
+/* Orders a store before an atomic read-modify-write against a load after
+ * it (Linux's smp_mb__after_atomic).  The RMWs here may be LL/SC or LSE
+ * atomics with acquire/release only: a full barrier. */
+#define wt_mb_after_rmw() atomic_thread_fence(memory_order_seq_cst)
+
+/* A spin-wait hint: one round of a busy loop. */
+static inline void wt_arch_pause(void)
+{
+	__asm__ volatile("yield" ::: "memory");
+}
+
+/* ---- contexts ---- */
+
+/* A saved context (switch.S): everything else is on the stack at sp. */
+struct wt_ctx {
+	uintptr_t sp; /* stack pointer after the callee-saved stores */
+	uintptr_t tp; /* thread pointer (TPIDR_EL0) to load, 0 = keep */
+};
+/* What wt_ctx_switch leaves at ctx.sp (offsets.h: WT_FRAME_*). */
+struct wt_switch_frame {
+	uintptr_t x19, x20, x21, x22, x23, x24, x25, x26, x27, x28;
+	uintptr_t fp;  /* x29 */
+	uintptr_t lr;  /* x30: where the switch returns */
+	uint64_t d[8]; /* d8-d15 */
+	uint64_t fpcr;
+	uint64_t pad;
+};
+/* Saves the caller into *save, loads *load; writes load->tp into *cur_tp
+ * when it switches the thread pointer. */
+void wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintptr_t *cur_tp);
+/* A context that starts fn(arg) on stack_top with thread pointer tp; its
+ * first frame ends unwinding. */
+void wt_ctx_make(struct wt_ctx *c, void *stack_top, void (*fn)(void *), void *arg, uintptr_t tp);
+/* The registers of a switched-out context whose frame is at sp, as an
+ * unwinder wants them (the rest of *uc zeroed).  Its caller's stack pointer
+ * is sp + WT_FRAME_SIZE. */
+void wt_ctx_regs(uintptr_t sp, ucontext_t *uc);
+/* entry.S: calls fn(arg) on the stack at sp (16-byte aligned); returns
+ * when fn does, on the caller's stack. */
+void wt_call_on_stack(void *sp, void (*fn)(void *), void *arg);
+
+/* ---- the thread pointer (TPIDR_EL0) and the TCB at it ---- */
+
+static inline uintptr_t wt_arch_get_tp(void)
+{
+	uintptr_t tp;
+	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(tp));
+	return tp;
+}
+/* The kernel saves and restores TPIDR_EL0 with the thread: the one write
+ * is both the kernel-known and the fast one. */
+static inline void wt_arch_set_tp(uintptr_t tp)
+{
+	__asm__ volatile("msr tpidr_el0, %0" : : "r"(tp) : "memory");
+}
+static inline void wt_arch_set_tp_fast(uintptr_t tp)
+{
+	wt_arch_set_tp(tp);
+}
+static inline bool wt_arch_tp_fast_cpu(void)
+{
+	return true;
+}
+static inline bool wt_arch_tp_fast_kernel(void)
+{
+	return true;
+}
+/* Fills the ABI's header of a new TCB at tp from the TCB at from: nothing
+ * beyond the DTV, which ld.so installs (the stack and pointer guards are
+ * globals here, not TCB fields). */
+static inline void wt_arch_tcb_init(uintptr_t tp, uintptr_t from)
+{
+	(void)tp;
+	(void)from;
+}
+/* Where the TCB at tp keeps its DTV pointer. */
+static inline void **wt_arch_tcb_dtv(uintptr_t tp)
+{
+	return (void **)(tp + WT_TCB_DTV);
+}
+/* glibc's pthread_self: struct pthread ends at the thread pointer. */
+extern size_t wt_tcb_size;
+static inline uintptr_t wt_arch_tcb_self(void)
+{
+	return wt_arch_get_tp() - wt_tcb_size;
+}
+/* The 32-bit field at off in this thread's struct pthread. */
+static inline int wt_arch_self_tid_at(size_t off)
+{
+	return *(volatile int *)(wt_arch_get_tp() - wt_tcb_size + off);
+}
+
+/* ---- asynchronous preemption ---- */
+
+/* preempt.S: where a preempted task is made to go (wt_arch_uc_push_call):
+ * its interrupted state already saved on its stack, it calls
+ * wt_preempt_park, then wt_preempt_resume with that state, which does not
+ * return. */
+void wt_async_preempt(void);
+/* Nothing to probe: the state saved is the general, FP/SIMD and control
+ * registers (sigctx.c). */
+static inline void wt_arch_preempt_init(void)
+{
+}
+/* Bytes the preemption state takes on the task's stack. */
+static inline size_t wt_arch_preempt_state_size(void)
+{
+	return WT_PSTATE_SIZE;
+}
+
+/* ---- a signal's interrupted context ---- */
+
+static inline uintptr_t wt_arch_uc_pc(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.pc;
+}
+static inline uintptr_t wt_arch_uc_sp(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.sp;
+}
+/* sigctx.c: makes the interrupted context go to fn when the handler
+ * returns: its whole state (general registers, sp, pc, pstate, the FP/SIMD
+ * registers and control) is copied to its stack below sp, and it enters fn
+ * with sp and x19 at that copy. */
+void wt_arch_uc_push_call(ucontext_t *uc, void (*fn)(void));
+/* sigctx.c: loads a state saved by wt_arch_uc_push_call into *uc, so that
+ * the handler's return resumes it, and clears its magic word; false when
+ * state is not one (no magic word). */
+bool wt_arch_uc_resume(ucontext_t *uc, const void *state);
+/* sigctx.c: the context was interrupted inside a system call: on its
+ * instruction (svc #0), which the kernel rewound to restart it, or just
+ * after it with the call ended by EINTR. */
+bool wt_arch_uc_in_syscall(const ucontext_t *uc);
+/* sigctx.c: on such a context, makes the call end with -EINTR when the
+ * handler returns (stepping over a call the kernel was to restart). */
+void wt_arch_uc_syscall_eintr(ucontext_t *uc);
+
+/* ---- system calls ---- */
+
+/* syscall.c: a system call; returns the kernel's value (-errno on
+ * failure) and leaves errno alone. */
+long wt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+
+/* syscall_sigok.S: a system call where program handlers may run (the
+ * signal trampoline recognises its range). */
+long wt_syscall6_sigok(long nr, long a, long b, long c, long d, long e, long f);
+extern const char wt_syscall6_sigok_end[];
+
+#endif
