@@ -90,6 +90,7 @@
  * RUNNING proc from a blocked worker without its handler (every weft entry
  * would need a fenced handshake to learn of it).
  */
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -212,7 +213,11 @@ static bool on_resume(const siginfo_t *si, ucontext_t *uc)
 
 /* Context: the task, in the stub, after wt_preempt_park: its saved state
  * at `state`.  The signal is this thread's and SIGURG is never blocked,
- * so it is taken as the call returns; the handler does not return here. */
+ * so it is taken as the call returns, and its handler does not return
+ * here.  SIGURG does not queue: a send while another SIGURG is pending
+ * (a request of sysmon's, a program's) is dropped, and that one's handler
+ * returns here instead (finding the pc in weft, it changed nothing), so
+ * the send is made again. */
 void wt_preempt_resume(void *state)
 {
 	siginfo_t si;
@@ -222,9 +227,14 @@ void wt_preempt_resume(void *state)
 	si.si_pid = wt_pid;
 	si.si_uid = (uid_t)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0);
 	si.si_value.sival_ptr = state;
-	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGURG,
-		    (long)&si, 0, 0);
-	wt_throw("a preempted task's resume signal returned");
+	for (int i = 0;; i++) {
+		long r = wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid,
+				     wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGURG, (long)&si, 0, 0);
+		if (r < 0 && r != -EAGAIN)
+			wt_throw("a preempted task's resume signal cannot be sent");
+		if (i == 1000)
+			wt_throw("a preempted task's resume signal is never taken");
+	}
 }
 
 static void on_sigurg(int sig, siginfo_t *si, void *uc)

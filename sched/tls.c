@@ -17,7 +17,8 @@
  * pointer guard copied from the creator, multiple_threads, a unique fake tid
  * (glibc's recursive locks compare owners by tid), stackblock (read by
  * __libc_alloca_cutoff; offsets found once by probing a real thread whose
- * stack we chose) and rseq cpu_id = -1 so sched_getcpu asks the kernel.
+ * stack we chose) and rseq cpu_id = -1 so sched_getcpu asks the kernel
+ * (-2 where the process has no rseq).
  * The ABI's own header at the start of the TCB (self pointers, guards) is
  * filled by wt_arch_tcb_init.
  *
@@ -69,7 +70,13 @@ bool wt_tls_trap;
 size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
 size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
 size_t wt_off_list; /* struct pthread's list_t: glibc's lists of threads */
-ptrdiff_t wt_rseq_off = -1;
+ptrdiff_t wt_rseq_off;
+/* A task's rseq cpu_id: not registered (sched_getcpu asks the kernel), or
+ * registration failed (no thread of the process has rseq). */
+#define RSEQ_CPU_ID_UNINITIALIZED (-1)
+#define RSEQ_CPU_ID_REGISTRATION_FAILED (-2)
+static int32_t rseq_cpu = RSEQ_CPU_ID_UNINITIALIZED;
+static bool rseq_area; /* glibc has one in struct pthread, at wt_rseq_off */
 
 /* glibc's dtv_t: entry 0 of the block the length, then the generation, then
  * a module's block each (static ones inside the TLS block; dynamic ones
@@ -297,8 +304,16 @@ int wt_tls_init(void)
 	if (wt_off_specific &&
 	    ((void **)(self + wt_off_specific))[0] != self + wt_off_specific - 32 * 2 * sizeof(void *))
 		wt_off_specific = 0;
-	if (rseq_off && rseq_size && *rseq_size)
-		wt_rseq_off = *rseq_off;
+	/* The area is there even where the kernel refused it (no rseq, as
+	 * under qemu-user, or glibc.pthread.rseq=0): then glibc's size is 0
+	 * and a task must say "registration failed" too, or a thread that
+	 * glibc starts from it would try to register and abort on failing. */
+	if (rseq_off) {
+		wt_rseq_off = *rseq_off; /* from tp: negative in variant I */
+		rseq_area = true;
+		if (!rseq_size || !*rseq_size)
+			rseq_cpu = RSEQ_CPU_ID_REGISTRATION_FAILED;
+	}
 	wt_cur_tpoff = (intptr_t)((char *)&wt_cur_tls - (char *)wt_arch_get_tp());
 
 	tcache_probe(wt_arch_get_tp());
@@ -366,8 +381,8 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 		*(char **)(pd + wt_off_stackblock) = stack_lo;
 		*(size_t *)(pd + wt_off_stackblock_size) = stack_size;
 	}
-	if (wt_rseq_off >= 0)
-		*(int32_t *)(tp + wt_rseq_off + 4) = -1; /* rseq cpu_id: not registered */
+	if (rseq_area)
+		*(int32_t *)(tp + wt_rseq_off + 4) = rseq_cpu; /* rseq cpu_id: not registered */
 	*(struct wt_task **)(tp + wt_cur_tpoff) = t;
 	if (tls_low)
 		*tls_low = wt_tls_stack_hi(tp, compact);

@@ -127,11 +127,28 @@ static long ret(long r)
 	return r;
 }
 
+/* preadv2/pwritev2 for one call without blocking.  Where they are missing
+ * (ENOSYS: a kernel before 4.6, qemu-user before 8.0) every descriptor
+ * goes the poll-then-plain-call way, as a tty does. */
+static bool rw_nowait_missing;
+
+static long rw_nowait(long nr, struct op *o)
+{
+	if (__atomic_load_n(&rw_nowait_missing, __ATOMIC_RELAXED))
+		return -EOPNOTSUPP;
+	long r = wt_syscall6(nr, o->fd, (long)o->iov, o->iovcnt, -1, 0, RWF_NOWAIT);
+	if (r == -ENOSYS) {
+		__atomic_store_n(&rw_nowait_missing, true, __ATOMIC_RELAXED);
+		return -EOPNOTSUPP;
+	}
+	return r;
+}
+
 /* ---- read side ---- */
 
 static long rd_nowait(struct op *o)
 {
-	return wt_syscall6(SYS_preadv2, o->fd, (long)o->iov, o->iovcnt, -1, 0, RWF_NOWAIT);
+	return rw_nowait(SYS_preadv2, o);
 }
 
 static long rd_block(struct op *o)
@@ -344,7 +361,7 @@ WT_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t al)
 
 static long wr_nowait(struct op *o)
 {
-	return wt_syscall6(SYS_pwritev2, o->fd, (long)o->iov, o->iovcnt, -1, 0, RWF_NOWAIT);
+	return rw_nowait(SYS_pwritev2, o);
 }
 
 static long wr_block(struct op *o)

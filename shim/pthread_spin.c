@@ -3,9 +3,9 @@
  *
  * glibc's spinlock spins forever; with fewer procs than tasks the holder may
  * be runnable but not running, so after a short spin a task yields its proc.
- * The lock word is glibc's x86_64 one: pthread_spin_init stores 1 = free,
- * lock takes it to 0 (glibc: `lock decl; jne`), unlock stores 1.  init and
- * destroy stay glibc's.
+ * The lock word is glibc's for the architecture (arch.h: WT_ARCH_SPIN_FREE,
+ * what pthread_spin_init stores, and WT_ARCH_SPIN_HELD).  init and destroy
+ * stay glibc's.
  */
 #include <sys/syscall.h>
 
@@ -16,8 +16,9 @@
 static inline bool take(_Atomic int *w)
 {
 	/* Acquire: pairs with the release store in pthread_spin_unlock. */
-	return atomic_load_explicit(w, memory_order_relaxed) == 1 &&
-	       atomic_exchange_explicit(w, 0, memory_order_acquire) == 1;
+	return atomic_load_explicit(w, memory_order_relaxed) == WT_ARCH_SPIN_FREE &&
+	       atomic_exchange_explicit(w, WT_ARCH_SPIN_HELD, memory_order_acquire) ==
+		       WT_ARCH_SPIN_FREE;
 }
 
 WT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
@@ -38,12 +39,15 @@ WT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 
 WT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 {
-	return atomic_exchange_explicit((_Atomic int *)l, 0, memory_order_acquire) == 1 ? 0 : EBUSY;
+	return atomic_exchange_explicit((_Atomic int *)l, WT_ARCH_SPIN_HELD, memory_order_acquire) ==
+			       WT_ARCH_SPIN_FREE
+		       ? 0
+		       : EBUSY;
 }
 
 WT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
-	atomic_store_explicit((_Atomic int *)l, 1, memory_order_release);
+	atomic_store_explicit((_Atomic int *)l, WT_ARCH_SPIN_FREE, memory_order_release);
 	wt_sig_unlocked();
 	return 0;
 }

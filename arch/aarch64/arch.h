@@ -37,6 +37,11 @@
 /* The preemption stub resumes through a signal (wt_arch_uc_resume). */
 #define WT_ARCH_PREEMPT_RESUME_SIGNAL 1
 
+/* glibc's pthread_spinlock_t word here (the generic one):
+ * pthread_spin_init stores 0 (free), a lock sets it to 1. */
+#define WT_ARCH_SPIN_FREE 0
+#define WT_ARCH_SPIN_HELD 1
+
 /* Orders a store before an atomic read-modify-write against a load after
  * it (Linux's smp_mb__after_atomic).  The RMWs here may be LL/SC or LSE
  * atomics with acquire/release only: a full barrier. */
@@ -165,7 +170,7 @@ void wt_arch_uc_push_call(ucontext_t *uc, void (*fn)(void));
 /* sigctx.c: loads a state saved by wt_arch_uc_push_call into *uc, so that
  * the handler's return resumes it, and clears its magic word; false when
  * state is not one (no magic word). */
-bool wt_arch_uc_resume(ucontext_t *uc, const void *state);
+bool wt_arch_uc_resume(ucontext_t *uc, void *state);
 /* sigctx.c: the context was interrupted inside a system call: on its
  * instruction (svc #0), which the kernel rewound to restart it, or just
  * after it with the call ended by EINTR. */

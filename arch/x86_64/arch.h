@@ -29,6 +29,11 @@
  * signal resumes it (wt_arch_uc_resume). */
 #define WT_ARCH_PREEMPT_RESUME_SIGNAL 0
 
+/* glibc's pthread_spinlock_t word here: pthread_spin_init stores 1 (free),
+ * a lock takes it to 0 (`lock decl; jne`). */
+#define WT_ARCH_SPIN_FREE 1
+#define WT_ARCH_SPIN_HELD 0
+
 /* Orders a store before an atomic read-modify-write against a load after it
  * (Linux's smp_mb__after_atomic).  On x86 every lock-prefixed instruction is
  * a full barrier, so only the compiler needs telling. */

@@ -26,7 +26,8 @@
 #include "test_util.h"
 #include "weft_check.h"
 
-#define N 2000
+#define N_MAX 2000
+static int N = N_MAX; /* test_threads(N_MAX): fewer under emulation */
 
 static struct sockaddr_in addr;
 static atomic_int started, connected, failed;
@@ -58,10 +59,11 @@ static void *client(void *arg)
 int main(void)
 {
 	weft_check_loaded();
+	N = test_threads(N_MAX);
 	int l = loopback_listen(&addr, 1);
 	if (l < 0)
 		return 1;
-	static pthread_t t[N];
+	static pthread_t t[N_MAX];
 	pthread_attr_t a;
 	pthread_attr_init(&a);
 	pthread_attr_setstacksize(&a, 64 * 1024);

@@ -7,6 +7,12 @@
  *   now_s()                   CLOCK_MONOTONIC in seconds
  *   procs()                   GOMAXPROCS if set, else the online CPUs
  *   loopback_listen(a, n)     a TCP listener on 127.0.0.1 (port in *a), backlog n
+ *   emulated()                the run is under qemu-user (WEFT_EMULATED=1, set by
+ *                             make test-aarch64): RSS and thread counts there
+ *                             include the emulator's own
+ *   test_threads(n)           n, or fewer where WEFT_TEST_THREADS says so (qemu-user
+ *                             7.2 spends 24 bytes of its own per mapped guest page,
+ *                             so make test-aarch64 caps weft's stack arena)
  */
 #ifndef WEFT_TEST_UTIL_H
 #define WEFT_TEST_UTIL_H
@@ -75,6 +81,18 @@ static inline long procs(void)
 {
 	const char *g = getenv("GOMAXPROCS");
 	return g && atol(g) > 0 ? atol(g) : sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static inline int emulated(void)
+{
+	const char *e = getenv("WEFT_EMULATED");
+	return e && *e == '1';
+}
+
+static inline int test_threads(int n)
+{
+	const char *e = getenv("WEFT_TEST_THREADS");
+	return e && atoi(e) > 0 && atoi(e) < n ? atoi(e) : n;
 }
 
 /* A listening TCP socket on 127.0.0.1 with backlog n; *a gets its address.
