@@ -20,10 +20,14 @@
  *     would end with EINTR (poll, epoll_wait, nanosleep, sigtimedwait, a
  *     timed futex wait, ...) gets no; without /proc the answer is yes,
  *     since the signal handler decides in the end (preempt.c: it enters
- *     the implicit call only on a system call outside weft).
+ *     the implicit call only on a system call outside weft).  So it is
+ *     under qemu-user, whose /proc shows its host's calls (proc_ours).
  * Neither reads nor writes scheduler state: both only look at the thread.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
+#include <unistd.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -72,8 +76,16 @@ static long hexnum(const char **s)
 	return neg ? -(long)v : (long)v;
 }
 
+/* Whether /proc's syscall lines describe this program's machine: under
+ * qemu-user they are the emulator's own (its host's system call numbers,
+ * a pc in its code), which the program cannot see.  Decided at the first
+ * line read, by the kernel's view of that pc: a path read from it faults
+ * only where it is not the program's memory.  0 unknown, 1 yes, -1 no. */
+static int proc_ours;
+
 /* Is m's thread asleep in a system call outside weft that restarts after
- * a handled signal?  Unknown (no /proc): yes, the handler re-checks.
+ * a handled signal?  Unknown (no /proc, or /proc speaks of an emulator's
+ * host): yes, the handler re-checks.
  * Context: sysmon; reads a /proc file, does not allocate. */
 bool wt_blocked_restartable(struct wt_m *m)
 {
@@ -89,6 +101,10 @@ bool wt_blocked_restartable(struct wt_m *m)
 	for (int i = 0; i < 9; i++)
 		a[i] = hexnum(&s);
 	long nr = a[0];
+	if (!proc_ours)
+		proc_ours = wt_syscall6(SYS_faccessat, AT_FDCWD, a[8], F_OK, 0, 0, 0) == -EFAULT ? -1 : 1;
+	if (proc_ours < 0)
+		return true;
 	if (wt_pc_in_weft((uintptr_t)a[8]))
 		return false;
 	switch (nr) {

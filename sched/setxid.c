@@ -62,6 +62,7 @@
 
 #include "runtime.h"
 #include "print.h"
+#include "readfile.h"
 #include "setxid.h"
 #include "sigtask.h"
 #include "slab.h"
@@ -272,6 +273,42 @@ static void say_late(struct op *op)
 	wt_print("%s to take the change (they block SIGURG or sleep uninterruptibly)\n", line);
 }
 
+/* Threads still SENT after a while that block SIGURG in the kernel's own
+ * mask are dropped (GONE), with a weft: line: no thread of the program can
+ * block it (the shim strips it from masks), so such a thread is not the
+ * program's and the change cannot reach it: under qemu-user, the
+ * emulator's own threads, which /proc/self/task lists too.  sysmon blocks
+ * every signal and looks for itself.  Context: the caller of wt_setxid. */
+static void drop_unreachable(struct op *op)
+{
+	int sysmon = atomic_load_explicit(&wt_sysmon_tid, memory_order_relaxed);
+	for (unsigned i = 0; i <= op->mask; i++) {
+		int tid = atomic_load(&op->slot[i].tid);
+		if (!tid || tid == sysmon || atomic_load(&op->slot[i].state) != SLOT_SENT)
+			continue;
+		char path[64], buf[2048];
+		wt_snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+		if (wt_read_file(path, buf, sizeof buf) <= 0)
+			continue;
+		const char *p = strstr(buf, "\nSigBlk:");
+		if (!p)
+			continue;
+		unsigned long long blk = 0;
+		for (p += 9; *p == '\t' || *p == ' '; p++)
+			;
+		for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+			blk = blk * 16 + (unsigned)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+		int sent = SLOT_SENT;
+		if (!(blk & (1ull << (SIGURG - 1))) ||
+		    !atomic_compare_exchange_strong(&op->slot[i].state, &sent, SLOT_GONE))
+			continue;
+		wt_print("weft: setuid family: thread %d blocks SIGURG, as no thread of the program "
+			 "can (under qemu-user: the emulator's own); the change is not made on it\n", tid);
+		if (atomic_fetch_sub(&op->pending, 1) == 1)
+			wt_futex_wake(&op->pending, 1, false);
+	}
+}
+
 long wt_setxid(long nr, long a, long b, long c)
 {
 	wt_lock(&setxid_lock);
@@ -321,6 +358,8 @@ long wt_setxid(long nr, long a, long b, long c)
 		int left;
 		while ((left = atomic_load(&op->pending)) != 0 && wt_nanotime() < until)
 			wt_futex_wait(&op->pending, left, &ts, false);
+		if (atomic_load(&op->pending) && wt_nanotime() - start > 100000000)
+			drop_unreachable(op);
 		if (!said && atomic_load(&op->pending) && wt_nanotime() - start > 1000000000) {
 			say_late(op);
 			said = true;

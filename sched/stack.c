@@ -280,8 +280,11 @@ static int stack_init(void)
 	A.ring = wt_mmap_anon(sizeof(*A.ring) * A.nslots);
 	if (!A.st || !A.g0 || !A.ended || !A.resv || !A.used || !A.cold || !A.coldsum || !A.ring)
 		return -ENOMEM;
-	/* Probe MADV_GUARD_INSTALL once, on the bottom slot's G0. */
-	A.madv = madv(slot_g0(0), PAGE, MADV_GUARD_INSTALL) == 0;
+	/* Probe MADV_GUARD_INSTALL once, on the bottom slot's G0, and check
+	 * that the page faults now (the kernel's copy into it fails): qemu-user
+	 * answers 0 to advice it does not know and does nothing. */
+	A.madv = madv(slot_g0(0), PAGE, MADV_GUARD_INSTALL) == 0 &&
+		 wt_syscall6(SYS_uname, (long)slot_g0(0), 0, 0, 0, 0, 0) == -EFAULT;
 	if (A.madv)
 		A.g0[K(0)] = 1;
 	else

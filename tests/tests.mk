@@ -99,10 +99,10 @@ test-aarch64:
 #
 # qemu-user 7.2 (Debian 12's) keeps 24 bytes of its own for every mapped
 # guest page, so weft's 64 TiB stack arena would cost it 400 GB: the run is
-# made under an 80 GiB address-space limit (RLIMIT_AS), where weft takes a
+# made under a 100 GiB address-space limit (RLIMIT_AS), where weft takes a
 # 64 GiB arena (1,024 tasks) and says so, and WEFT_TEST_THREADS caps the
 # tests that start more threads than that at 1,000 (test_util.h).
-EMU_VMEM_KB := 83886080
+EMU_VMEM_KB := 104857600
 test-emulated: all
 	sh tests/qemu.sh $(ARCH)
 	ulimit -v $(EMU_VMEM_KB) && WEFT_EMULATED=1 WEFT_TEST_THREADS=1000 \

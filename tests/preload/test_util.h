@@ -7,6 +7,9 @@
  *   now_s()                   CLOCK_MONOTONIC in seconds
  *   procs()                   GOMAXPROCS if set, else the online CPUs
  *   loopback_listen(a, n)     a TCP listener on 127.0.0.1 (port in *a), backlog n
+ *   have_io_uring()           the kernel makes io_uring rings here (not under
+ *                             qemu-user, nor where io_uring is disabled): weft's
+ *                             blocking accept and connect park on one
  *   emulated()                the run is under qemu-user (WEFT_EMULATED=1, set by
  *                             make test-aarch64): RSS and thread counts there
  *                             include the emulator's own
@@ -25,6 +28,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 
 static inline const char *en(int e)
 {
@@ -81,6 +85,12 @@ static inline long procs(void)
 {
 	const char *g = getenv("GOMAXPROCS");
 	return g && atol(g) > 0 ? atol(g) : sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static inline int have_io_uring(void)
+{
+	long u = syscall(SYS_io_uring_setup, 0, NULL); /* EINVAL: 0 entries */
+	return !(u < 0 && (errno == ENOSYS || errno == EPERM));
 }
 
 static inline int emulated(void)

@@ -148,9 +148,10 @@ void wt_park_commit(wt_spin_t *unlock)
 	struct wt_task *t = wt_cur();
 	if (!t)
 		wt_throw("wt_park_commit: not a task");
-	atomic_fetch_add(&stub_commits, 1);
-	/* As after_park on g0: WAITING first, then the lock. */
+	/* As after_park on g0: WAITING first, then the lock.  Counted after
+	 * the store: a test that saw the count reads WAITING. */
 	atomic_store(&t->state, WT_WAITING);
+	atomic_fetch_add(&stub_commits, 1);
 	if (unlock)
 		wt_spin_unlock(unlock);
 	while (atomic_load(&t->state) == WT_WAITING)
