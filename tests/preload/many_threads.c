@@ -11,10 +11,12 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include "weft_check.h"
+#include "test_util.h"
 
-#define TOTAL 100000
-#define BIG 2000
+#define BIG_MAX 2000
 #define BIG_BATCHES 5
+static int BIG = BIG_MAX;        /* test_threads(BIG_MAX): fewer under emulation */
+static long TOTAL = 50L * BIG_MAX;
 #define SMALL 100
 
 static atomic_long counter, sum;
@@ -39,6 +41,8 @@ static void *inc_barrier(void *a)
 int main(void)
 {
 	weft_check_loaded();
+	BIG = test_threads(BIG_MAX);
+	TOTAL = 50L * BIG;
 	const char *e = getenv("WEFT_EXPECT");
 	int under_weft = e && *e == '1';
 	pthread_attr_t small_attr, *attr = NULL;
@@ -47,7 +51,7 @@ int main(void)
 		pthread_attr_setstacksize(&small_attr, 64 << 10);
 		attr = &small_attr;
 	}
-	static pthread_t t[BIG];
+	static pthread_t t[BIG_MAX];
 	long started = 0, create_fail = 0, ret_bad = 0;
 	int batches = 0, big_batches = 0;
 	while (started < TOTAL) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "weft_check.h"
 #include "spawn_util.h"
+#include "test_util.h"
 
 #define N 20
 #define CAP 5
@@ -47,17 +48,9 @@ static int child(void)
 
 static int threads_of(pid_t pid)
 {
-	char p[64], line[256];
-	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
-	FILE *f = fopen(p, "r");
-	int n = -1;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	fclose(f);
-	return n;
+	char p[32];
+	snprintf(p, sizeof p, "%d", (int)pid);
+	return (int)proc_threads(p);
 }
 
 /* Waits (up to ~60 s) until path contains s. */
