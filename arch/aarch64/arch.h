@@ -30,6 +30,7 @@
 #include <ucontext.h>
 
 #include "offsets.h"
+#include "../interface.h"
 
 /* Static TLS above the thread pointer, struct pthread below it (1); or
  * struct pthread at the thread pointer and static TLS below (0). */
@@ -55,11 +56,6 @@ static inline void wt_arch_pause(void)
 
 /* ---- contexts ---- */
 
-/* A saved context (switch.S): everything else is on the stack at sp. */
-struct wt_ctx {
-	uintptr_t sp; /* stack pointer after the callee-saved stores */
-	uintptr_t tp; /* thread pointer (TPIDR_EL0) to load, 0 = keep */
-};
 /* What wt_ctx_switch leaves at ctx.sp (offsets.h: WT_FRAME_*). */
 struct wt_switch_frame {
 	uintptr_t x19, x20, x21, x22, x23, x24, x25, x26, x27, x28;
@@ -69,19 +65,6 @@ struct wt_switch_frame {
 	uint64_t fpcr;
 	uint64_t pad;
 };
-/* Saves the caller into *save, loads *load; writes load->tp into *cur_tp
- * when it switches the thread pointer. */
-void wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintptr_t *cur_tp);
-/* A context that starts fn(arg) on stack_top with thread pointer tp; its
- * first frame ends unwinding. */
-void wt_ctx_make(struct wt_ctx *c, void *stack_top, void (*fn)(void *), void *arg, uintptr_t tp);
-/* The registers of a switched-out context whose frame is at sp, as an
- * unwinder wants them (the rest of *uc zeroed).  Its caller's stack pointer
- * is sp + WT_FRAME_SIZE. */
-void wt_ctx_regs(uintptr_t sp, ucontext_t *uc);
-/* entry.S: calls fn(arg) on the stack at sp (16-byte aligned); returns
- * when fn does, on the caller's stack. */
-void wt_call_on_stack(void *sp, void (*fn)(void *), void *arg);
 
 /* ---- the thread pointer (TPIDR_EL0) and the TCB at it ---- */
 
@@ -136,11 +119,6 @@ static inline int wt_arch_self_tid_at(size_t off)
 
 /* ---- asynchronous preemption ---- */
 
-/* preempt.S: where a preempted task is made to go (wt_arch_uc_push_call):
- * its interrupted state already saved on its stack, it calls
- * wt_preempt_park, then wt_preempt_resume with that state, which does not
- * return. */
-void wt_async_preempt(void);
 /* Nothing to probe: the state saved is the general, FP/SIMD and control
  * registers (sigctx.c). */
 static inline void wt_arch_preempt_init(void)
@@ -162,32 +140,14 @@ static inline uintptr_t wt_arch_uc_sp(const ucontext_t *uc)
 {
 	return (uintptr_t)uc->uc_mcontext.sp;
 }
-/* sigctx.c: makes the interrupted context go to fn when the handler
- * returns: its whole state (general registers, sp, pc, pstate, the FP/SIMD
- * registers and control) is copied to its stack below sp, and it enters fn
- * with sp and x19 at that copy. */
-void wt_arch_uc_push_call(ucontext_t *uc, void (*fn)(void));
+/* wt_arch_uc_push_call (interface.h), here: the interrupted state
+ * (general registers, sp, pc, pstate, the FP/SIMD registers and control)
+ * is copied to its stack below sp, and the context enters fn with sp and
+ * x19 at that copy. */
 /* sigctx.c: loads a state saved by wt_arch_uc_push_call into *uc, so that
  * the handler's return resumes it, and clears its magic word; false when
  * state is not one (no magic word). */
 bool wt_arch_uc_resume(ucontext_t *uc, void *state);
-/* sigctx.c: the context was interrupted inside a system call: on its
- * instruction (svc #0), which the kernel rewound to restart it, or just
- * after it with the call ended by EINTR. */
-bool wt_arch_uc_in_syscall(const ucontext_t *uc);
-/* sigctx.c: on such a context, makes the call end with -EINTR when the
- * handler returns (stepping over a call the kernel was to restart). */
-void wt_arch_uc_syscall_eintr(ucontext_t *uc);
 
-/* ---- system calls ---- */
-
-/* syscall.c: a system call; returns the kernel's value (-errno on
- * failure) and leaves errno alone. */
-long wt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
-
-/* syscall_sigok.S: a system call where program handlers may run (the
- * signal trampoline recognises its range). */
-long wt_syscall6_sigok(long nr, long a, long b, long c, long d, long e, long f);
-extern const char wt_syscall6_sigok_end[];
 
 #endif

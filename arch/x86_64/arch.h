@@ -21,6 +21,7 @@
 #include <ucontext.h>
 
 #include "offsets.h"
+#include "../interface.h"
 
 /* glibc's TLS is variant II here: struct pthread (pthread_t) at the thread
  * pointer, the static TLS blocks below it. */
@@ -47,11 +48,6 @@ static inline void wt_arch_pause(void)
 
 /* ---- contexts ---- */
 
-/* A saved context (switch.S): everything else is on the stack at sp. */
-struct wt_ctx {
-	uintptr_t sp; /* stack pointer after the callee-saved pushes */
-	uintptr_t tp; /* thread pointer (fs base) to load, 0 = keep */
-};
 /* What wt_ctx_switch leaves at ctx.sp (offsets.h: WT_FRAME_*). */
 struct wt_switch_frame {
 	uint32_t mxcsr;
@@ -59,19 +55,6 @@ struct wt_switch_frame {
 	uintptr_t r15, r14, r13, r12, rbx, rbp;
 	uintptr_t ret; /* return address */
 };
-/* Saves the caller into *save, loads *load; writes load->tp into *cur_tp
- * when it switches the thread pointer. */
-void wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintptr_t *cur_tp);
-/* A context that starts fn(arg) on stack_top with thread pointer tp; its
- * first frame ends unwinding. */
-void wt_ctx_make(struct wt_ctx *c, void *stack_top, void (*fn)(void *), void *arg, uintptr_t tp);
-/* The registers of a switched-out context whose frame is at sp, as an
- * unwinder wants them (the rest of *uc zeroed).  Its caller's stack pointer
- * is sp + WT_FRAME_SIZE. */
-void wt_ctx_regs(uintptr_t sp, ucontext_t *uc);
-/* entry.S: calls fn(arg) on the stack at sp (16-byte aligned); returns
- * when fn does, on the caller's stack. */
-void wt_call_on_stack(void *sp, void (*fn)(void *), void *arg);
 
 /* ---- the thread pointer (fs base) and the TCB at it ---- */
 
@@ -116,9 +99,6 @@ static inline int wt_arch_self_tid_at(size_t off)
 
 /* ---- asynchronous preemption ---- */
 
-/* preempt.S: where a preempted task is made to "call": saves every
- * register and the extended state, calls wt_preempt_park, restores. */
-void wt_async_preempt(void);
 /* xsave.c: finds what extended state the stub saves and how.  Initial
  * thread, at start. */
 void wt_arch_preempt_init(void);
@@ -140,10 +120,9 @@ static inline uintptr_t wt_arch_uc_sp(const ucontext_t *uc)
 {
 	return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 }
-/* sigctx.c: makes the interrupted context call fn when the handler
- * returns, as if it had at its pc (the pc pushed as the return address,
- * below the red zone, as preempt.S expects). */
-void wt_arch_uc_push_call(ucontext_t *uc, void (*fn)(void));
+/* wt_arch_uc_push_call (interface.h), here: the context calls fn as if it
+ * had at its pc (the pc pushed as the return address, below the red zone,
+ * as preempt.S expects), which returns there itself. */
 /* A preempted task resumes by its stub's return, never by a signal. */
 static inline bool wt_arch_uc_resume(ucontext_t *uc, void *state)
 {
@@ -151,23 +130,5 @@ static inline bool wt_arch_uc_resume(ucontext_t *uc, void *state)
 	(void)state;
 	return false;
 }
-/* sigctx.c: the context was interrupted inside a system call: on its
- * instruction, which the kernel rewound to restart it, or just after it
- * with the call ended by EINTR. */
-bool wt_arch_uc_in_syscall(const ucontext_t *uc);
-/* sigctx.c: on such a context, makes the call end with -EINTR when the
- * handler returns (stepping over a call the kernel was to restart). */
-void wt_arch_uc_syscall_eintr(ucontext_t *uc);
-
-/* ---- system calls ---- */
-
-/* syscall.c: a system call; returns the kernel's value (-errno on
- * failure) and leaves errno alone. */
-long wt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
-
-/* syscall_sigok.S: a system call where program handlers may run (the
- * signal trampoline recognises its range). */
-long wt_syscall6_sigok(long nr, long a, long b, long c, long d, long e, long f);
-extern const char wt_syscall6_sigok_end[];
 
 #endif
