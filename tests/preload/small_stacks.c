@@ -1,4 +1,5 @@
-/* Threads created with a small explicit stack size (64 KiB).  Each round
+/* Threads created with a small explicit stack size (64 KiB, or 128 KiB
+ * where that is glibc's least, as on aarch64).  Each round
  * starts 5,000 of them that wait on one condition variable; while all wait
  * the memory they cost (resident pages plus page tables, per thread) must
  * be at most 9.5 KB: glibc lays such stacks side by side, a parked thread
@@ -16,8 +17,11 @@
 #include "test_util.h"
 #include "weft_check.h"
 
-#define N 5000
-#define SIZE (64 << 10)
+#define N_MAX 5000
+static int N = N_MAX; /* test_threads(N_MAX): fewer under emulation */
+/* 64 KiB, or glibc's least where that is more (128 KiB on aarch64, whose
+ * kernels may have 64 KiB pages). */
+static size_t SIZE = 64 << 10;
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
@@ -54,7 +58,17 @@ static void *waiter(void *deep)
 int main(void)
 {
 	weft_check_loaded();
-	static pthread_t t[N];
+	if (emulated() && !weft_loaded()) {
+		/* Under qemu-user the native RSS counts the emulator's memory
+		 * for each thread it ran: no native reference; weft's output
+		 * must equal small_stacks.expected. */
+		printf("SKIP-NATIVE\n");
+		return 0;
+	}
+	N = test_threads(N_MAX);
+	if ((size_t)sysconf(_SC_THREAD_STACK_MIN) > SIZE)
+		SIZE = (size_t)sysconf(_SC_THREAD_STACK_MIN);
+	static pthread_t t[N_MAX];
 	pthread_attr_t a;
 	pthread_attr_init(&a);
 	pthread_attr_setstacksize(&a, SIZE);
@@ -74,10 +88,12 @@ int main(void)
 		pthread_mutex_unlock(&m);
 		long per = (status_kb("VmRSS") + status_kb("VmPTE") - before) * 1000 / (n ? n : 1);
 		pthread_t deep[4];
-		for (int i = 0; i < 4; i++)
-			pthread_create(&deep[i], &a, waiter, (void *)1);
+		int nd = 0;
+		for (; nd < 4; nd++)
+			if (pthread_create(&deep[nd], &a, waiter, (void *)1))
+				break;
 		pthread_mutex_lock(&m);
-		while (waiting < n + 4) {
+		while (waiting < n + nd) {
 			pthread_mutex_unlock(&m);
 			usleep(1000);
 			pthread_mutex_lock(&m);
@@ -87,7 +103,7 @@ int main(void)
 		pthread_mutex_unlock(&m);
 		for (int i = 0; i < n; i++)
 			pthread_join(t[i], NULL);
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < nd; i++)
 			pthread_join(deep[i], NULL);
 		printf("round %d: %s threads, stacks as asked: %s, per parked thread: %s\n", round,
 		       n == N ? "all" : "not all", bad ? "no" : "yes",
