@@ -19,7 +19,7 @@ DEB_ARCH_aarch64 := arm64
 DEB_ARCH_x86_64  := amd64
 DEB_ARCH := $(DEB_ARCH_$(ARCH))
 ifeq ($(DEB_ARCH),)
-$(error weft: ARCH=$(ARCH) is not supported (arch/ has: $(notdir $(wildcard arch/*))))
+$(error weft: ARCH=$(ARCH) is not supported (arch/ has: $(patsubst arch/%/arch.h,%,$(wildcard arch/*/arch.h))))
 endif
 CFLAGS  ?= -O2 -g
 # make DEBUG=1: the lock-order check (sched/lockrank.c) is compiled in.
