@@ -6,6 +6,7 @@
  * "parked-0"); then it wakes and joins them all and
  * prints "done".  tests/observe/run.sh sends SIGQUIT in between.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
