@@ -120,9 +120,21 @@
 
 static void *cookie; /* [const after init] si_value of sysmon's requests */
 static uintptr_t main_top; /* [const after init] top of the initial thread's stack */
+static uintptr_t main_lo;  /* [const after init] its lowest address weft counts on */
 extern void *__libc_stack_end; /* ld.so: where _start found argc */
 
 /* ---- the handler ---- */
+
+/* sp lies on t's own stack with `room` to spare under it: its stack (main's
+ * slot once main runs there), or for main the initial thread's stack it
+ * starts on (constructors, and main where it got no slot).  Not a signal
+ * stack or a stack of the program's making. */
+static bool on_task_stack(const struct wt_task *t, uintptr_t sp, size_t room)
+{
+	if (sp >= (uintptr_t)t->stack_lo + room && sp <= (uintptr_t)t->stack_hi)
+		return true;
+	return t->main && sp >= main_lo + room && sp <= main_top;
+}
 
 /* Context: signal handler.  sysmon asked something of this worker. */
 static void on_request(ucontext_t *uc)
@@ -163,9 +175,8 @@ static void on_request(ucontext_t *uc)
 	 * main's frames lie above the constructor's frame weft started from
 	 * (stack_hi): _start reset the stack pointer. */
 	uintptr_t sp = wt_arch_uc_sp(uc);
-	uintptr_t top = t->main ? main_top : (uintptr_t)t->stack_hi;
 	if (wt_cfg.asyncpreemptoff || wt_pc_no_switch(pc) ||
-	    sp < (uintptr_t)t->stack_lo + 16384 + wt_arch_preempt_state_size() || sp > top)
+	    !on_task_stack(t, sp, 16384 + wt_arch_preempt_state_size()))
 		return;
 	wt_arch_uc_push_call(uc, wt_async_preempt);
 }
@@ -205,8 +216,7 @@ static bool on_resume(const siginfo_t *si, ucontext_t *uc)
 {
 	struct wt_task *t = wt_cur();
 	uintptr_t s = (uintptr_t)si->si_value.sival_ptr;
-	if (!t || si->si_pid != wt_pid || s < (uintptr_t)t->stack_lo ||
-	    s >= (t->main ? main_top : (uintptr_t)t->stack_hi))
+	if (!t || si->si_pid != wt_pid || !on_task_stack(t, s, 0))
 		return false;
 	return wt_arch_uc_resume(uc, (void *)s);
 }
@@ -259,6 +269,8 @@ void wt_preempt_init(void)
 	main_top = WT_ALIGN_UP((uintptr_t)__libc_stack_end, 4096);
 	if (wt_main_task && main_top < (uintptr_t)wt_main_task->stack_hi)
 		main_top = (uintptr_t)wt_main_task->stack_hi;
+	if (wt_main_task)
+		main_lo = (uintptr_t)wt_main_task->stack_lo;
 	cookie = (void *)(((uintptr_t)&cookie ^ (uintptr_t)wt_nanotime() * 0x9e3779b97f4a7c15ull) | 1);
 	struct sigaction sa = { 0 }, old;
 	sa.sa_sigaction = on_sigurg;

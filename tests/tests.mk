@@ -57,7 +57,7 @@ $(TB)/observe/parked: tests/observe/parked.c
 
 test-observe: $(B)/libweft.so $(TB)/observe/parked $(TB)/preload/runqueues
 	cp $(TB)/preload/runqueues $(TB)/observe/runqueues
-	sh tests/observe/run.sh $(abspath $(B)/libweft.so) $(TB)/observe
+	CC=$(CC) sh tests/observe/run.sh $(abspath $(B)/libweft.so) $(TB)/observe
 
 # The preload tests once more against the lock-order-checking build
 # (make DEBUG=1 into build/debug: sched/lockrank.c aborts with a "weft: lock

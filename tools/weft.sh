@@ -32,12 +32,13 @@ find_lib() {
   else die "cannot find libweft.so (looked in $here and $here/../lib; set WEFT_LIB)"
   fi
 }
-# A Python helper: tools/ in the build tree, PREFIX/share/weft installed.
+# A Python helper: tools/ in the build tree (build/ or build/ARCH/),
+# PREFIX/share/weft installed.
 find_tool() {
-  for d in "$here/../tools" "$here/../share/weft"; do
+  for d in "$here/../tools" "$here/../../tools" "$here/../share/weft"; do
     [ -f "$d/$1" ] && { tool=$d/$1; return; }
   done
-  die "cannot find $1 (looked in $here/../tools and $here/../share/weft)"
+  die "cannot find $1 (looked in $here/../tools, $here/../../tools and $here/../share/weft)"
 }
 # PROG must be something exec can run: a path to an executable file, or a
 # name found on PATH.

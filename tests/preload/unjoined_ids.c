@@ -17,11 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 #include "weft_check.h"
+#include "test_util.h"
 
-#define WAVE 1500
-#define N (2 * WAVE)
+#define N_MAX 3000
+static int WAVE = N_MAX / 2, N = N_MAX; /* test_threads(N_MAX): fewer under emulation */
 
-static pthread_t ids[N], selves[N];
+static pthread_t ids[N_MAX], selves[N_MAX];
 static atomic_int done;
 
 static void *body(void *arg)
@@ -53,6 +54,8 @@ static void wave(long from)
 int main(void)
 {
 	weft_check_loaded();
+	N = test_threads(N_MAX) / 2 * 2;
+	WAVE = N / 2;
 	alarm(60);
 	wave(0);
 	wave(WAVE);
@@ -62,7 +65,7 @@ int main(void)
 		self_ok += pthread_equal(ids[i], selves[i]) != 0;
 	printf("pthread_self equals the created ID: %ld of %d\n", self_ok, N);
 
-	static pthread_t sorted[N];
+	static pthread_t sorted[N_MAX];
 	memcpy(sorted, ids, sizeof ids);
 	qsort(sorted, N, sizeof *sorted, cmp);
 	long dup = 0;
