@@ -210,8 +210,8 @@ static int scan_now(struct dl_phdr_info *info, size_t sz, void *arg)
 		return 0;
 	size_t off = lm[off_field];
 	/* 0: no static offset yet; -1: forced dynamic. */
-	if (off && off != (size_t)-1 && reach(off, memsz) <= wt_tls_static_size &&
-	    reach(off, memsz) > s->max)
+	size_t most = WT_ARCH_TLS_ABOVE_TP ? wt_tls_static_size : wt_tls_static_size - wt_tcb_size;
+	if (off && off != (size_t)-1 && reach(off, memsz) <= most && reach(off, memsz) > s->max)
 		s->max = reach(off, memsz);
 	return 0;
 }
