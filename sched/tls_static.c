@@ -223,6 +223,19 @@ static int read_adds(struct dl_phdr_info *info, size_t sz, void *arg)
 	return 1;
 }
 
+/* How far from its thread pointer task t's block has room for static TLS:
+ * glibc's whole block where the task has one of its own (a program-supplied
+ * stack); else down to its stack (variant II), or up to `room` in the
+ * compact layout (variant I). */
+static size_t task_room(const struct wt_task *t)
+{
+	if (t->tls_block)
+		return wt_tls_static_size;
+	if (WT_ARCH_TLS_ABOVE_TP)
+		return compact ? room : wt_tls_static_size;
+	return t->tp - (uintptr_t)t->stack_hi;
+}
+
 /* Gives live tasks the initial values of TLS that dlopen put in static
  * TLS; aborts if a task's spare cannot hold it.  Context: any, holding no
  * weft lock (it takes sync_lock, then the task list's). */
@@ -246,9 +259,7 @@ static void sync_tasks(size_t to)
 		live++;
 		/* A task whose TCB is in a block of its own (a program-supplied
 		 * stack) has glibc's whole static TLS there. */
-		size_t has = WT_ARCH_TLS_ABOVE_TP ? (t->tls_block || !compact ? wt_tls_static_size : room)
-						  : t->tls_block ? wt_tls_static_size
-								 : t->tp - (uintptr_t)t->stack_hi;
+		size_t has = task_room(t);
 		if (to > has) {
 			if (has < least)
 				least = has;
@@ -374,8 +385,7 @@ void wt_tls_static_check(struct wt_task *t)
 	size_t used = atomic_load_explicit(&hw, memory_order_acquire);
 	if (t->main || !t->tp || t->tls_block)
 		return;
-	size_t has = WT_ARCH_TLS_ABOVE_TP ? (compact ? room : wt_tls_static_size)
-					  : t->tp - (uintptr_t)t->stack_hi;
+	size_t has = task_room(t);
 	if (used > has) {
 		wt_print("weft: a library loaded while a thread was being created puts static TLS "
 			 "%zu bytes %s the thread pointer; the thread has room for %zu there; "

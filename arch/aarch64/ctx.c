@@ -35,19 +35,8 @@ void wt_ctx_regs(uintptr_t sp, ucontext_t *uc)
 {
 	const struct wt_switch_frame *f = (const struct wt_switch_frame *)sp;
 	memset(uc, 0, sizeof *uc);
-	unsigned long long *r = uc->uc_mcontext.regs;
-	r[19] = f->x19;
-	r[20] = f->x20;
-	r[21] = f->x21;
-	r[22] = f->x22;
-	r[23] = f->x23;
-	r[24] = f->x24;
-	r[25] = f->x25;
-	r[26] = f->x26;
-	r[27] = f->x27;
-	r[28] = f->x28;
-	r[29] = f->fp;
-	r[30] = f->lr;
+	/* x19..x28, fp, lr: consecutive in the frame (offsets.h) as in regs[]. */
+	memcpy(&uc->uc_mcontext.regs[19], &f->x19, 12 * sizeof f->x19);
 	uc->uc_mcontext.sp = sp + WT_FRAME_SIZE;
 	uc->uc_mcontext.pc = f->lr;
 }

@@ -15,6 +15,7 @@
  *   emulated()                the run is under qemu-user (WEFT_EMULATED=1, set by
  *                             make test-aarch64): RSS and thread counts there
  *                             include the emulator's own
+ *   skip_native_rss()         under qemu-user, natively: SKIP-NATIVE, end the test
  *   test_threads(n)           n, or fewer where WEFT_TEST_THREADS says so (qemu-user
  *                             7.2 spends 24 bytes of its own per mapped guest page,
  *                             so make test-aarch64 caps weft's stack arena)
@@ -33,6 +34,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+
+#include "weft_check.h"
 
 static inline const char *en(int e)
 {
@@ -137,6 +140,18 @@ static inline int emulated(void)
 {
 	const char *e = getenv("WEFT_EMULATED");
 	return e && *e == '1';
+}
+
+/* Under qemu-user the native RSS counts the emulator's memory for each
+ * thread it ran, so a test that compares RSS has no native reference
+ * there: natively it prints SKIP-NATIVE and should end at once (returns
+ * 1), and its output under weft must equal NAME.expected (run-preload.sh). */
+static inline int skip_native_rss(void)
+{
+	if (!emulated() || weft_loaded())
+		return 0;
+	printf("SKIP-NATIVE\n");
+	return 1;
 }
 
 static inline int test_threads(int n)
