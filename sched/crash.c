@@ -164,7 +164,12 @@ static void report(void *arg)
 			if (ov.blocker)
 				wt_print(" (the stack of task %lu lies right below: %ld tasks live)",
 					 (unsigned long)ov.blocker->id, (long)atomic_load(&wt_ntasks));
-			wt_print(" (fault at %p; WEFT_STACK_MAX sets the limit)\n", (void *)addr);
+			if (t->stack_fixed)
+				wt_print(" (fault at %p; a fixed size: the thread's stack size "
+					 "attribute, or a default of at most 256 KiB from "
+					 "WEFT_STACK_SIZE or RLIMIT_STACK)\n", (void *)addr);
+			else
+				wt_print(" (fault at %p; WEFT_STACK_MAX sets the limit)\n", (void *)addr);
 		} else {
 			wt_print("weft: task %lu (%s): %s at %p, pc 0x%lx\n", (unsigned long)t->id,
 				 fn, signame(sig), (void *)addr,

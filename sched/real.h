@@ -58,6 +58,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(pthread_attr_setdetachstate) R(pthread_attr_setstacksize)            \
 	R(pthread_attr_setstack) R(pthread_getattr_np)                         \
 	R(pthread_setname_np) R(pthread_getname_np)                            \
+	R(pthread_setattr_default_np)                                          \
 	/* shim/sched.c: threads weft did not create */                        \
 	R(pthread_setschedparam) R(pthread_getschedparam)                      \
 	R(pthread_setschedprio) R(pthread_setaffinity_np)                      \

@@ -64,7 +64,10 @@
  * Three kinds of stack, by what the program asked for (pthread_getattr_np
  * reports [stack_top - stack_size, stack_top) and guard_size, as glibc):
  *  - no size: growable as above; reported as its native size, which the
- *    home slot(s) hold from the start;
+ *    home slot(s) hold from the start.  A native size of at most
+ *    WT_PACK_MAX (WEFT_STACK_SIZE=64k, ulimit -s 64) is taken as asked
+ *    for: a fixed, packed stack of that size, as glibc's default thread
+ *    stack is fixed at RLIMIT_STACK;
  *  - a size (pthread_attr_setstacksize): fixed, laid out as glibc lays out
  *    a thread: [top - size, top) with the TCB and static TLS at its top,
  *    the attr's guard (at least a page) under it, no G0 inside it, no
@@ -561,6 +564,24 @@ static char *tcb_top(int s, char *top)
 	return top - (size_t)j * wt_tls_static_align;
 }
 
+static struct {
+	_Atomic size_t size, guard;
+} prog_default;
+
+void wt_stack_prog_default_set(size_t size, size_t guard)
+{
+	atomic_store_explicit(&prog_default.guard, guard, memory_order_relaxed);
+	if (size)
+		atomic_store_explicit(&prog_default.size, size, memory_order_release);
+}
+
+size_t wt_stack_prog_default(size_t *guard)
+{
+	size_t size = atomic_load_explicit(&prog_default.size, memory_order_acquire);
+	*guard = atomic_load_explicit(&prog_default.guard, memory_order_relaxed);
+	return size;
+}
+
 /* Which alignment down from the top of its home slot t's TCB sits at. */
 static int tcb_place(struct wt_task *t)
 {
@@ -585,8 +606,13 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 		return r;
 	struct wt_p *p = wt_curp(); /* NULL: the global lists */
 	size_t tlsroom = t->main ? 64 : WT_ALIGN_UP(wt_tls_static_size + wt_tcb_size + 64, 64);
-	if (size == 0)
+	if (size == 0) {
 		size = wt_default_stack;
+		/* A default of at most WT_PACK_MAX is fixed and packed, as glibc
+		 * fixes every default thread stack at RLIMIT_STACK: the program
+		 * (or its user) chose small stacks over deep ones. */
+		fixed = size <= WT_PACK_MAX && size >= tlsroom + REST_MIN;
+	}
 	size = WT_ALIGN_UP(size, PAGE);
 	size_t glen = guard > PAGE ? WT_ALIGN_UP(guard, PAGE) : PAGE;
 	if (fixed && size < tlsroom + REST_MIN)

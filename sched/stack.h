@@ -38,6 +38,11 @@ bool wt_stack_idle_work(void);             /* wt_stack_idle_trim has something t
 void wt_stack_stats(long *live, long *warm, long *nslots);
 void wt_stack_fork_reset(void);
 extern size_t wt_default_stack, wt_stack_max;
+/* The program's default thread stack (pthread_setattr_default_np): a size
+ * (0: none set) that threads created without one get, fixed, and the
+ * guard that threads created without an attribute get. */
+void wt_stack_prog_default_set(size_t size, size_t guard);
+size_t wt_stack_prog_default(size_t *guard);
 extern const char *wt_guard_method;
 
 #endif

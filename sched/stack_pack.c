@@ -1,7 +1,7 @@
 /*
  * stack_pack.c — small fixed stacks packed side by side in arena slots.
  *
- * A thread created with an explicit stack size of at most PACK_MAX (and a
+ * A thread created with an explicit stack size of at most WT_PACK_MAX (and a
  * guard of at most PACK_GUARD_MAX) gets a fixed stack (stack.c) exactly as
  * glibc lays one out: [top - size, top), TCB and static TLS at its top,
  * the guard under it.  Given a 64 MiB slot of its own, each such stack
@@ -41,7 +41,6 @@
 #include "timer.h"
 
 #define PAGE 4096ul
-#define PACK_MAX (256ul << 10)      /* largest stack packed */
 #define PACK_GUARD_MAX (64ul << 10) /* largest guard packed */
 #define NGEOM 8                     /* geometries (size, guard) packed at once */
 #define NPACKS 4096                 /* packs of one geometry */
@@ -148,7 +147,7 @@ static int unit_take(struct geom *g, struct pack **kp)
  * allocate. */
 int wt_pack_alloc(struct wt_task *t, size_t size, size_t glen)
 {
-	if (size > PACK_MAX || glen > PACK_GUARD_MAX)
+	if (size > WT_PACK_MAX || glen > PACK_GUARD_MAX)
 		return -ENOSPC;
 	wt_lock(&P.lock);
 	struct geom *g = NULL;

@@ -9,6 +9,7 @@
 
 #define WT_SLOT_SIZE (64ul << 20) /* an arena slot (stack.c) */
 #define WT_PACK_TAG 1ul          /* low bit of a slot's owner word: a pack, not a task */
+#define WT_PACK_MAX (256ul << 10) /* largest stack packed */
 
 /* stack.c, for packs: a free slot owned by `owner` (-1: none), its base,
  * guard pages (markers or PROT_NONE), an ascending sort. */

@@ -175,7 +175,8 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 		if (((const int *)(const void *)attr)[2] & 0x8)
 			pthread_attr_getstack(attr, &uaddr, &usize);
 		fixed = ((const size_t *)(const void *)attr)[4] != 0;
-		pthread_attr_getstacksize(attr, &size);
+		if (fixed)
+			pthread_attr_getstacksize(attr, &size);
 		pthread_attr_getguardsize(attr, &guard);
 		pthread_attr_getdetachstate(attr, &detach);
 		if (uaddr) {
@@ -185,6 +186,16 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 		}
 	}
 	if (!uaddr) {
+		/* glibc gives a thread created without a size the default
+		 * pthread_setattr_default_np set, and without an attribute
+		 * its guard too. */
+		size_t pguard, psize = fixed ? 0 : wt_stack_prog_default(&pguard);
+		if (psize) {
+			size = psize;
+			fixed = true;
+			if (!attr)
+				guard = pguard;
+		}
 		err = wt_stack_alloc(t, size, guard, fixed);
 		if (err)
 			goto fail;

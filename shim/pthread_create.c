@@ -16,6 +16,7 @@
 #include "shim.h"
 #include "../sched/prio.h"
 #include "../sched/proc.h"
+#include "../sched/stack.h"
 #include "../sched/task.h"
 
 WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
@@ -166,6 +167,22 @@ WT_EXPORT int sched_yield(void)
 	wt_yield();
 	wt_cancel_async_point();
 	return 0;
+}
+
+/* The program's new default attribute: glibc keeps it, and weft takes its
+ * stack size (its stacksize word, 0 when the attribute has none, in which
+ * case glibc keeps the old default size) and guard for the threads it
+ * creates without them. */
+WT_EXPORT int pthread_setattr_default_np(const pthread_attr_t *a)
+{
+	wt_real_init();
+	int r = real.pthread_setattr_default_np(a);
+	if (r == 0) {
+		size_t guard = 0;
+		pthread_attr_getguardsize(a, &guard);
+		wt_stack_prog_default_set(((const size_t *)(const void *)a)[4], guard);
+	}
+	return r;
 }
 
 /* A task's name is its own: the worker's is left alone (README: the
