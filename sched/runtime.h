@@ -222,7 +222,14 @@ struct wt_p {
 	struct wt_slotcache {           /* [owner m] warm stack slots (stack.c) */
 		int n;
 		int slot[16];
+		/* [owner m stores, anyone loads] this proc's changes to the
+		 * arena's counts of live and warm slots (stack.c: count) */
+		_Atomic long nlive, nwarm;
 	} slots;
+	struct {                        /* [owner m] released task records (task.c) */
+		int n;
+		struct wt_task *v[32];
+	} tfree;
 };
 
 /* ---- worker ---- */

@@ -132,6 +132,7 @@ static struct {
 	char *base;                   /* [const] 2 MiB aligned */
 	int bits;                     /* [const] log2(nslots) */
 	int nslots;                   /* [const] */
+	int ab, cb;                   /* [const] bits of k's parts a and c (slot_of_k) */
 	_Atomic uintptr_t *st;        /* [CAS] ST_* or owner; by k (dense) */
 	_Atomic unsigned char *g0;    /* [slot owner] guard installed at G0; by k */
 	_Atomic unsigned char *ended; /* [atomic] WT_ENDED_* of a free home slot's last task; by k */
@@ -148,8 +149,9 @@ static struct {
 	struct warm *ring;            /* [A.lock] warm hints, LIFO at head */
 	uint32_t head, tail;          /* [A.lock] */
 	_Atomic uint32_t ringn;       /* [A.lock to store; read lock-free] head - tail */
-	long nwarm;                   /* [atomic] slots in state WARM (all lists) */
-	_Atomic long nlive;           /* [atomic] home slots in use */
+	/* Slots in state WARM (all lists) and home slots in use: these plus
+	 * every proc's slots.nwarm and slots.nlive (count). */
+	_Atomic long nwarm, nlive;    /* [atomic] */
 	bool full_said;
 } A = { .lock = WT_LOCK_INIT(WT_RANK_STACK) };
 
@@ -161,15 +163,23 @@ static char *slot_base(int s) { return A.base + ((size_t)s << SLOT_SHIFT); }
 static char *slot_top(int s) { return A.base + ((size_t)(s + 1) << SLOT_SHIFT); }
 static char *slot_g0(int s) { return slot_top(s) - REGION; }
 
+/* The low n bits of v reversed, n <= 10: by a table made at init, as
+ * k_of_slot runs several times on every spawn and join. */
+static uint16_t rev10[1024];
+
+static void bitrev_init(void)
+{
+	for (uint32_t v = 0; v < 1024; v++) {
+		uint32_t r = 0;
+		for (int i = 0; i < 10; i++)
+			r |= ((v >> i) & 1) << (9 - i);
+		rev10[v] = (uint16_t)r;
+	}
+}
+
 static uint32_t bitrev(uint32_t v, int n)
 {
-	if (n == 0)
-		return 0;
-	v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
-	v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
-	v = ((v >> 4) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4);
-	v = __builtin_bswap32(v);
-	return v >> (32 - n);
+	return (uint32_t)rev10[v] >> (10 - n);
 }
 
 /* Placement order.  k = c.b.a (a: the low TIER bits, b: 4 bits, c: the
@@ -181,25 +191,17 @@ static uint32_t bitrev(uint32_t v, int n)
  * bit-reversal would spend a 4 KiB PMD page per task up to 65536 tasks. */
 #define TIER 10
 
-static void k_split(int *ab, int *cb)
+__attribute__((pure)) static int slot_of_k(uint32_t k)
 {
-	*ab = A.bits - 4 < TIER ? A.bits - 4 : TIER;
-	*cb = A.bits - 4 - *ab;
-}
-
-__attribute__((const)) static int slot_of_k(uint32_t k)
-{
-	int ab, cb;
-	k_split(&ab, &cb);
+	int ab = A.ab, cb = A.cb;
 	uint32_t a = k & ((1u << ab) - 1), b = (k >> ab) & 15, c = k >> (ab + 4);
 	uint32_t region = ((1u << (ab + cb)) - 1) - ((bitrev(a, ab) << cb) | bitrev(c, cb));
 	return (int)((region << 4) | (15 - bitrev(b, 4)));
 }
 
-__attribute__((const)) static uint32_t k_of_slot(int s)
+__attribute__((pure)) static uint32_t k_of_slot(int s)
 {
-	int ab, cb;
-	k_split(&ab, &cb);
+	int ab = A.ab, cb = A.cb;
 	uint32_t region = ((1u << (ab + cb)) - 1) - ((uint32_t)s >> 4), within = (uint32_t)s & 15;
 	uint32_t a = bitrev(region >> cb, ab), c = bitrev(region & ((1u << cb) - 1), cb);
 	uint32_t b = bitrev(15 - within, 4);
@@ -265,6 +267,9 @@ static int stack_init(void)
 		return 0;
 	}
 	A.nslots = 1 << A.bits;
+	A.ab = A.bits - 4 < TIER ? A.bits - 4 : TIER;
+	A.cb = A.bits - 4 - A.ab;
+	bitrev_init();
 	if (A.bits < ARENA_BITS)
 		wt_print("weft: the address space allows a stack arena of %lu GiB only (RLIMIT_AS "
 			 "or vm.overcommit_memory=2): at most %d tasks, and stacks grow less\n",
@@ -313,12 +318,38 @@ static int ensure_init(void)
 	return r;
 }
 
+/* Adds d to a count (&A.nlive or &A.nwarm): a proc keeps its own share,
+ * which only its worker stores, so the spawn path makes no locked
+ * instruction for it (two each way cost 4 % of a create-join); without a
+ * proc, the shared count.  The sums are for statistics and messages. */
+static void count(struct wt_p *p, _Atomic long *c, long d)
+{
+	if (p) {
+		_Atomic long *pc = c == &A.nlive ? &p->slots.nlive : &p->slots.nwarm;
+		atomic_store_explicit(pc, atomic_load_explicit(pc, memory_order_relaxed) + d,
+				      memory_order_relaxed);
+	} else {
+		atomic_fetch_add_explicit(c, d, memory_order_relaxed);
+	}
+}
+
+static long count_sum(_Atomic long *c)
+{
+	long n = atomic_load_explicit(c, memory_order_relaxed);
+	for (int i = 0; i < wt_sched.maxprocs; i++) {
+		struct wt_p *p = &wt_sched.procs[i];
+		n += atomic_load_explicit(c == &A.nlive ? &p->slots.nlive : &p->slots.nwarm,
+					  memory_order_relaxed);
+	}
+	return n;
+}
+
 /* ---- claiming ----
  * claim(): a free slot (COLD or WARM) becomes t's.  Acquire pairs with the
  * release store of whoever freed it, so its g0[] flag and pages are seen
  * as they left them.  A BUSY slot is being trimmed; `wait` spins it out
  * (the fault handler, which must not fail for a passing trim). */
-static bool claim_warm(int s, struct wt_task *t, bool wait, bool *warm)
+static bool claim_warm(int s, struct wt_p *p, struct wt_task *t, bool wait, bool *warm)
 {
 	for (;;) {
 		uintptr_t v = atomic_load_explicit(&A.st[K(s)], memory_order_relaxed);
@@ -331,7 +362,7 @@ static bool claim_warm(int s, struct wt_task *t, bool wait, bool *warm)
 		if (atomic_compare_exchange_weak_explicit(&A.st[K(s)], &v, (uintptr_t)t,
 							  memory_order_acquire, memory_order_relaxed)) {
 			if (v == ST_WARM)
-				atomic_fetch_sub_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
+				count(p, &A.nwarm, -1);
 			if (warm)
 				*warm = v == ST_WARM;
 			_Atomic uint64_t *w = &A.used[(s >> 4) >> 6];
@@ -343,9 +374,9 @@ static bool claim_warm(int s, struct wt_task *t, bool wait, bool *warm)
 	}
 }
 
-static bool claim(int s, struct wt_task *t, bool wait)
+static bool claim(int s, struct wt_p *p, struct wt_task *t, bool wait)
 {
-	return claim_warm(s, t, wait, NULL);
+	return claim_warm(s, p, t, wait, NULL);
 }
 
 static void cold_set(uint32_t k) /* [A.lock] */
@@ -382,26 +413,26 @@ static int slot_take(struct wt_p *p, struct wt_task *t, bool *warm)
 	*warm = false;
 	while (p && p->slots.n > 0) {
 		int s = p->slots.slot[--p->slots.n];
-		if (claim_warm(s, t, false, warm))
+		if (claim_warm(s, p, t, false, warm))
 			return s;
 	}
 	int s = -1;
 	wt_lock(&A.lock);
 	while (A.head != A.tail) {
 		int c = A.ring[--A.head & (A.nslots - 1)].slot;
-		if (claim_warm(c, t, false, warm)) {
+		if (claim_warm(c, p, t, false, warm)) {
 			s = c;
 			goto out;
 		}
 	}
 	long k;
 	while ((k = cold_take()) >= 0)
-		if (claim(slot_of_k((uint32_t)k), t, false)) {
+		if (claim(slot_of_k((uint32_t)k), p, t, false)) {
 			s = slot_of_k((uint32_t)k);
 			goto out;
 		}
 	while (A.next < (uint32_t)A.nslots)
-		if (claim(slot_of_k(A.next++), t, false)) {
+		if (claim(slot_of_k(A.next++), p, t, false)) {
 			s = slot_of_k(A.next - 1);
 			goto out;
 		}
@@ -422,7 +453,7 @@ static void slot_give(int s, struct wt_p *p, bool warm)
 		atomic_store_explicit(&sweep_wanted, true, memory_order_relaxed);
 		return;
 	}
-	atomic_fetch_add_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
+	count(p, &A.nwarm, 1);
 	atomic_store_explicit(&A.st[K(s)], ST_WARM, memory_order_release);
 	if (p && p->slots.n < 16) {
 		p->slots.slot[p->slots.n++] = s;
@@ -637,7 +668,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 		if (s < 0)
 			break;
 		int got = 1;
-		while (got < need && s - got >= 0 && claim(s - got, t, false))
+		while (got < need && s - got >= 0 && claim(s - got, p, t, false))
 			got++;
 		if (got == need)
 			break;
@@ -678,7 +709,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 			lo = floor + PAGE;
 		}
 		t->stack_top = top;
-		atomic_fetch_add_explicit(&A.nlive, 1, memory_order_relaxed);
+		count(p, &A.nlive, 1);
 		tcbtop = tcb_top(s, top);
 		/* Only a warm slot can hold one: a read of a cold one's last page
 		 * would map the zero page, and the TCB's write after it would
@@ -691,7 +722,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 				A.full_said = true;
 				wt_print("weft: no stack slot free (%ld tasks live, arena of %d "
 					 "slots); pthread_create fails with EAGAIN\n",
-					 atomic_load(&A.nlive), A.nslots);
+					 count_sum(&A.nlive), A.nslots);
 			}
 			return -EAGAIN;
 		}
@@ -789,7 +820,7 @@ static void stack_restore(struct wt_task *t, struct wt_p *p)
 		if (x != s)
 			slot_give(x, p, false);
 	}
-	atomic_fetch_sub_explicit(&A.nlive, 1, memory_order_relaxed);
+	count(p, &A.nlive, -1);
 	slot_give(s, p, false);
 	t->slot = -1;
 }
@@ -842,7 +873,7 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
 			for (int x = t->lowslot; x < s; x++)
 				slot_give(x, p, false);
 		}
-		atomic_fetch_sub_explicit(&A.nlive, 1, memory_order_relaxed);
+		count(p, &A.nlive, -1);
 		if (dtv)
 			*slot_dtv(s) = dtv;
 		slot_give(s, p, true);
@@ -964,7 +995,7 @@ int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info)
 			return WT_OVERFLOW;
 		if (x < 0)
 			return WT_OVERFLOW;
-		if (!claim(x, t, true)) {
+		if (!claim(x, NULL, t, true)) {
 			uintptr_t v = atomic_load(&A.st[K(x)]);
 			info->blocker = v > ST_BUSY ? (struct wt_task *)v : NULL;
 			return WT_OVERFLOW;
@@ -1131,7 +1162,7 @@ void wt_stack_scavenge(int64_t now)
 		uintptr_t v = ST_WARM;
 		if (!atomic_compare_exchange_strong(&A.st[K(trim[i])], &v, ST_BUSY))
 			continue; /* reused, or already cold: a stale hint */
-		atomic_fetch_sub_explicit((_Atomic long *)&A.nwarm, 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&A.nwarm, 1, memory_order_relaxed);
 		void *d = dtv_take(trim[i]);
 		if (d)
 			dtv_trash_put(d);
@@ -1214,8 +1245,8 @@ void wt_stack_idle_trim(void)
 /* Stack figures for schedtrace / tests. */
 void wt_stack_stats(long *live, long *warm, long *nslots)
 {
-	*live = atomic_load(&A.nlive);
-	*warm = atomic_load((_Atomic long *)&A.nwarm);
+	*live = count_sum(&A.nlive);
+	*warm = count_sum(&A.nwarm);
 	*nslots = A.nslots;
 }
 

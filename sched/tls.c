@@ -69,6 +69,7 @@ int wt_tls_mode = WT_TLS_SYSCALL;
 bool wt_tls_trap;
 size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
 size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
+size_t wt_off_specific_used; /* 0: not found */
 size_t wt_off_list; /* struct pthread's list_t: glibc's lists of threads */
 ptrdiff_t wt_rseq_off;
 /* A task's rseq cpu_id: not registered (sched_getcpu asks the kernel), or
@@ -194,6 +195,21 @@ static void *probe(void *arg)
 			wt_off_stackblock = off;
 			wt_off_stackblock_size = off + 8;
 			break;
+		}
+	}
+	/* specific_used, the flag right after specific[] that glibc's
+	 * pthread_setspecific sets and its thread exit tests before walking
+	 * the key blocks: checked to be 0 in this fresh thread and 1 once a
+	 * key has a value. */
+	if (wt_off_specific) {
+		size_t off = wt_off_specific + 32 * sizeof(void *);
+		volatile unsigned char *used = (unsigned char *)(pd + off);
+		pthread_key_t k;
+		if (*used == 0 && pthread_key_create(&k, NULL) == 0) {
+			if (pthread_setspecific(k, &k) == 0 && *used == 1)
+				wt_off_specific_used = off;
+			pthread_setspecific(k, NULL);
+			pthread_key_delete(k);
 		}
 	}
 	return NULL;
