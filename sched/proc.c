@@ -340,7 +340,8 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	 * disabled the proc, or at the thread cap (findrunnable then prefers
 	 * tasks back from system calls).  The tick findrunnable tests is this
 	 * one: execute counts the switch after it. */
-	if (fn == after_park && p && p->schedtick % GLOBRUNQ_EVERY != 0 &&
+	if ((fn == after_park || fn == wt_task_after_exit) && p &&
+	    p->schedtick % GLOBRUNQ_EVERY != 0 &&
 	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
 	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed))) {
 		/* Tasks that ready each other and park share one time slice

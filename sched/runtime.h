@@ -43,6 +43,8 @@ enum wt_join_state {
 	WT_DETACHED = 1,  /* its exit frees it */
 	WT_JOINING = 2,   /* a joiner waits on &task->join and frees it */
 	WT_EXITED = 3,    /* exited while joinable: a later join or detach frees it */
+	WT_EXITING = 4,   /* from WT_JOINING: the exiting task readied its joiner and
+			   * is switching out; WT_EXITED follows (task.c) */
 };
 
 /* Bits of task->cancel. */

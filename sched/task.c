@@ -4,17 +4,24 @@
  *
  * Exit protocol (the task cannot free the stack it runs on):
  *   1. on the task: key destructors, thread_local destructors (glibc's
- *      __call_tls_dtors, which keeps them in the task's own TLS); then
- *      wt_mcall(after_exit), which frees the DTV on g0;
- *   2. on g0 (after_exit): t->join goes to WT_EXITED with an exchange.  Its
- *      old value decides who frees the slot and the struct: WT_DETACHED ->
- *      g0 does it now; WT_JOINING -> g0 wakes the joiner, who does it;
- *      WT_JOINABLE -> a later join or detach does it.
+ *      __call_tls_dtors, which keeps them in the task's own TLS).  A joiner
+ *      already waiting (WT_JOINING) is readied now, with a CAS to
+ *      WT_EXITING, so that the switch out hands the worker straight to it
+ *      (one switch instead of two through g0).  Then
+ *      wt_mcall(wt_task_after_exit);
+ *   2. on the next context of the worker, first thing (that joiner, another
+ *      task, or g0): wt_task_after_exit frees the DTV, and t->join goes to
+ *      WT_EXITED with an exchange.  Its old value decides who frees the
+ *      slot and the struct: WT_DETACHED -> this context does it now;
+ *      WT_JOINING -> it wakes the joiner, who does it; WT_EXITING -> the
+ *      joiner, already readied; WT_JOINABLE -> a later join or detach.
  * This exchange competes with wt_task_detach's and wt_task_join's CAS from
  * WT_JOINABLE; the loser of the race is the one responsible for freeing
  * (as in musl).  A join that gives up (timeout, tryjoin, cancellation) CASes
  * WT_JOINING back to WT_JOINABLE; if that fails the task exited meanwhile
- * and the join completes.
+ * and the join completes.  A joiner that sees WT_EXITING (it ran on another
+ * worker before the exiting task was off its stack) waits for WT_EXITED
+ * without parking: the exiting task is in its last instructions.
  *
  * Cancellation is the WT_CANCEL_* bits of t->cancel: pthread_cancel sets
  * WT_CANCEL_REQ (seq_cst) and takes t out of a cancelable park (park.c); a
@@ -136,7 +143,7 @@ static void unlink_from(struct wt_task **head, struct wt_task *t)
 
 /* An exiting task leaves the list of live tasks (the dump, schedtrace and
  * the static-TLS sync walk it); one outside the arena waits on
- * offarena_dead for its join.  Context: g0. */
+ * offarena_dead for its join.  Context: the next context of its worker. */
 static void task_unlink(struct wt_task *t)
 {
 	wt_lock(&wt_sched.alllock);
@@ -393,7 +400,7 @@ static void run_key_dtors(void)
 		}
 }
 
-static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
+void wt_task_after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 {
 	(void)arg;
 	/* Syscall mode: g0 still runs on the dead task's thread pointer. */
@@ -401,8 +408,8 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 		wt_arch_set_tp(m->g0_tp);
 		m->cur_tp = m->g0_tp;
 	}
-	/* The DTV is freed here, on g0: free() on the task itself would set up
-	 * a malloc tcache in the task's TLS just to throw it away.  The DTV
+	/* The DTV is freed here, off the task: free() on the task itself would
+	 * set up a malloc tcache in the task's TLS just to throw it away.  The DTV
 	 * itself goes with the stack (wt_stack_free: kept in a home slot for
 	 * its next task, else freed). */
 	if (!t->main) {
@@ -423,14 +430,15 @@ static void after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 		wt_task_release(t, m->p, WT_ENDED_DETACHED);
 	else if (old == WT_JOINING)
 		wt_unpark_g0(&t->join, 1, m);
+	/* WT_EXITING: the joiner was readied by t and waits for WT_EXITED. */
 	if (left == 0)
 		real.exit(0); /* the last thread left: as glibc, exit(0) */
 }
 
-static bool not_exited(const void *addr, uintptr_t arg)
+static bool still_joining(const void *addr, uintptr_t arg)
 {
 	(void)arg;
-	return atomic_load((_Atomic int *)addr) != WT_EXITED;
+	return atomic_load((_Atomic int *)addr) == WT_JOINING;
 }
 
 /* Context: a task or a thread weft did not create; may park. */
@@ -445,9 +453,19 @@ int wt_task_join(struct wt_task *t, void **ret, int64_t deadline)
 			if (atomic_compare_exchange_strong(&t->join, &s, WT_JOINABLE))
 				return -EBUSY;
 		}
-		while (atomic_load(&t->join) != WT_EXITED) {
+		for (int spins = 0; (s = atomic_load(&t->join)) != WT_EXITED;) {
+			if (s == WT_EXITING) {
+				/* t readied this task and is switching out on
+				 * another worker: a few instructions, unless
+				 * the kernel took that worker's CPU. */
+				if (++spins < 128)
+					wt_arch_pause();
+				else
+					wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+				continue;
+			}
 			wt_wait_reason("pthread_join");
-			int r = wt_park(&t->join, not_exited, 0, deadline < 0 ? -1 : deadline, true);
+			int r = wt_park(&t->join, still_joining, 0, deadline < 0 ? -1 : deadline, true);
 			if (r == WT_PARK_TIMEDOUT || r == WT_PARK_CANCELED) {
 				s = WT_JOINING;
 				if (atomic_compare_exchange_strong(&t->join, &s, WT_JOINABLE))
@@ -550,7 +568,10 @@ WT_NORETURN void wt_task_exit(void *retval)
 	wt_pshared_release(t);
 	if (unlikely(wt_tl_on))
 		wt_tl_event(NULL, WT_TL_EXIT, t->id, 0, 0);
-	wt_mcall(after_exit, NULL);
+	int s = WT_JOINING;
+	if (atomic_compare_exchange_strong(&t->join, &s, WT_EXITING))
+		wt_unpark(&t->join, 1);
+	wt_mcall(wt_task_after_exit, NULL);
 	wt_throw("a dead task was resumed");
 }
 

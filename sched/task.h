@@ -13,6 +13,9 @@
  * for the TCB and static TLS, as glibc).  attr: a pthread_attr_t or NULL. */
 int wt_task_create(const void *attr, void *(*fn)(void *), void *arg, struct wt_task **out);
 WT_NORETURN void wt_task_exit(void *retval);
+/* What an exited task leaves to the next context of its worker (wt_mcall's
+ * fn): its DTV, its WT_EXITED, its joiner's wake-up or its release. */
+void wt_task_after_exit(struct wt_m *m, struct wt_task *t, void *arg);
 WT_NORETURN void wt_task_unwind(void *retval); /* pthread_exit */
 /* The live task whose pthread_t is pt, or NULL (not a task of weft's). */
 struct wt_task *wt_task_from_pthread(uintptr_t pt);
