@@ -497,6 +497,9 @@ static void guard_remove_len(char *p, size_t len)
 		wt_syscall6(SYS_mprotect, (long)p, (long)len, PROT_READ | PROT_WRITE, 0, 0, 0);
 }
 
+static void *dtv_take(int s);
+static void dtv_trash_put(void *d);
+
 /* For stack_pack.c: a free slot whose owner word is `owner` (a tagged
  * pack), or -1; its base; guard pages. */
 int wt_stack_slot_claim(uintptr_t owner)
@@ -514,6 +517,14 @@ int wt_stack_slot_claim(uintptr_t owner)
 	}
 	while (n > 0)
 		slot_give(held[--n], NULL, true);
+	if (s >= 0) {
+		/* A slot a task had: its G0 guard would lie inside a unit's
+		 * stack, and its kept DTV under a unit's TCB. */
+		g0_clear(s);
+		void *d = warm ? dtv_take(s) : NULL;
+		if (d)
+			dtv_trash_put(d);
+	}
 	return s;
 }
 
