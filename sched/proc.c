@@ -644,6 +644,10 @@ top:;
 		return t;
 	}
 
+	/* Fresh stack slots for creations under way (stack.c), one between
+	 * looks for work. */
+	if (wt_stack_prefault())
+		goto top;
 	/* Nothing: give the proc back. */
 	wt_lock(&wt_sched.lock);
 	if (wt_rt_any()) {

@@ -406,6 +406,23 @@ static long cold_take(void) /* [A.lock] lowest k, or -1 */
 	return -1;
 }
 
+/* Slots taken fresh (never used, or given back cold) ask an idle worker to
+ * prepare more (wt_stack_prefault). */
+static _Atomic bool prep_wanted;
+
+/* A slot never used or given back cold, claimed for t, or -1.  [A.lock] */
+static int fresh_take(struct wt_p *p, struct wt_task *t)
+{
+	long k;
+	while ((k = cold_take()) >= 0)
+		if (claim(slot_of_k((uint32_t)k), p, t, false))
+			return slot_of_k((uint32_t)k);
+	while (A.next < (uint32_t)A.nslots)
+		if (claim(slot_of_k(A.next++), p, t, false))
+			return slot_of_k(A.next - 1);
+	return -1;
+}
+
 /* A free home slot for t, or -1; *warm: it was WARM (its pages there).
  * Context: any (the spawn path). */
 static int slot_take(struct wt_p *p, struct wt_task *t, bool *warm)
@@ -425,17 +442,9 @@ static int slot_take(struct wt_p *p, struct wt_task *t, bool *warm)
 			goto out;
 		}
 	}
-	long k;
-	while ((k = cold_take()) >= 0)
-		if (claim(slot_of_k((uint32_t)k), p, t, false)) {
-			s = slot_of_k((uint32_t)k);
-			goto out;
-		}
-	while (A.next < (uint32_t)A.nslots)
-		if (claim(slot_of_k(A.next++), p, t, false)) {
-			s = slot_of_k(A.next - 1);
-			goto out;
-		}
+	s = fresh_take(p, t);
+	if (s >= 0 && !atomic_load_explicit(&prep_wanted, memory_order_relaxed))
+		atomic_store_explicit(&prep_wanted, true, memory_order_relaxed);
 out:
 	atomic_store_explicit(&A.ringn, A.head - A.tail, memory_order_relaxed);
 	wt_unlock(&A.lock);
@@ -1251,6 +1260,43 @@ void wt_stack_idle_trim(void)
 	if (atomic_load_explicit(&heap_trim_wanted, memory_order_relaxed) &&
 	    atomic_exchange_explicit(&heap_trim_wanted, false, memory_order_relaxed))
 		malloc_trim(0);
+}
+
+/* Prepared slots.  A burst of creations takes fresh slots, and each costs
+ * its creator the G0 guard's install (which allocates the page-table page)
+ * and the first fault of its top page: about 2 µs of kernel work here, more
+ * than the rest of a creation.  A worker with nothing to run does that work
+ * ahead, one slot per call between its looks for work: it claims a fresh
+ * slot, installs G0, faults the top page (TCB and static TLS) in and gives
+ * the slot back warm to the ring, where the next creation takes it.  Asked
+ * for when a creation had to take a fresh slot; done while the ring holds
+ * fewer than PREP_RING slots.  Unused, they go back as any warm slot does
+ * (the scavenger, after a second).  true: one prepared, call again after
+ * looking for work.  Context: an idle worker's g0, holding its proc. */
+#define PREP_RING 32
+
+bool wt_stack_prefault(void)
+{
+	if (!atomic_load_explicit(&prep_wanted, memory_order_relaxed))
+		return false;
+	if (atomic_load_explicit(&A.ringn, memory_order_relaxed) >= PREP_RING) {
+		atomic_store_explicit(&prep_wanted, false, memory_order_relaxed);
+		return false;
+	}
+	wt_lock(&A.lock);
+	int s = fresh_take(NULL, (struct wt_task *)ST_BUSY);
+	wt_unlock(&A.lock);
+	if (s < 0) {
+		atomic_store_explicit(&prep_wanted, false, memory_order_relaxed);
+		return false;
+	}
+	if (!atomic_load_explicit(&A.g0[K(s)], memory_order_relaxed)) {
+		guard_install(slot_g0(s));
+		atomic_store_explicit(&A.g0[K(s)], 1, memory_order_relaxed);
+	}
+	*(volatile char *)(slot_top(s) - PAGE) = 0;
+	slot_give(s, NULL, true);
+	return true;
 }
 
 /* Stack figures for schedtrace / tests. */

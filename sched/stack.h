@@ -34,6 +34,7 @@ struct wt_overflow {
 int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info);
 void wt_stack_scavenge(int64_t now);       /* sysmon: return free slots' memory */
 void wt_stack_idle_trim(void);             /* an idle worker: trim malloc's heaps after a scavenge */
+bool wt_stack_prefault(void);               /* an idle worker: one fresh slot made ready */
 bool wt_stack_idle_work(void);             /* wt_stack_idle_trim has something to do (sysmon) */
 void wt_stack_stats(long *live, long *warm, long *nslots);
 void wt_stack_fork_reset(void);

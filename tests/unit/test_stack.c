@@ -157,6 +157,37 @@ Test(stack, first_slots_spread_in_bit_reversed_order)
 	cr_assert_eq(nlive(), (1 << ab) + 2);
 }
 
+Test(stack, an_idle_worker_prepares_fresh_slots_for_a_burst)
+{
+	/* A creation that had to take a fresh slot asks for more: each call
+	 * makes the next fresh slot warm (G0 installed, its top page
+	 * resident), and the next creation takes it from the ring. */
+	cr_assert_not(wt_stack_prefault(), "no creation asked for one");
+	struct wt_task *t = alloc(0, 0);
+	char *next_top = slot_base(t, (int)(nslots() / 2)); /* k = 1: slot n/2 - 1 */
+	unsigned char vec = 0;
+	cr_assert_eq(mincore(next_top - PAGE, PAGE, &vec), 0);
+	cr_assert_eq(vec & 1, 0, "not resident before");
+	cr_assert(readable(next_top - REGION), "no G0 before");
+	cr_assert(wt_stack_prefault());
+	cr_assert_eq(nwarm(), 1);
+	cr_assert_eq(mincore(next_top - PAGE, PAGE, &vec), 0);
+	cr_assert_eq(vec & 1, 1, "its top page is resident");
+	cr_assert_not(readable(next_top - REGION), "its G0 is installed");
+	struct wt_task *u = alloc(1, 0);
+	cr_assert_eq(u->stack_top, next_top, "the next creation takes it");
+	cr_assert_eq(u->guard, next_top - REGION);
+	cr_assert_eq(nwarm(), 0);
+	/* Up to 32 wait in the ring; then none until a creation takes a fresh
+	 * slot again. */
+	int made = 0;
+	while (wt_stack_prefault() && made < 100)
+		made++;
+	cr_assert_eq(made, 32);
+	cr_assert_eq(nwarm(), 32);
+	cr_assert_not(wt_stack_prefault());
+}
+
 Test(stack, layout_of_a_fresh_stack)
 {
 	struct wt_task *t = alloc(0, 0);

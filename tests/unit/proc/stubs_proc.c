@@ -122,6 +122,11 @@ void wt_task_after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 	(void)arg;
 }
 
+bool wt_stack_prefault(void)
+{
+	return false;
+}
+
 bool wt_stack_idle_work(void)
 {
 	return false;
