@@ -443,7 +443,9 @@ static int slot_take(struct wt_p *p, struct wt_task *t, bool *warm)
 		}
 	}
 	s = fresh_take(p, t);
-	if (s >= 0 && !atomic_load_explicit(&prep_wanted, memory_order_relaxed))
+	/* Not for a pack: one slot holds hundreds of its stacks. */
+	if (s >= 0 && !((uintptr_t)t & WT_PACK_TAG) &&
+	    !atomic_load_explicit(&prep_wanted, memory_order_relaxed))
 		atomic_store_explicit(&prep_wanted, true, memory_order_relaxed);
 out:
 	atomic_store_explicit(&A.ringn, A.head - A.tail, memory_order_relaxed);
