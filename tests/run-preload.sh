@@ -16,6 +16,10 @@ scale=${WEFT_TEST_TIMEOUT_SCALE:-1}
 pass=0 fail=0 failed=""
 for prog in "$@"; do
   name=$(basename "$prog")
+  if [ ! -x "$prog" ]; then
+    fail=$((fail+1)); failed="$failed $name"; echo "FAIL $name: no program $prog"
+    continue
+  fi
   exp="$src/$name.expected"
   t=$((120 * scale))
   timeout "$t" "$prog" > "$bindir/$name.native.out" 2> "$bindir/$name.native.err"
