@@ -36,13 +36,6 @@ static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
 static int waiting, go, bad;
 
-static int use_stack(int depth)
-{
-	volatile char buf[1024];
-	memset((char *)buf, depth, sizeof buf);
-	return depth ? use_stack(depth - 1) + buf[7] : buf[3];
-}
-
 static int endless(int depth)
 {
 	volatile char buf[512];
@@ -64,7 +57,7 @@ static void *waiter(void *arg)
 		pthread_attr_destroy(&a);
 	}
 	if ((size_t)arg & 1)
-		use_stack(48);
+		use_stack_kb(48);
 	pthread_mutex_lock(&m);
 	if (size != SIZE || guard != want_guard) {
 		if (!bad)
@@ -72,27 +65,13 @@ static void *waiter(void *arg)
 				want_guard);
 		bad++;
 	}
-	waiting++;
-	while (!go)
-		pthread_cond_wait(&c, &m);
-	pthread_mutex_unlock(&m);
+	park_counted(&m, &c, &waiting, &go);
 	return NULL;
 }
 
 static void *overflow(void *arg)
 {
 	return (void *)(long)endless((int)(long)arg);
-}
-
-static void wait_for(int n)
-{
-	pthread_mutex_lock(&m);
-	while (waiting < n) {
-		pthread_mutex_unlock(&m);
-		usleep(1000);
-		pthread_mutex_lock(&m);
-	}
-	pthread_mutex_unlock(&m);
 }
 
 static int child(void)
@@ -123,18 +102,15 @@ static int child(void)
 					   (void *)(g ? 4 * page : page)))
 				break;
 		}
-		wait_for(n);
+		wait_parked(&m, &waiting, n);
 		long per = (status_kb("VmRSS") + status_kb("VmPTE") - before) * 1000 / (n ? n : 1);
 		pthread_t deep[4];
 		int nd = 0;
 		for (; nd < 4; nd++)
 			if (pthread_create(&deep[nd], NULL, waiter, (void *)(page | 1)))
 				break;
-		wait_for(n + nd);
-		pthread_mutex_lock(&m);
-		go = 1;
-		pthread_cond_broadcast(&c);
-		pthread_mutex_unlock(&m);
+		wait_parked(&m, &waiting, n + nd);
+		release_parked(&m, &c, &go);
 		for (int i = 0; i < n; i++)
 			pthread_join(t[i], NULL);
 		for (int i = 0; i < nd; i++)
@@ -162,11 +138,8 @@ static int child(void)
 		np++;
 	if (r == 0 && pthread_create(&p[np], &ga, waiter, (void *)(4 * page)) == 0)
 		np++;
-	wait_for(np);
-	pthread_mutex_lock(&m);
-	go = 1;
-	pthread_cond_broadcast(&c);
-	pthread_mutex_unlock(&m);
+	wait_parked(&m, &waiting, np);
+	release_parked(&m, &c, &go);
 	for (int i = 0; i < np; i++)
 		pthread_join(p[i], NULL);
 	printf("pthread_setattr_default_np: %s, %d threads, stacks as asked: %s\n", en(r), np,

@@ -53,15 +53,8 @@ int main(void)
 	for (; n < N; n++)
 		if (pthread_create(&t[n], NULL, waiter, NULL))
 			break;
-	pthread_mutex_lock(&m);
-	while (waiting < n) {
-		pthread_mutex_unlock(&m);
-		usleep(1000);
-		pthread_mutex_lock(&m);
-	}
-	go = 1;
-	pthread_cond_broadcast(&c);
-	pthread_mutex_unlock(&m);
+	wait_parked(&m, &waiting, n);
+	release_parked(&m, &c, &go);
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	long after = mem_kb();

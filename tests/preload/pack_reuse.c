@@ -43,10 +43,7 @@ static void *user(void *arg)
 	int r = fill(52, (unsigned)(long)arg);
 	pthread_mutex_lock(&m);
 	bad += r;
-	waiting++;
-	while (!go)
-		pthread_cond_wait(&c, &m);
-	pthread_mutex_unlock(&m);
+	park_counted(&m, &c, &waiting, &go);
 	return NULL;
 }
 
@@ -70,15 +67,8 @@ int main(void)
 		for (; k < n; k++)
 			if (pthread_create(&t[k], &a, user, (void *)(long)k))
 				break;
-		pthread_mutex_lock(&m);
-		while (waiting < k) {
-			pthread_mutex_unlock(&m);
-			usleep(1000);
-			pthread_mutex_lock(&m);
-		}
-		go = 1;
-		pthread_cond_broadcast(&c);
-		pthread_mutex_unlock(&m);
+		wait_parked(&m, &waiting, k);
+		release_parked(&m, &c, &go);
 		for (int i = 0; i < k; i++)
 			pthread_join(t[i], NULL);
 		printf("round %d: %s threads, stacks usable: %s\n", round, k == n ? "all" : "not all",

@@ -27,13 +27,6 @@ static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
 static int waiting, go, bad;
 
-static int use_stack(int depth)
-{
-	volatile char buf[1024];
-	memset((char *)buf, depth, sizeof buf);
-	return depth ? use_stack(depth - 1) + buf[7] : buf[3];
-}
-
 static void *waiter(void *deep)
 {
 	pthread_attr_t a;
@@ -44,14 +37,11 @@ static void *waiter(void *deep)
 		pthread_attr_destroy(&a);
 	}
 	if (deep)
-		use_stack(48);
+		use_stack_kb(48);
 	pthread_mutex_lock(&m);
 	if (size != SIZE)
 		bad++;
-	waiting++;
-	while (!go)
-		pthread_cond_wait(&c, &m);
-	pthread_mutex_unlock(&m);
+	park_counted(&m, &c, &waiting, &go);
 	return NULL;
 }
 
@@ -74,28 +64,15 @@ int main(void)
 		for (; n < N; n++)
 			if (pthread_create(&t[n], &a, waiter, NULL))
 				break;
-		pthread_mutex_lock(&m);
-		while (waiting < n) {
-			pthread_mutex_unlock(&m);
-			usleep(1000);
-			pthread_mutex_lock(&m);
-		}
-		pthread_mutex_unlock(&m);
+		wait_parked(&m, &waiting, n);
 		long per = (status_kb("VmRSS") + status_kb("VmPTE") - before) * 1000 / (n ? n : 1);
 		pthread_t deep[4];
 		int nd = 0;
 		for (; nd < 4; nd++)
 			if (pthread_create(&deep[nd], &a, waiter, (void *)1))
 				break;
-		pthread_mutex_lock(&m);
-		while (waiting < n + nd) {
-			pthread_mutex_unlock(&m);
-			usleep(1000);
-			pthread_mutex_lock(&m);
-		}
-		go = 1;
-		pthread_cond_broadcast(&c);
-		pthread_mutex_unlock(&m);
+		wait_parked(&m, &waiting, n + nd);
+		release_parked(&m, &c, &go);
 		for (int i = 0; i < n; i++)
 			pthread_join(t[i], NULL);
 		for (int i = 0; i < nd; i++)

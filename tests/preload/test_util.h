@@ -24,6 +24,7 @@
 #define WEFT_TEST_UTIL_H
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,46 @@ static inline int test_threads(int n)
 {
 	const char *e = getenv("WEFT_TEST_THREADS");
 	return e && atoi(e) > 0 && atoi(e) < n ? atoi(e) : n;
+}
+
+/* The memory tests' parked threads: each bumps *waiting under m, then
+ * waits on c until *go.  wait_parked returns once n of them counted
+ * themselves; release_parked lets them all go. */
+static inline void wait_parked(pthread_mutex_t *m, int *waiting, int n)
+{
+	pthread_mutex_lock(m);
+	while (*waiting < n) {
+		pthread_mutex_unlock(m);
+		usleep(1000);
+		pthread_mutex_lock(m);
+	}
+	pthread_mutex_unlock(m);
+}
+
+/* A parked thread, holding m: counts itself and waits until *go; returns
+ * with m released. */
+static inline void park_counted(pthread_mutex_t *m, pthread_cond_t *c, int *waiting, int *go)
+{
+	(*waiting)++;
+	while (!*go)
+		pthread_cond_wait(c, m);
+	pthread_mutex_unlock(m);
+}
+
+static inline void release_parked(pthread_mutex_t *m, pthread_cond_t *c, int *go)
+{
+	pthread_mutex_lock(m);
+	*go = 1;
+	pthread_cond_broadcast(c);
+	pthread_mutex_unlock(m);
+}
+
+/* Uses about depth KiB of stack. */
+static inline int use_stack_kb(int depth)
+{
+	volatile char buf[1024];
+	memset((char *)buf, depth, sizeof buf);
+	return depth ? use_stack_kb(depth - 1) + buf[7] : buf[3];
 }
 
 /* A listening TCP socket on 127.0.0.1 with backlog n; *a gets its address.
