@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,9 @@ static int round_pairs(int n)
 	return bad;
 }
 
-static int round_tryjoin(int n)
+/* Main joins each thread with pthread_tryjoin_np in a loop (timed false)
+ * or with pthread_timedjoin_np and 0-50 us timeouts (timed true). */
+static int round_retry(int n, bool timed)
 {
 	int bad = 0;
 	for (int i = 0; i < n; i++) {
@@ -95,25 +98,13 @@ static int round_tryjoin(int n)
 			return -1;
 		int e;
 		long tries = 0;
-		while ((e = pthread_tryjoin_np(t, &got)) == EBUSY)
-			if (++tries % 64 == 0)
-				sched_yield();
-		if (e || got != want)
-			bad++;
-	}
-	return bad;
-}
-
-static int round_timedjoin(int n)
-{
-	int bad = 0;
-	for (int i = 0; i < n; i++) {
-		pthread_t t;
-		void *want = (void *)(long)(i + 1), *got = NULL;
-		if (pthread_create(&t, NULL, worker, want))
-			return -1;
-		int e;
 		do {
+			if (!timed) {
+				e = pthread_tryjoin_np(t, &got);
+				if (e == EBUSY && ++tries % 64 == 0)
+					sched_yield();
+				continue;
+			}
 			struct timespec ts;
 			clock_gettime(CLOCK_REALTIME, &ts);
 			ts.tv_nsec += (long)(rnd() % 50) * 1000;
@@ -122,7 +113,7 @@ static int round_timedjoin(int n)
 				ts.tv_nsec -= 1000000000;
 			}
 			e = pthread_timedjoin_np(t, &got, &ts);
-		} while (e == ETIMEDOUT);
+		} while (e == (timed ? ETIMEDOUT : EBUSY));
 		if (e || got != want)
 			bad++;
 	}
@@ -160,9 +151,9 @@ int main(void)
 	weft_check_loaded();
 	int r1 = round_pairs(4000);
 	printf("joiner threads: %s\n", r1 == 0 ? "every value once" : "WRONG");
-	int r2 = round_tryjoin(2000);
+	int r2 = round_retry(2000, false);
 	printf("tryjoin: %s\n", r2 == 0 ? "every value once" : "WRONG");
-	int r3 = round_timedjoin(2000);
+	int r3 = round_retry(2000, true);
 	printf("timedjoin: %s\n", r3 == 0 ? "every value once" : "WRONG");
 	int cancelled = 0;
 	int r4 = round_cancel(1000, &cancelled);
