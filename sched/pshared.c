@@ -30,6 +30,7 @@
 #include "pshared.h"
 #include "print.h"
 #include "sigtask.h"
+#include "lock.h"
 
 #define NSLOT 255
 #define PSHARED_BASE (1 << 22)
@@ -87,11 +88,61 @@ int wt_pshared_id(struct wt_task *t)
 	return t->psid;
 }
 
+#define FUTEX_WAITERS_BIT 0x80000000u
+#define FUTEX_OWNER_DIED_BIT 0x40000000u
+#define FUTEX_TID_BITS 0x3fffffffu
+#define ROBUST_LIMIT 2048 /* the kernel's bound on a list walk */
+
+/* As the kernel does for a dying OS thread (handle_futex_death): the robust
+ * mutex whose lock word is at w, if tid holds it, is marked owner-died and
+ * one waiter woken; its next locker gets EOWNERDEAD.  Robust mutexes use
+ * shared futex operations, process-private ones too. */
+static void owner_died(_Atomic uint32_t *w, uint32_t tid)
+{
+	uint32_t v = atomic_load_explicit(w, memory_order_relaxed);
+	while ((v & FUTEX_TID_BITS) == tid) {
+		uint32_t nv = (v & FUTEX_WAITERS_BIT) | FUTEX_OWNER_DIED_BIT;
+		if (atomic_compare_exchange_weak_explicit(w, &v, nv, memory_order_release,
+							  memory_order_relaxed)) {
+			if (nv & FUTEX_WAITERS_BIT)
+				wt_futex_wake((_Atomic int *)w, 1, true);
+			return;
+		}
+	}
+}
+
+/* The robust mutexes t still holds as it exits: glibc linked them on its
+ * TCB's robust list, which no OS thread registered with the kernel, so
+ * weft does what the kernel does at a thread's death.  Entries point at
+ * a mutex's list link (bit 0: a priority-inheritance one); the lock word
+ * lies futex_offset from there. */
+static void robust_exit(struct wt_task *t, uint32_t tid)
+{
+	uintptr_t *head = (uintptr_t *)(wt_tls_pd(t->tp) + wt_off_robust);
+	uintptr_t pending = head[2] & ~1ul;
+	uintptr_t e = head[0];
+	for (int n = 0; e && (e & ~1ul) != (uintptr_t)head && n < ROBUST_LIMIT; n++) {
+		uintptr_t next = *(uintptr_t *)(e & ~1ul);
+		if ((e & ~1ul) != pending)
+			owner_died((_Atomic uint32_t *)((e & ~1ul) + wt_robust_futex_offset), tid);
+		e = next;
+	}
+	if (pending)
+		owner_died((_Atomic uint32_t *)(pending + wt_robust_futex_offset), tid);
+	head[0] = (uintptr_t)head;
+	head[2] = 0;
+}
+
 void wt_pshared_release(struct wt_task *t)
 {
-	if (t->psid && t != anchor && t->pslot >= 0)
-	atomic_fetch_and_explicit(&slots[t->pslot / 64], ~(1ull << (t->pslot % 64)),
-				  memory_order_relaxed);
+	if (!t->psid || t == anchor)
+		return;
+	/* A robust mutex is locked under the owner id (shim: PSHARED). */
+	if (wt_off_robust)
+		robust_exit(t, (uint32_t)t->psid);
+	if (t->pslot >= 0)
+		atomic_fetch_and_explicit(&slots[t->pslot / 64], ~(1ull << (t->pslot % 64)),
+					  memory_order_relaxed);
 }
 
 void wt_pshared_robust_locked(void)
@@ -100,7 +151,7 @@ void wt_pshared_robust_locked(void)
 	if (!t || t == anchor)
 		return;
 	if (!atomic_exchange_explicit(&said_robust, true, memory_order_relaxed))
-		wt_print("weft: a process-shared robust mutex is held by a thread other than the "
-			 "first: if this process dies holding it, other processes are not told "
-			 "(no EOWNERDEAD)\n");
+		wt_print("weft: a robust mutex is held by a thread other than the first: if "
+			 "this process dies while such a thread holds one it shares with another "
+			 "process, that process is not told (no EOWNERDEAD)\n");
 }

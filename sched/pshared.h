@@ -10,14 +10,17 @@
 /* The current task's owner id for process-shared objects (allocated on its
  * first use).  Context: a task; never blocks. */
 int wt_pshared_id(struct wt_task *t);
-/* A task that exits gives its id back.  Context: the exiting task. */
+/* A task that exits gives its id back, and the robust mutexes it still
+ * holds are marked owner-died (EOWNERDEAD for their next locker), as the
+ * kernel marks a dying thread's.  Context: the exiting task. */
 void wt_pshared_release(struct wt_task *t);
 /* Fork child: t (the forking task) is the process's first thread now. */
 void wt_pshared_fork_reset(struct wt_task *t);
 /* The main task at start. */
 void wt_pshared_init(struct wt_task *main_task);
-/* After a robust process-shared mutex was locked: says once on stderr when
- * the holder's death would go unseen by other processes. */
+/* After a robust mutex was locked (glibc marks every robust mutex
+ * process-shared): says once on stderr when the death of the process
+ * would go unseen by other processes sharing it. */
 void wt_pshared_robust_locked(void);
 
 /* Around glibc's call on a process-shared object: the TCB's tid field (the

@@ -71,6 +71,10 @@ size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
 size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
 size_t wt_off_specific_used; /* 0: not found */
 size_t wt_off_list; /* struct pthread's list_t: glibc's lists of threads */
+size_t wt_off_robust;
+long wt_robust_futex_offset = (long)offsetof(pthread_mutex_t, __data.__lock) -
+			      (long)offsetof(pthread_mutex_t, __data.__list.__next);
+static bool robust_prev; /* the word before robust_head is glibc's robust_prev */
 ptrdiff_t wt_rseq_off;
 /* A task's rseq cpu_id: not registered (sched_getcpu asks the kernel), or
  * registration failed (no thread of the process has rseq). */
@@ -331,6 +335,19 @@ int wt_tls_init(void)
 			rseq_cpu = RSEQ_CPU_ID_REGISTRATION_FAILED;
 	}
 	wt_cur_tpoff = (intptr_t)((char *)&wt_cur_tls - (char *)wt_arch_get_tp());
+	/* robust_head in the first thread, as glibc set it up: an empty
+	 * list (pointing at itself), the futex offset, nothing pending. */
+	for (size_t off = 16; off + 24 <= wt_tcb_size; off += 8) {
+		uintptr_t *w = (uintptr_t *)(self + off);
+		if (w[0] == (uintptr_t)w && (long)w[1] == wt_robust_futex_offset && w[2] == 0) {
+			wt_off_robust = off;
+			robust_prev = w[-1] == (uintptr_t)w;
+			break;
+		}
+	}
+	if (!wt_off_robust)
+		wt_print("weft: could not find robust_head in struct pthread; a robust mutex "
+			 "locked by a thread other than the first crashes\n");
 
 	tcache_probe(wt_arch_get_tp());
 	probe_stack = wt_mmap_anon(probe_size);
@@ -393,6 +410,15 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 	 * node from its lists of threads (reclaim_stacks), then links it. */
 	uintptr_t *node = (uintptr_t *)(pd + wt_off_list);
 	node[0] = node[1] = (uintptr_t)node;
+	/* An empty robust list, as glibc gives a new thread: its robust
+	 * mutexes are linked there (wt_pshared_exit marks them at exit). */
+	if (wt_off_robust) {
+		uintptr_t *rh = (uintptr_t *)(pd + wt_off_robust);
+		rh[0] = (uintptr_t)rh;
+		rh[1] = (uintptr_t)wt_robust_futex_offset;
+		if (robust_prev)
+			rh[-1] = (uintptr_t)rh;
+	}
 	if (wt_off_stackblock) {
 		*(char **)(pd + wt_off_stackblock) = stack_lo;
 		*(size_t *)(pd + wt_off_stackblock_size) = stack_size;

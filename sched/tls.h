@@ -37,6 +37,10 @@ extern size_t wt_tls_static_size, wt_tls_static_align, wt_tcb_size;
 /* Offsets in glibc's struct pthread, found at start. */
 extern size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific, wt_off_list;
 extern size_t wt_off_specific_used; /* glibc's specific_used flag; 0: not found */
+/* struct pthread's robust_head (the list of robust mutexes the thread
+ * holds, which the kernel walks when an OS thread dies); 0: not found. */
+extern size_t wt_off_robust;
+extern long wt_robust_futex_offset; /* its futex_offset: lock word - list entry */
 extern ptrdiff_t wt_rseq_off;
 
 /* A TCB block as glibc lays it out (arch.h: WT_ARCH_TLS_ABOVE_TP).  Below

@@ -124,12 +124,26 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline, bool cancel)
 	return 0;
 }
 
+/* glibc's trylock of a robust mutex made unrecoverable returns
+ * ENOTRECOVERABLE with the lock word still the caller's; its lock releases
+ * the word first.  A lock made of a try: released as the lock would. */
+static void unrecoverable_release(pthread_mutex_t *m)
+{
+	_Atomic unsigned *w = (_Atomic unsigned *)&m->__data.__lock;
+	unsigned id = (unsigned)PSHARED(wt_self_tid());
+	if ((atomic_load_explicit(w, memory_order_relaxed) & 0x3fffffffu) == id &&
+	    atomic_exchange_explicit(w, 0, memory_order_release) & 0x80000000u)
+		wt_futex_wake((_Atomic int *)w, 1, true); /* robust: shared futex */
+}
+
 /* glibc's lock of a special mutex: a try first, then a wait BRACKETED.
  * abs on clk, or NULL for no timeout.  0 or a positive error number. */
 static int special_lock(pthread_mutex_t *m, int kind, clockid_t clk, const struct timespec *abs)
 {
 	wt_real_init();
 	int r = PSHARED(real.pthread_mutex_trylock(m));
+	if (r == ENOTRECOVERABLE)
+		unrecoverable_release(m);
 	if (r == EBUSY) {
 		if (!abs)
 			r = PSHARED(BRACKETED(real.pthread_mutex_lock(m)));

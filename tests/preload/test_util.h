@@ -50,6 +50,8 @@ static inline const char *en(int e)
 	case EAGAIN: return "EAGAIN";
 	case ESRCH: return "ESRCH";
 	case ERANGE: return "ERANGE";
+	case EOWNERDEAD: return "EOWNERDEAD";
+	case ENOTRECOVERABLE: return "ENOTRECOVERABLE";
 	default: return "other";
 	}
 }
