@@ -47,6 +47,22 @@ static struct bucket *bucket_of(const void *addr)
 	return &buckets[h >> (64 - 12)];
 }
 
+/* A counted key's count (park.h) moves by d.  [the key's bucket lock] */
+static void count_add(const void *key, int d)
+{
+	_Atomic unsigned *n = (_Atomic unsigned *)key + 1;
+	atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + (unsigned)d,
+			      memory_order_relaxed);
+}
+
+/* w leaves the queue: [b->lock held] */
+static void dequeued(struct wt_waiter *w)
+{
+	w->next = NULL;
+	if (w->counted)
+		count_add(w->addr, -1);
+}
+
 /* [b->lock held] */
 static void unlink_waiter(struct bucket *b, struct wt_waiter *w)
 {
@@ -56,7 +72,7 @@ static void unlink_waiter(struct bucket *b, struct wt_waiter *w)
 			*pp = w->next;
 			if (b->tail == w)
 				b->tail = prev;
-			w->next = NULL;
+			dequeued(w);
 			return;
 		}
 	}
@@ -84,12 +100,44 @@ static void park_timeout(struct wt_timer *tm, struct wt_m *m)
 }
 
 
-static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
-		int64_t deadline, bool cancelable)
+/* What a park does besides queueing on addr (wt_park, wt_park_release,
+ * wt_park_counted). */
+struct how {
+	bool (*validate)(const void *, uintptr_t);
+	uintptr_t arg;
+	int64_t deadline;             /* mono ns or -1 */
+	bool cancelable;
+	/* addr is a counted key: the caller counted itself in (release NULL),
+	 * or the park counts it in as it queues (release set). */
+	bool counted;
+	wt_park_release_fn release;   /* see wt_park_release */
+	void *release_arg;
+};
+
+/* A park that ends without queueing: out of the count again, or the
+ * caller's lock released.  b is locked (and unlocked here) or NULL. */
+static int not_parked(struct bucket *b, const void *addr, const struct how *h, int result)
+{
+	if (h->counted && !h->release) {
+		if (!b) {
+			b = bucket_of(addr);
+			wt_spin_lock(&b->lock);
+		}
+		count_add(addr, -1);
+	}
+	if (b)
+		wt_spin_unlock(&b->lock);
+	if (h->release)
+		h->release(NULL, h->release_arg);
+	return result;
+}
+
+static int park(const void *addr, const struct how *h)
 {
 	struct wt_task *t = wt_cur();
 	struct wt_waiter local, *w = t ? &t->waiter : &local;
 	struct bucket *b = bucket_of(addr);
+	int64_t deadline = h->deadline;
 
 	/* For the dump (sched/dump.c): the coarse clock is a vDSO read of the
 	 * kernel's tick time, a few ns, so every park can afford it.  Read
@@ -103,31 +151,28 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 	w->task = t;
 	w->result = WT_PARK_WOKEN;
 	w->token = 0;
-	w->cancelable = cancelable;
+	w->cancelable = h->cancelable;
+	w->counted = h->counted;
 	atomic_store_explicit(&w->state, WT_WAITER_WAITING, memory_order_relaxed);
 	w->addr = addr;
-	if (cancelable && t && wt_cancel_pending(t))
-		return WT_PARK_CANCELED;
+	if (h->cancelable && t && wt_cancel_pending(t))
+		return not_parked(NULL, addr, h, WT_PARK_CANCELED);
 	if (deadline >= 0 && deadline <= wt_nanotime())
-		return WT_PARK_TIMEDOUT;
+		return not_parked(NULL, addr, h, WT_PARK_TIMEDOUT);
 
 	wt_spin_lock(&b->lock);
-	if (validate && !validate(addr, arg)) {
-		wt_spin_unlock(&b->lock);
-		return WT_PARK_INVALID;
-	}
+	if (h->validate && !h->validate(addr, h->arg))
+		return not_parked(b, addr, h, WT_PARK_INVALID);
 	/* Dekker pair with wt_park_cancel, which writes cancel, then reads
 	 * addr: we wrote addr, took the lock (an atomic RMW), now read cancel. */
 	wt_mb_after_rmw();
-	if (cancelable && t && wt_cancel_pending(t)) {
-		wt_spin_unlock(&b->lock);
-		return WT_PARK_CANCELED;
-	}
+	if (h->cancelable && t && wt_cancel_pending(t))
+		return not_parked(b, addr, h, WT_PARK_CANCELED);
 	/* The same pair with wt_sig_send, which sets sigpend, then (membarrier
 	 * or fence) reads addr: a signal sent before this check is seen here;
 	 * one sent after finds the waiter queued (wt_park_interrupt). */
 	if (t && (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask)) {
-		wt_spin_unlock(&b->lock);
+		not_parked(b, addr, h, WT_PARK_INTR);
 		/* Its handlers run now, as they would have as it resumed: a
 		 * caller that waits again would otherwise come back here until
 		 * something else raised them (a poke that found this thread in
@@ -140,6 +185,8 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 	else
 		b->head = w;
 	b->tail = w;
+	if (h->counted && h->release)
+		count_add(addr, 1);
 
 	if (t) {
 		t->wait_since = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
@@ -152,7 +199,8 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 		 * that parks (sleeps, posts, locks) reuses t->waiter and
 		 * t->timer, and must not find this wait's still in use. */
 		t->sig_hold = true;
-		wt_park_commit(&b->lock);     /* returns once woken; lock released */
+		/* Returns once woken; lock released, then release run. */
+		wt_park_commit(&b->lock, h->release, h->release_arg);
 		if (deadline >= 0)
 			wt_timer_del(&t->timer);
 		t->wait_on = NULL;
@@ -169,6 +217,8 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 
 	/* An OS thread that is not a task: sleep on the waiter's own word. */
 	wt_spin_unlock(&b->lock);
+	if (h->release)
+		h->release(NULL, h->release_arg); /* a wake meanwhile is seen below */
 	struct timespec ts, *tsp = NULL;
 	if (deadline >= 0) {
 		ts.tv_sec = deadline / 1000000000;
@@ -193,13 +243,18 @@ static int park(const void *addr, bool (*validate)(const void *, uintptr_t), uin
 }
 
 static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m *m,
-		  struct wt_task **collect)
+		  struct wt_task **collect, bool bump)
 {
 	struct bucket *b = bucket_of(addr);
 	struct wt_task *wake = NULL, **tail = &wake;
 	int count = 0;
 
 	wt_spin_lock(&b->lock);
+	if (bump) {
+		_Atomic unsigned *seq = (_Atomic unsigned *)addr;
+		atomic_store_explicit(seq, atomic_load_explicit(seq, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	}
 	struct wt_waiter **pp = &b->head, *prev = NULL;
 	while (*pp && count < n) {
 		struct wt_waiter *w = *pp;
@@ -211,7 +266,7 @@ static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m
 		*pp = w->next;
 		if (b->tail == w)
 			b->tail = prev;
-		w->next = NULL;
+		dequeued(w);
 		w->result = WT_PARK_WOKEN;
 		w->token = token;
 		count++;
@@ -247,25 +302,30 @@ static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m
 
 int wt_unpark_token(const void *addr, int n, uintptr_t token)
 {
-	return unpark(addr, n, token, false, NULL, NULL);
+	return unpark(addr, n, token, false, NULL, NULL, false);
+}
+
+int wt_unpark_bump(const void *key, int n)
+{
+	return unpark(key, n, 0, false, NULL, NULL, true);
 }
 
 int wt_unpark(const void *addr, int n)
 {
-	return unpark(addr, n, 0, false, NULL, NULL);
+	return unpark(addr, n, 0, false, NULL, NULL, false);
 }
 
 /* The same, from m's g0 (or sysmon with m NULL). */
 int wt_unpark_g0(const void *addr, int n, struct wt_m *m)
 {
-	return unpark(addr, n, 0, true, m, NULL);
+	return unpark(addr, n, 0, true, m, NULL, false);
 }
 
 /* Takes up to n waiters off addr's queue and pushes them on *list (linked
  * by schedlink, still WAITING): the caller readies them (wt_inject). */
 int wt_unpark_collect(const void *addr, int n, struct wt_task **list)
 {
-	return unpark(addr, n, 0, true, NULL, list);
+	return unpark(addr, n, 0, true, NULL, list, false);
 }
 
 bool wt_park_has_waiters(const void *addr)
@@ -366,14 +426,58 @@ void wt_park_fork_reset(void)
 
 /* The wait reason a caller named (wt_wait_reason) holds for this one park,
  * whatever its outcome. */
-int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
-	    int64_t deadline, bool cancelable)
+static int park_named(const void *addr, const struct how *h)
 {
-	int r = park(addr, validate, arg, deadline, cancelable);
+	int r = park(addr, h);
 	struct wt_task *t = wt_cur();
 	if (t)
 		t->wait_reason = NULL;
 	return r;
+}
+
+int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
+	    int64_t deadline, bool cancelable)
+{
+	return park_named(addr, &(struct how){ .validate = validate, .arg = arg,
+					       .deadline = deadline, .cancelable = cancelable });
+}
+
+int wt_park_release(const void *key, int64_t deadline, bool cancelable,
+		    wt_park_release_fn release, void *arg)
+{
+	return park_named(key, &(struct how){ .deadline = deadline, .cancelable = cancelable,
+					      .counted = true, .release = release,
+					      .release_arg = arg });
+}
+
+unsigned wt_park_count_in(const void *key)
+{
+	struct bucket *b = bucket_of(key);
+	wt_spin_lock(&b->lock);
+	count_add(key, 1);
+	unsigned seq = atomic_load_explicit((_Atomic unsigned *)key, memory_order_relaxed);
+	wt_spin_unlock(&b->lock);
+	return seq;
+}
+
+void wt_park_count_out(const void *key)
+{
+	struct bucket *b = bucket_of(key);
+	wt_spin_lock(&b->lock);
+	count_add(key, -1);
+	wt_spin_unlock(&b->lock);
+}
+
+static bool seq_unchanged(const void *key, uintptr_t seq)
+{
+	return atomic_load_explicit((_Atomic unsigned *)key, memory_order_relaxed) == (unsigned)seq;
+}
+
+int wt_park_counted(const void *key, unsigned seq, int64_t deadline, bool cancelable)
+{
+	return park_named(key, &(struct how){ .validate = seq_unchanged, .arg = seq,
+					      .deadline = deadline, .cancelable = cancelable,
+					      .counted = true });
 }
 
 /* A sleep: parks the current task until deadline (mono ns) on a key nobody

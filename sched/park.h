@@ -25,6 +25,8 @@ struct wt_waiter {
 	_Atomic int state;          /* [atomic] WT_WAITER_*; the futex word for threads */
 	int result;                 /* [bucket lock] enum wt_park_result */
 	bool cancelable;            /* [const] pthread_cancel may end this wait */
+	bool counted;               /* [const] addr is a counted key: leaving the
+				     * queue takes this waiter out of its count */
 	uintptr_t token;            /* [bucket lock] value passed by the waker */
 };
 
@@ -34,6 +36,30 @@ struct wt_waiter {
 int wt_park(const void *addr, bool (*validate)(const void *, uintptr_t), uintptr_t arg,
 	    int64_t deadline, bool cancelable);
 int wt_park_sleep(int64_t deadline);          /* a task's sleep: nobody wakes it */
+
+/* Counted keys (a condition variable's): the key is a 32-bit sequence
+ * word and the 32-bit word after it counts the waiters queued on it (or
+ * about to be); both are written only under the key's bucket lock, so a
+ * waker reads the count without a lock and a woken waiter never touches
+ * either again.
+ *   wt_park_release: parks on key, counted in as it is queued; once the
+ *     task is off its stack, release(m, arg) runs on its worker (m; its g0
+ *     or the next task), and only then may a waker's ready run it: the
+ *     caller's lock is released without a window where a wake could be
+ *     lost.  A wait that never queues runs release(NULL, arg) itself
+ *     before it returns, as does an OS thread after it queued.
+ *   wt_park_count_in / wt_park_counted: for a caller that must release
+ *     its lock itself first: count in (returns the key's value), release,
+ *     then park while the key still holds that value; counted out however
+ *     the wait ends (wt_park_count_out if it never gets to park).
+ *   wt_unpark_bump: the key's value moves on, then up to n are woken. */
+typedef void (*wt_park_release_fn)(struct wt_m *m, void *arg);
+int wt_park_release(const void *key, int64_t deadline, bool cancelable,
+		    wt_park_release_fn release, void *arg);
+unsigned wt_park_count_in(const void *key);
+void wt_park_count_out(const void *key);
+int wt_park_counted(const void *key, unsigned seq, int64_t deadline, bool cancelable);
+int wt_unpark_bump(const void *key, int n);          /* a task's sleep: nobody wakes it */
 int wt_unpark(const void *addr, int n);        /* wakes up to n; returns count */
 int wt_unpark_token(const void *addr, int n, uintptr_t token);
 int wt_unpark_g0(const void *addr, int n, struct wt_m *m); /* on m's g0 */

@@ -380,25 +380,37 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	wt_sig_switchin(t);
 }
 
-static void after_park(struct wt_m *m, struct wt_task *t, void *lock)
+/* What a parking task leaves to after_park, on its own stack, which stays
+ * as it is until the bucket lock is released. */
+struct park_commit {
+	wt_spin_t *lock;
+	wt_park_release_fn release;
+	void *release_arg;
+};
+
+static void after_park(struct wt_m *m, struct wt_task *t, void *arg)
 {
-	(void)m;
+	struct park_commit pc = *(struct park_commit *)arg;
 	/* Published by the release of lock; a waker reads it after taking it. */
 	atomic_store_explicit(&t->state, WT_WAITING, memory_order_relaxed);
 	/* A signal that interrupted t's switch out was put back in its queue
 	 * (sighandler.c) after park's last look: the park ends now. */
-	bool intr = lock && wt_park_intr_locked(t);
-	if (lock)
-		wt_spin_unlock(lock);
+	bool intr = wt_park_intr_locked(t);
+	wt_spin_unlock(pc.lock);
+	/* t may be running elsewhere from here on: only the copies above. */
+	if (pc.release)
+		pc.release(m, pc.release_arg);
 	if (intr)
 		wt_ready(t);
 }
 
-/* Context: a task holding `unlock`.  Parks; g0 releases the lock once the
- * task's context is saved.  Returns after wt_ready. */
-void wt_park_commit(wt_spin_t *unlock)
+/* Context: a task holding `unlock`.  Parks; the next context on the worker
+ * releases the lock once the task's context is saved, then calls
+ * release(m, arg) if set.  Returns after wt_ready. */
+void wt_park_commit(wt_spin_t *unlock, wt_park_release_fn release, void *arg)
 {
-	wt_mcall(after_park, unlock);
+	struct park_commit pc = { unlock, release, arg };
+	wt_mcall(after_park, &pc);
 }
 
 static void after_yield(struct wt_m *m, struct wt_task *t, void *arg)

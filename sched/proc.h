@@ -11,7 +11,8 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m); /* on m's g0, or sysmon (m N
 void wt_inject(struct wt_task *list, struct wt_p *p); /* a schedlink list from wt_unpark_collect */
 /* On a task: switch to g0 and run fn(m, task, arg) there (Go's mcall). */
 void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg);
-void wt_park_commit(wt_spin_t *unlock);    /* task: switch out, g0 unlocks */
+/* task: switch out; the next context unlocks, then calls release */
+void wt_park_commit(wt_spin_t *unlock, wt_park_release_fn release, void *arg);
 void wt_finish_switch(struct wt_m *m);
 void wt_yield(void);
 WT_NORETURN void wt_schedule(struct wt_m *m);

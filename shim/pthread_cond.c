@@ -2,14 +2,16 @@
  * pthread_cond.c — condition variables that park tasks.
  *
  * Layout inside the program's pthread_cond_t (48 bytes, zero = valid
- * PTHREAD_COND_INITIALIZER):
+ * PTHREAD_COND_INITIALIZER), a counted key of the parking lot (park.h):
  *   word 0 (low half of glibc's __wseq)  seq: bumped by every signal and
  *                                        broadcast; waiters park on &seq;
- *   word 1                               nwaiters: tasks between "read seq"
- *                                        and "re-locked the mutex";
+ *   word 1                               nwaiters: tasks queued on seq, or
+ *                                        about to be;
  *   __wrefs                              glibc's flags, as pthread_cond_init
  *                                        writes them: bit 0 process-shared,
  *                                        bit 1 CLOCK_MONOTONIC.
+ * seq and nwaiters are written only under seq's bucket lock, so neither
+ * side of a wait spends a locked instruction on them.
  * Process-shared condvars are left to glibc, their waits made PSHARED and
  * BRACKETED (shim.h): the owner id glibc's re-lock records is unique across
  * processes, and the proc goes to other tasks while the worker sleeps in the
@@ -19,9 +21,15 @@
  * only once it is woken (one weft: line says so).  A robust, priority or process-shared mutex under a private
  * condvar is unlocked and re-locked by glibc too (wt_mutex_*).
  *
- * wait: read seq, count in, unlock the mutex, park while seq is unchanged,
- * count out, re-lock.  A signal between the unlock and the park changes seq,
- * so the park's validate refuses to sleep: no lost wake-up.  A waiter may
+ * wait, with a mutex of weft's: queue on seq, counted in, with the mutex
+ * still held; the worker releases the mutex once the task is off its
+ * stack (wt_park_release), so no signal can come between the release and
+ * the queueing.  With glibc's mutexes (or a recursive one held more than
+ * once) the task must unlock it itself: read seq and count in, unlock,
+ * then park while seq is unchanged; a signal between the unlock and the
+ * park changed seq, so the park refuses to sleep: no lost wake-up.
+ * signal: nothing when nwaiters is 0; else, under the bucket lock, seq
+ * moves on and the first waiter is dequeued and counted out.  A waiter may
  * wake for a signal meant for another (a spurious wake-up, which POSIX
  * allows).  broadcast wakes all rather than requeueing them on the mutex
  * (glibc >= 2.25 does the same).
@@ -38,25 +46,24 @@
 #define F_SHARED 1u
 #define F_MONO 2u
 
-static bool seq_unchanged(const void *addr, uintptr_t seq)
-{
-	return atomic_load_explicit((_Atomic unsigned *)addr, memory_order_relaxed) ==
-	       (unsigned)seq;
-}
-
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline)
 {
-	unsigned seq = atomic_load_explicit(SEQ(c), memory_order_relaxed);
-	/* seq_cst: a signaller that misses this count ran before our unlock. */
-	atomic_fetch_add(NWAIT(c), 1);
-	int r = wt_mutex_unlock(m);
-	if (r) {
-		atomic_fetch_sub(NWAIT(c), 1);
+	int pr, r = wt_mutex_releasable(m);
+	if (r > 0)
 		return r;
+	if (r == 0) {
+		wt_wait_reason("pthread_cond_wait");
+		pr = wt_park_release(SEQ(c), deadline, true, wt_mutex_release, m);
+	} else {
+		unsigned seq = wt_park_count_in(SEQ(c));
+		r = wt_mutex_unlock(m);
+		if (r) {
+			wt_park_count_out(SEQ(c));
+			return r;
+		}
+		wt_wait_reason("pthread_cond_wait");
+		pr = wt_park_counted(SEQ(c), seq, deadline, true);
 	}
-	wt_wait_reason("pthread_cond_wait");
-	int pr = wt_park(SEQ(c), seq_unchanged, seq, deadline, true);
-	atomic_fetch_sub(NWAIT(c), 1);
 	int lr = wt_mutex_lock(m, -1);
 	if (pr == WT_PARK_CANCELED)
 		wt_cancel_act(); /* with the mutex held, as POSIX requires */
@@ -132,10 +139,9 @@ WT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 		wt_real_init();
 		return real.pthread_cond_signal(c);
 	}
-	if (atomic_load(NWAIT(c)) == 0)
+	if (atomic_load_explicit(NWAIT(c), memory_order_relaxed) == 0)
 		return 0;
-	atomic_fetch_add(SEQ(c), 1);
-	wt_unpark(SEQ(c), 1);
+	wt_unpark_bump(SEQ(c), 1);
 	wt_prio_point(); /* a real-time waiter above the caller runs now */
 	return 0;
 }
@@ -146,10 +152,9 @@ WT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 		wt_real_init();
 		return real.pthread_cond_broadcast(c);
 	}
-	if (atomic_load(NWAIT(c)) == 0)
+	if (atomic_load_explicit(NWAIT(c), memory_order_relaxed) == 0)
 		return 0;
-	atomic_fetch_add(SEQ(c), 1);
-	wt_unpark(SEQ(c), 0x7fffffff);
+	wt_unpark_bump(SEQ(c), 0x7fffffff);
 	wt_prio_point();
 	return 0;
 }
@@ -167,7 +172,9 @@ WT_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 		return real.pthread_cond_destroy(c);
 	}
 	/* POSIX: destroying a condvar nobody waits on is fine right after a
-	 * broadcast; woken waiters only touch nwaiters, so wait for them. */
+	 * broadcast.  A woken waiter is counted out by its waker; one that
+	 * had to unlock its mutex itself first (a mutex of glibc's) is
+	 * counted until it parks or sees the broadcast: wait for those. */
 	while (atomic_load(NWAIT(c)) != 0)
 		wt_yield();
 	return 0;

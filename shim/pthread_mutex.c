@@ -232,12 +232,44 @@ int wt_mutex_unlock(pthread_mutex_t *m)
 		if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP && --m->__data.__count > 0)
 			return 0;
 	}
+	wt_mutex_release(NULL, m);
+	return 0;
+}
+
+/* A condition variable's wait on m: 0 when the caller may leave m's
+ * release to wt_mutex_release, once it is parked (a mutex of weft's held
+ * once); EPERM as wt_mutex_unlock would say it; -1: unlock it with
+ * wt_mutex_unlock first. */
+int wt_mutex_releasable(pthread_mutex_t *m)
+{
+	int kind = kind_of(m);
+	if (unlikely(kind & KIND_SPECIAL) && kind >= 0)
+		return -1;
+	if (kind & KIND_MASK) {
+		if ((kind & KIND_MASK) != PTHREAD_MUTEX_ADAPTIVE_NP &&
+		    __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != wt_self_tid())
+			return EPERM;
+		if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP && m->__data.__count > 1)
+			return -1;
+	}
+	return 0;
+}
+
+/* wt_mutex_unlock's release of a mutex wt_mutex_releasable allowed, for
+ * its waiting holder (wt_park_release_fn): w is the worker, NULL for the
+ * holder's own thread. */
+void wt_mutex_release(struct wt_m *w, void *arg)
+{
+	pthread_mutex_t *m = arg;
 	__atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
 	m->__data.__nusers--;
 	/* Release: pairs with the acquiring CAS/exchange of the next holder. */
-	if (atomic_exchange_explicit((_Atomic int *)&m->__data.__lock, 0, memory_order_release) == 2)
-		wt_unpark(&m->__data.__lock, 1);
-	return 0;
+	if (atomic_exchange_explicit((_Atomic int *)&m->__data.__lock, 0, memory_order_release) == 2) {
+		if (w)
+			wt_unpark_g0(&m->__data.__lock, 1, w);
+		else
+			wt_unpark(&m->__data.__lock, 1);
+	}
 }
 
 WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)

@@ -131,5 +131,7 @@ long wt_shim_id_syscall(long nr, long a, long b, long c);
 /* Internal mutex entry points (cond waits re-lock without the export). */
 int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline);
 int wt_mutex_unlock(pthread_mutex_t *m);
+int wt_mutex_releasable(pthread_mutex_t *m);
+void wt_mutex_release(struct wt_m *w, void *m);
 
 #endif

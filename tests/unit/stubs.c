@@ -8,7 +8,8 @@
  *                   waiter's futex word (a supported path).  A test may set
  *                   it to a fake task to drive the task path of wt_park;
  *   wt_park_commit  simulated "switch out": marks the task WAITING, releases
- *                   the bucket lock as g0 would, then blocks the thread on
+ *                   the bucket lock and calls the park's release as g0
+ *                   would (with no worker), then blocks the thread on
  *                   the task's state word until wt_ready_m makes it
  *                   RUNNABLE.  No context switch happens;
  *   wt_ready(_m)    records (task, m) in a list the tests inspect, checks
@@ -143,7 +144,7 @@ void wt_ready(struct wt_task *t)
 	wt_ready_m(t, cur ? cur->m : NULL);
 }
 
-void wt_park_commit(wt_spin_t *unlock)
+void wt_park_commit(wt_spin_t *unlock, wt_park_release_fn release, void *arg)
 {
 	struct wt_task *t = wt_cur();
 	if (!t)
@@ -154,6 +155,8 @@ void wt_park_commit(wt_spin_t *unlock)
 	atomic_fetch_add(&stub_commits, 1);
 	if (unlock)
 		wt_spin_unlock(unlock);
+	if (release)
+		release(NULL, arg);
 	while (atomic_load(&t->state) == WT_WAITING)
 		wt_futex_wait(&t->state, WT_WAITING, NULL, false);
 	atomic_store(&t->state, WT_RUNNING);

@@ -493,3 +493,154 @@ Test(park, stress_handoff_ring_no_lost_wakeups, .timeout = 15)
 	}
 	cr_assert_eq(total, 3, "tokens are conserved");
 }
+
+/* ---- counted keys (a condition variable's seq and count) ---- */
+
+struct counted { _Atomic unsigned seq, n; } __attribute__((aligned(8)));
+
+/* What a park's release saw: its worker, and the key's queue and count
+ * at that moment. */
+struct release_seen {
+	_Atomic int calls;
+	struct wt_m *_Atomic m;         /* the last call's */
+	_Atomic bool queued;
+	_Atomic unsigned n;
+};
+
+static struct counted ckey;
+static struct release_seen seen;
+
+static void rel(struct wt_m *m, void *arg)
+{
+	struct release_seen *s = arg;
+	s->m = m;
+	s->queued = wt_park_has_waiters(&ckey.seq);
+	s->n = atomic_load(&ckey.n);
+	atomic_fetch_add(&s->calls, 1);
+}
+
+struct cwaiter {
+	int64_t deadline;
+	struct wt_task *task;
+	int result;
+	pthread_t th;
+};
+
+static void *cwaiter_main(void *arg)
+{
+	struct cwaiter *w = arg;
+	wt_cur_tls = w->task;
+	w->result = wt_park_release(&ckey.seq, w->deadline, false, rel, &seen);
+	return NULL;
+}
+
+static bool c_count(void *n) { return atomic_load(&ckey.n) >= *(unsigned *)n; }
+static bool c_calls(void *n) { return atomic_load(&seen.calls) >= *(int *)n; }
+
+Test(park, counted_release_runs_once_queued_and_the_waker_counts_out, .timeout = 10)
+{
+	static struct wt_task t;
+	stub_task_init(&t, 2);
+	t.m = &fake_m;
+	struct cwaiter w = { .deadline = -1, .task = &t };
+	cr_assert_eq(pthread_create(&w.th, NULL, cwaiter_main, &w), 0);
+	int one = 1;
+	cr_assert(stub_wait_until(c_calls, &one), "release never ran");
+	cr_assert(seen.queued, "release ran before the waiter was queued");
+	cr_assert_eq(seen.n, 1, "counted in as it queued");
+	cr_assert_eq(atomic_load(&t.state), WT_WAITING, "release ran before the switch out");
+	cr_assert_eq(atomic_load(&ckey.seq), 0);
+	cr_assert_eq(wt_unpark_bump(&ckey.seq, 1), 1);
+	cr_assert_eq(atomic_load(&ckey.n), 0, "the waker counts the woken out");
+	cr_assert_eq(atomic_load(&ckey.seq), 1, "the key moves on");
+	pthread_join(w.th, NULL);
+	cr_assert_eq(w.result, WT_PARK_WOKEN);
+	cr_assert_eq(atomic_load(&seen.calls), 1);
+	cr_assert_eq(stub_ready_get(0).t, &t);
+}
+
+Test(park, counted_release_runs_when_the_wait_never_queues)
+{
+	struct cwaiter w = { .deadline = wt_nanotime() - 1 };
+	cwaiter_main(&w);
+	cr_assert_eq(w.result, WT_PARK_TIMEDOUT);
+	cr_assert_eq(atomic_load(&seen.calls), 1);
+	cr_assert_null(seen.m, "run by the waiter itself");
+	cr_assert_not(seen.queued);
+	cr_assert_eq(atomic_load(&ckey.n), 0, "never counted in");
+}
+
+Test(park, counted_timeout_counts_out, .timeout = 10)
+{
+	struct cwaiter w = { .deadline = wt_nanotime() + 50 * 1000000ll };
+	cwaiter_main(&w);
+	cr_assert_eq(w.result, WT_PARK_TIMEDOUT);
+	cr_assert_eq(atomic_load(&seen.calls), 1);
+	cr_assert(seen.queued, "an OS thread releases after it queued");
+	cr_assert_eq(seen.n, 1);
+	cr_assert_eq(atomic_load(&ckey.n), 0, "the timeout counts it out");
+	cr_assert_not(wt_park_has_waiters(&ckey.seq));
+}
+
+Test(park, counted_broadcast_counts_all_out, .timeout = 15)
+{
+	enum { K = 6 };
+	struct cwaiter w[K];
+	memset(w, 0, sizeof w);
+	for (int i = 0; i < K; i++) {
+		w[i].deadline = -1;
+		cr_assert_eq(pthread_create(&w[i].th, NULL, cwaiter_main, &w[i]), 0);
+	}
+	unsigned k = K;
+	cr_assert(stub_wait_until(c_count, &k), "only %u of %d counted in", atomic_load(&ckey.n), K);
+	cr_assert_eq(wt_unpark_bump(&ckey.seq, INT_MAX), K);
+	for (int i = 0; i < K; i++) {
+		pthread_join(w[i].th, NULL);
+		cr_assert_eq(w[i].result, WT_PARK_WOKEN);
+	}
+	cr_assert_eq(atomic_load(&ckey.n), 0);
+	cr_assert_eq(atomic_load(&ckey.seq), 1);
+	/* Nobody waits: the key still moves on, nobody is woken. */
+	cr_assert_eq(wt_unpark_bump(&ckey.seq, 1), 0);
+	cr_assert_eq(atomic_load(&ckey.seq), 2);
+}
+
+Test(park, counted_in_then_a_wake_before_the_park_is_not_lost)
+{
+	/* The caller that unlocks its own mutex: counted in, then a wake comes
+	 * before it parks; the park sees the key moved and does not sleep. */
+	unsigned s = wt_park_count_in(&ckey.seq);
+	cr_assert_eq(atomic_load(&ckey.n), 1);
+	cr_assert_eq(wt_unpark_bump(&ckey.seq, 1), 0);
+	cr_assert_eq(wt_park_counted(&ckey.seq, s, -1, false), WT_PARK_INVALID);
+	cr_assert_eq(atomic_load(&ckey.n), 0, "counted out as it returns");
+	/* Counted in and out without a park (its unlock failed). */
+	wt_park_count_in(&ckey.seq);
+	wt_park_count_out(&ckey.seq);
+	cr_assert_eq(atomic_load(&ckey.n), 0);
+}
+
+static void *counted_sleeper(void *arg)
+{
+	return (void *)(intptr_t)wt_park_counted(&ckey.seq, (unsigned)(uintptr_t)arg, -1, false);
+}
+
+static bool c_queued(void *arg)
+{
+	(void)arg;
+	return wt_park_has_waiters(&ckey.seq);
+}
+
+Test(park, counted_park_sleeps_until_the_key_moves, .timeout = 10)
+{
+	unsigned s = wt_park_count_in(&ckey.seq);
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, counted_sleeper, (void *)(uintptr_t)s), 0);
+	cr_assert(stub_wait_until(c_queued, NULL), "the counted waiter never queued");
+	cr_assert_eq(atomic_load(&ckey.n), 1, "still counted once while queued");
+	cr_assert_eq(wt_unpark_bump(&ckey.seq, 1), 1);
+	void *r;
+	pthread_join(th, &r);
+	cr_assert_eq((intptr_t)r, WT_PARK_WOKEN);
+	cr_assert_eq(atomic_load(&ckey.n), 0);
+}
