@@ -1,7 +1,10 @@
 /* Process-private robust mutexes held by threads that end: the next
  * locker gets EOWNERDEAD (a waiter already blocked on it too), the
  * mutex is usable again after pthread_mutex_consistent, and
- * ENOTRECOVERABLE for good without it. */
+ * ENOTRECOVERABLE for good without it.  qemu-user does not implement
+ * set_robust_list, so natively there a dead holder's mutex is never
+ * marked (the native run hangs): it says SKIP-NATIVE, and weft's output
+ * must equal robust_private.expected. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -80,6 +83,10 @@ static void round_ended(int type, const char *name, int n)
 int main(void)
 {
 	weft_check_loaded();
+	if (emulated() && !weft_loaded()) {
+		printf("SKIP-NATIVE\n");
+		return 0;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	round_ended(PTHREAD_MUTEX_NORMAL, "normal", 3);
 	round_ended(PTHREAD_MUTEX_ERRORCHECK, "errorcheck", 2);
