@@ -117,6 +117,10 @@ struct wt_task {
 					 * as the program named it, "" = never; inherited */
 	struct wt_dtor *dtors;          /* [owner m] __cxa_thread_atexit_impl list */
 	struct wt_cleanup *cleanup;     /* [owner m] __pthread_register_cancel chain */
+	/* [owner m; while it is parked, its worker's next context] the mutex
+	 * a condition-variable wait of weft's re-locks, NULL outside one; bit
+	 * 0 set once the mutex was handed over (shim/pthread_mutex.c). */
+	uintptr_t relock;
 	struct wt_task *alllink;        /* [sched.alllock] list of all tasks */
 	struct wt_task *allprev;        /* [sched.alllock] */
 	/* What it waits on, for the task dump and schedtrace (read racily by

@@ -24,7 +24,9 @@
  * wait, with a mutex of weft's: queue on seq, counted in, with the mutex
  * still held; the worker releases the mutex once the task is off its
  * stack (wt_park_release), so no signal can come between the release and
- * the queueing.  With glibc's mutexes (or a recursive one held more than
+ * the queueing.  When the worker goes straight on to a woken waiter of
+ * the same mutex, the mutex passes to it instead (wt_mutex_release), and
+ * neither side spends a locked instruction on it.  With glibc's mutexes (or a recursive one held more than
  * once) the task must unlock it itself: read seq and count in, unlock,
  * then park while seq is unchanged; a signal between the unlock and the
  * park changed seq, so the park refuses to sleep: no lost wake-up.
@@ -48,12 +50,23 @@
 
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline)
 {
-	int pr, r = wt_mutex_releasable(m);
+	int pr, lr = -1, r = wt_mutex_releasable(m);
 	if (r > 0)
 		return r;
 	if (r == 0) {
+		struct wt_task *t = wt_cur();
+		uintptr_t outer = 0; /* a signal handler's wait inside a wait */
+		if (t) {
+			outer = t->relock;
+			t->relock = (uintptr_t)m;
+		}
 		wt_wait_reason("pthread_cond_wait");
 		pr = wt_park_release(SEQ(c), deadline, true, wt_mutex_release, m);
+		if (t) {
+			if (t->relock & 1)
+				lr = 0; /* handed over: held already */
+			t->relock = outer;
+		}
 	} else {
 		unsigned seq = wt_park_count_in(SEQ(c));
 		r = wt_mutex_unlock(m);
@@ -64,7 +77,8 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline)
 		wt_wait_reason("pthread_cond_wait");
 		pr = wt_park_counted(SEQ(c), seq, deadline, true);
 	}
-	int lr = wt_mutex_lock(m, -1);
+	if (lr < 0)
+		lr = wt_mutex_lock(m, -1);
 	if (pr == WT_PARK_CANCELED)
 		wt_cancel_act(); /* with the mutex held, as POSIX requires */
 	if (lr == EOWNERDEAD) /* a robust mutex's holder died: said as glibc says it */

@@ -255,12 +255,34 @@ int wt_mutex_releasable(pthread_mutex_t *m)
 	return 0;
 }
 
+/* The task a parked holder's worker switched to is a condition-variable
+ * waiter of m, back from that wait's park (woken, its wait record still
+ * up), with no signal to run: it would re-lock m first thing, so it may
+ * have m as it is.  A handler would otherwise run with m held, where
+ * natively it runs while the wait sleeps. */
+static bool takes_over(struct wt_task *next, pthread_mutex_t *m)
+{
+	return next && next->relock == (uintptr_t)m && next->wait_on &&
+	       next->waiter.counted &&
+	       atomic_load_explicit(&next->waiter.state, memory_order_relaxed) == WT_WAITER_WOKEN &&
+	       !(atomic_load_explicit(&next->sigpend, memory_order_relaxed) & ~next->sigmask);
+}
+
 /* wt_mutex_unlock's release of a mutex wt_mutex_releasable allowed, for
  * its waiting holder (wt_park_release_fn): w is the worker, NULL for the
- * holder's own thread. */
+ * holder's own thread.  On a worker about to resume a woken waiter that
+ * re-locks m, m passes to it: the lock word stays as it is (held, maybe
+ * waited on), the owner becomes that task. */
 void wt_mutex_release(struct wt_m *w, void *arg)
 {
 	pthread_mutex_t *m = arg;
+	struct wt_task *next = w ? wt_cur() : NULL;
+	if (takes_over(next, m)) {
+		__atomic_store_n(&m->__data.__owner, wt_self_tid(), __ATOMIC_RELAXED);
+		m->__data.__count = 1;
+		next->relock |= 1;
+		return;
+	}
 	__atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
 	m->__data.__nusers--;
 	/* Release: pairs with the acquiring CAS/exchange of the next holder. */

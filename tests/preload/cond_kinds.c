@@ -1,7 +1,9 @@
 /* Condition variables over every kind of mutex.  A waiter releases a
  * mutex of weft's only once it is parked, and one of glibc's (robust,
  * process-shared) itself first: both ways must give the same results.
- *  - a ping-pong between two threads with each kind of mutex;
+ *  - a ping-pong between two threads with each kind of mutex, each wait
+ *    returning with the mutex held by the waiter (its owner, its count,
+ *    its user count: the mutex's destroy says EBUSY when that is off);
  *  - pthread_cond_wait on a mutex the caller does not hold: EPERM;
  *  - a recursive mutex held twice: the wait times out, the count is 2;
  *  - timeouts, cancels and a broadcast leave no waiter counted: the
@@ -51,16 +53,29 @@ static void make_mutex(pthread_mutex_t *m, const struct kind *k)
 
 static pthread_mutex_t pm;
 static pthread_cond_t pc[2];
-static int turn;
-static long moves[2];
+static int turn, probe_type;
+static long moves[2], not_owner[2];
+
+/* After a wait the caller holds pm: an errorcheck mutex says EDEADLK to
+ * its owner's lock, a recursive one counts up and down again. */
+static int owns(void)
+{
+	if (probe_type == PTHREAD_MUTEX_ERRORCHECK)
+		return pthread_mutex_lock(&pm) == EDEADLK;
+	if (probe_type == PTHREAD_MUTEX_RECURSIVE)
+		return pthread_mutex_lock(&pm) == 0 && pthread_mutex_unlock(&pm) == 0;
+	return 1;
+}
 
 static void *player(void *arg)
 {
 	int me = (int)(long)arg;
 	pthread_mutex_lock(&pm);
 	for (int i = 0; i < ROUNDS; i++) {
-		while (turn != me)
-			pthread_cond_wait(&pc[me], &pm);
+		while (turn != me) {
+			if (pthread_cond_wait(&pc[me], &pm) || !owns())
+				not_owner[me]++;
+		}
 		moves[me]++;
 		turn = !me;
 		pthread_cond_signal(&pc[!me]);
@@ -75,14 +90,16 @@ static void pingpong(const struct kind *k)
 	pthread_cond_init(&pc[0], NULL);
 	pthread_cond_init(&pc[1], NULL);
 	turn = 0;
-	moves[0] = moves[1] = 0;
+	moves[0] = moves[1] = not_owner[0] = not_owner[1] = 0;
+	probe_type = k->type;
 	pthread_t a, b;
 	pthread_create(&a, NULL, player, (void *)0L);
 	pthread_create(&b, NULL, player, (void *)1L);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
-	printf("%-12s ping-pong %ld + %ld moves, destroy %s %s, mutex destroy %s\n", k->name,
-	       moves[0], moves[1], en(pthread_cond_destroy(&pc[0])),
+	printf("%-12s ping-pong %ld + %ld moves, %ld waits without the mutex after, destroy %s %s, "
+	       "mutex destroy %s\n", k->name, moves[0], moves[1], not_owner[0] + not_owner[1],
+	       en(pthread_cond_destroy(&pc[0])),
 	       en(pthread_cond_destroy(&pc[1])), en(pthread_mutex_destroy(&pm)));
 }
 
