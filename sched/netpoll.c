@@ -278,11 +278,6 @@ int wt_netpoll_fd(void)
 	return atomic_load_explicit(&started, memory_order_acquire) ? epfd : -1;
 }
 
-static bool seq_unchanged(const void *addr, uintptr_t s)
-{
-	return atomic_load_explicit((_Atomic uint32_t *)addr, memory_order_relaxed) == (uint32_t)s;
-}
-
 /* O_NONBLOCK as last seen (enum pd_nonblock), or -errno from F_GETFL;
  * fcntl(F_SETFL) and ioctl(FIONBIO) through the program's own calls make
  * weft look again (wt_fd_flags_changed). */
@@ -374,7 +369,7 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 	atomic_fetch_add_explicit(&wt_netpoll_waiters, 1, memory_order_relaxed);
 	if (t)
 		t->sig_norestart = false;
-	int pr = wt_park(&pd->seq[mode], seq_unchanged, s, *deadline, true);
+	int pr = wt_park(&pd->seq[mode], wt_seq_unchanged, s, *deadline, true);
 	atomic_fetch_sub_explicit(&wt_netpoll_waiters, 1, memory_order_relaxed);
 	if (t) {
 		t->wait_reason = NULL;

@@ -47,12 +47,17 @@ static struct bucket *bucket_of(const void *addr)
 	return &buckets[h >> (64 - 12)];
 }
 
+/* A word only bucket-locked code writes moves by d: no locked instruction. */
+static void word_add(_Atomic unsigned *w, int d)
+{
+	atomic_store_explicit(w, atomic_load_explicit(w, memory_order_relaxed) + (unsigned)d,
+			      memory_order_relaxed);
+}
+
 /* A counted key's count (park.h) moves by d.  [the key's bucket lock] */
 static void count_add(const void *key, int d)
 {
-	_Atomic unsigned *n = (_Atomic unsigned *)key + 1;
-	atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + (unsigned)d,
-			      memory_order_relaxed);
+	word_add((_Atomic unsigned *)key + 1, d);
 }
 
 /* w leaves the queue: [b->lock held] */
@@ -250,11 +255,8 @@ static int unpark(const void *addr, int n, uintptr_t token, bool g0, struct wt_m
 	int count = 0;
 
 	wt_spin_lock(&b->lock);
-	if (bump) {
-		_Atomic unsigned *seq = (_Atomic unsigned *)addr;
-		atomic_store_explicit(seq, atomic_load_explicit(seq, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
-	}
+	if (bump)
+		word_add((_Atomic unsigned *)addr, 1);
 	struct wt_waiter **pp = &b->head, *prev = NULL;
 	while (*pp && count < n) {
 		struct wt_waiter *w = *pp;
@@ -468,16 +470,27 @@ void wt_park_count_out(const void *key)
 	wt_spin_unlock(&b->lock);
 }
 
-static bool seq_unchanged(const void *key, uintptr_t seq)
+bool wt_seq_unchanged(const void *key, uintptr_t seq)
 {
 	return atomic_load_explicit((_Atomic unsigned *)key, memory_order_relaxed) == (unsigned)seq;
 }
 
 int wt_park_counted(const void *key, unsigned seq, int64_t deadline, bool cancelable)
 {
-	return park_named(key, &(struct how){ .validate = seq_unchanged, .arg = seq,
+	return park_named(key, &(struct how){ .validate = wt_seq_unchanged, .arg = seq,
 					      .deadline = deadline, .cancelable = cancelable,
 					      .counted = true });
+}
+
+/* Context: the task t itself, resuming (its worker's m->after, before t's
+ * park returns).  t is back from a counted park it was woken from, its
+ * wait record still up, with no signal of its own to run: what follows
+ * in t is the waiting call's own code (wt_mutex_release). */
+bool wt_park_woken_counted(struct wt_task *t)
+{
+	return t->wait_on && t->waiter.counted &&
+	       atomic_load_explicit(&t->waiter.state, memory_order_relaxed) == WT_WAITER_WOKEN &&
+	       !(atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask);
 }
 
 /* A sleep: parks the current task until deadline (mono ns) on a key nobody

@@ -59,7 +59,10 @@ int wt_park_release(const void *key, int64_t deadline, bool cancelable,
 unsigned wt_park_count_in(const void *key);
 void wt_park_count_out(const void *key);
 int wt_park_counted(const void *key, unsigned seq, int64_t deadline, bool cancelable);
-int wt_unpark_bump(const void *key, int n);          /* a task's sleep: nobody wakes it */
+int wt_unpark_bump(const void *key, int n);
+bool wt_park_woken_counted(struct wt_task *t); /* see park.c */
+/* A validate for a 32-bit sequence word: it still holds seq. */
+bool wt_seq_unchanged(const void *key, uintptr_t seq);          /* a task's sleep: nobody wakes it */
 int wt_unpark(const void *addr, int n);        /* wakes up to n; returns count */
 int wt_unpark_token(const void *addr, int n, uintptr_t token);
 int wt_unpark_g0(const void *addr, int n, struct wt_m *m); /* on m's g0 */

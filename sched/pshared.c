@@ -27,6 +27,8 @@
  * The fake tid is back in the TCB when glibc's call returns: private locks
  * (weft's own, shim/pthread_mutex.c) keep using it.
  */
+#include <linux/futex.h>
+
 #include "pshared.h"
 #include "print.h"
 #include "sigtask.h"
@@ -88,9 +90,6 @@ int wt_pshared_id(struct wt_task *t)
 	return t->psid;
 }
 
-#define FUTEX_WAITERS_BIT 0x80000000u
-#define FUTEX_OWNER_DIED_BIT 0x40000000u
-#define FUTEX_TID_BITS 0x3fffffffu
 #define ROBUST_LIMIT 2048 /* the kernel's bound on a list walk */
 
 /* As the kernel does for a dying OS thread (handle_futex_death): the robust
@@ -100,11 +99,11 @@ int wt_pshared_id(struct wt_task *t)
 static void owner_died(_Atomic uint32_t *w, uint32_t tid)
 {
 	uint32_t v = atomic_load_explicit(w, memory_order_relaxed);
-	while ((v & FUTEX_TID_BITS) == tid) {
-		uint32_t nv = (v & FUTEX_WAITERS_BIT) | FUTEX_OWNER_DIED_BIT;
+	while ((v & FUTEX_TID_MASK) == tid) {
+		uint32_t nv = (v & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
 		if (atomic_compare_exchange_weak_explicit(w, &v, nv, memory_order_release,
 							  memory_order_relaxed)) {
-			if (nv & FUTEX_WAITERS_BIT)
+			if (nv & FUTEX_WAITERS)
 				wt_futex_wake((_Atomic int *)w, 1, true);
 			return;
 		}

@@ -21,6 +21,8 @@
  *            BRACKETED, so the proc goes to other tasks while the worker
  *            sleeps in the kernel.
  */
+#include <linux/futex.h>
+
 #include "shim.h"
 #include "../sched/pi.h"
 #include "../sched/prio.h"
@@ -131,8 +133,8 @@ static void unrecoverable_release(pthread_mutex_t *m)
 {
 	_Atomic unsigned *w = (_Atomic unsigned *)&m->__data.__lock;
 	unsigned id = (unsigned)PSHARED(wt_self_tid());
-	if ((atomic_load_explicit(w, memory_order_relaxed) & 0x3fffffffu) == id &&
-	    atomic_exchange_explicit(w, 0, memory_order_release) & 0x80000000u)
+	if ((atomic_load_explicit(w, memory_order_relaxed) & FUTEX_TID_MASK) == id &&
+	    atomic_exchange_explicit(w, 0, memory_order_release) & FUTEX_WAITERS)
 		wt_futex_wake((_Atomic int *)w, 1, true); /* robust: shared futex */
 }
 
@@ -219,20 +221,40 @@ static int user_lock(pthread_mutex_t *m, int64_t deadline)
 	return r;
 }
 
+/* The caller may not unlock m (EPERM): an errorcheck or recursive mutex
+ * it does not hold.  A normal or adaptive one is not checked, as glibc. */
+static bool unlock_refused(pthread_mutex_t *m, int kind)
+{
+	int k = kind & KIND_MASK;
+	return (k == PTHREAD_MUTEX_RECURSIVE_NP || k == PTHREAD_MUTEX_ERRORCHECK_NP) &&
+	       __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != wt_self_tid();
+}
+
+/* Releases a mutex of weft's whose owner fields say it is free.  w: the
+ * worker releasing it for a parked holder (wt_mutex_release), else NULL. */
+static void release_word(pthread_mutex_t *m, struct wt_m *w)
+{
+	__atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
+	m->__data.__nusers--;
+	/* Release: pairs with the acquiring CAS/exchange of the next holder. */
+	if (atomic_exchange_explicit((_Atomic int *)&m->__data.__lock, 0, memory_order_release) == 2) {
+		if (w)
+			wt_unpark_g0(&m->__data.__lock, 1, w);
+		else
+			wt_unpark(&m->__data.__lock, 1);
+	}
+}
+
 int wt_mutex_unlock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
 	if (unlikely(kind & KIND_SPECIAL) && kind >= 0)
 		return pi_ours(kind) ? pi_unlock(m, kind) : special_unlock(m);
-	if (kind & KIND_MASK) {
-		int me = wt_self_tid();
-		if ((kind & KIND_MASK) != PTHREAD_MUTEX_ADAPTIVE_NP &&
-		    __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != me)
-			return EPERM;
-		if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP && --m->__data.__count > 0)
-			return 0;
-	}
-	wt_mutex_release(NULL, m);
+	if (unlock_refused(m, kind))
+		return EPERM;
+	if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP && --m->__data.__count > 0)
+		return 0;
+	release_word(m, NULL);
 	return 0;
 }
 
@@ -245,53 +267,32 @@ int wt_mutex_releasable(pthread_mutex_t *m)
 	int kind = kind_of(m);
 	if (unlikely(kind & KIND_SPECIAL) && kind >= 0)
 		return -1;
-	if (kind & KIND_MASK) {
-		if ((kind & KIND_MASK) != PTHREAD_MUTEX_ADAPTIVE_NP &&
-		    __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != wt_self_tid())
-			return EPERM;
-		if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP && m->__data.__count > 1)
-			return -1;
-	}
+	if (unlock_refused(m, kind))
+		return EPERM;
+	if ((kind & KIND_MASK) == PTHREAD_MUTEX_RECURSIVE_NP && m->__data.__count > 1)
+		return -1;
 	return 0;
-}
-
-/* The task a parked holder's worker switched to is a condition-variable
- * waiter of m, back from that wait's park (woken, its wait record still
- * up), with no signal to run: it would re-lock m first thing, so it may
- * have m as it is.  A handler would otherwise run with m held, where
- * natively it runs while the wait sleeps. */
-static bool takes_over(struct wt_task *next, pthread_mutex_t *m)
-{
-	return next && next->relock == (uintptr_t)m && next->wait_on &&
-	       next->waiter.counted &&
-	       atomic_load_explicit(&next->waiter.state, memory_order_relaxed) == WT_WAITER_WOKEN &&
-	       !(atomic_load_explicit(&next->sigpend, memory_order_relaxed) & ~next->sigmask);
 }
 
 /* wt_mutex_unlock's release of a mutex wt_mutex_releasable allowed, for
  * its waiting holder (wt_park_release_fn): w is the worker, NULL for the
- * holder's own thread.  On a worker about to resume a woken waiter that
- * re-locks m, m passes to it: the lock word stays as it is (held, maybe
- * waited on), the owner becomes that task. */
+ * holder's own thread.  On a worker about to resume a condition-variable
+ * waiter of m back from its wait (it re-locks m first thing), m passes to
+ * it: the lock word stays as it is (held, maybe waited on), the owner
+ * becomes that task.  Not when a signal of that task's waits to run: its
+ * handler would run with m held, where natively it runs while the wait
+ * sleeps. */
 void wt_mutex_release(struct wt_m *w, void *arg)
 {
 	pthread_mutex_t *m = arg;
 	struct wt_task *next = w ? wt_cur() : NULL;
-	if (takes_over(next, m)) {
+	if (next && next->relock == (uintptr_t)m && wt_park_woken_counted(next)) {
 		__atomic_store_n(&m->__data.__owner, wt_self_tid(), __ATOMIC_RELAXED);
 		m->__data.__count = 1;
 		next->relock |= 1;
 		return;
 	}
-	__atomic_store_n(&m->__data.__owner, 0, __ATOMIC_RELAXED);
-	m->__data.__nusers--;
-	/* Release: pairs with the acquiring CAS/exchange of the next holder. */
-	if (atomic_exchange_explicit((_Atomic int *)&m->__data.__lock, 0, memory_order_release) == 2) {
-		if (w)
-			wt_unpark_g0(&m->__data.__lock, 1, w);
-		else
-			wt_unpark(&m->__data.__lock, 1);
-	}
+	release_word(m, w);
 }
 
 WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
