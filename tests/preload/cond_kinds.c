@@ -106,20 +106,14 @@ static void pingpong(const struct kind *k)
 /* ---- a mutex the caller does not hold ---- */
 
 static pthread_mutex_t held;
-static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
-static int holding, done_holding;
+static struct gate holding = GATE_INIT, done_holding = GATE_INIT;
 
 static void *holder(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&held);
-	pthread_mutex_lock(&gate);
-	holding = 1;
-	pthread_cond_broadcast(&gate_cv);
-	while (!done_holding)
-		pthread_cond_wait(&gate_cv, &gate);
-	pthread_mutex_unlock(&gate);
+	gate_open(&holding);
+	gate_wait(&done_holding);
 	pthread_mutex_unlock(&held);
 	return NULL;
 }
@@ -130,18 +124,13 @@ static void not_held(const struct kind *k)
 	pthread_cond_init(&c, NULL);
 	make_mutex(&held, k);
 	int free_r = pthread_cond_wait(&c, &held); /* nobody holds it */
-	holding = done_holding = 0;
+	gate_reset(&holding);
+	gate_reset(&done_holding);
 	pthread_t h;
 	pthread_create(&h, NULL, holder, NULL);
-	pthread_mutex_lock(&gate);
-	while (!holding)
-		pthread_cond_wait(&gate_cv, &gate);
-	pthread_mutex_unlock(&gate);
+	gate_wait(&holding);
 	int other_r = pthread_cond_wait(&c, &held); /* another thread holds it */
-	pthread_mutex_lock(&gate);
-	done_holding = 1;
-	pthread_cond_broadcast(&gate_cv);
-	pthread_mutex_unlock(&gate);
+	gate_open(&done_holding);
 	pthread_join(h, NULL);
 	printf("%-12s wait without the mutex: %s, held by another: %s, destroy %s\n", k->name,
 	       en(free_r), en(other_r), en(pthread_cond_destroy(&c)));

@@ -30,30 +30,21 @@ static void *lock_and_return(void *arg)
 }
 
 /* A holder that ends while another thread is blocked on the mutex. */
-static pthread_mutex_t gm = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gc = PTHREAD_COND_INITIALIZER;
-static int holding, blocked, let_go;
+static struct gate holding = GATE_INIT, blocked = GATE_INIT, let_go = GATE_INIT;
 
 static void *holder(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&rm);
-	pthread_mutex_lock(&gm);
-	holding = 1;
-	pthread_cond_broadcast(&gc);
-	while (!let_go)
-		pthread_cond_wait(&gc, &gm);
-	pthread_mutex_unlock(&gm);
+	gate_open(&holding);
+	gate_wait(&let_go);
 	return NULL; /* still holding rm */
 }
 
 static void *blocker(void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&gm);
-	blocked = 1;
-	pthread_cond_broadcast(&gc);
-	pthread_mutex_unlock(&gm);
+	gate_open(&blocked);
 	int r = pthread_mutex_lock(&rm); /* blocks until the holder ends */
 	int c = r == EOWNERDEAD ? pthread_mutex_consistent(&rm) : -1;
 	int u = pthread_mutex_unlock(&rm);
@@ -109,20 +100,11 @@ int main(void)
 	make_robust(PTHREAD_MUTEX_NORMAL);
 	pthread_t h, b;
 	pthread_create(&h, NULL, holder, NULL);
-	pthread_mutex_lock(&gm);
-	while (!holding)
-		pthread_cond_wait(&gc, &gm);
-	pthread_mutex_unlock(&gm);
+	gate_wait(&holding);
 	pthread_create(&b, NULL, blocker, NULL);
-	pthread_mutex_lock(&gm);
-	while (!blocked)
-		pthread_cond_wait(&gc, &gm);
-	pthread_mutex_unlock(&gm);
+	gate_wait(&blocked);
 	usleep(50 * 1000); /* the blocker is in its lock by now, or soon is */
-	pthread_mutex_lock(&gm);
-	let_go = 1;
-	pthread_cond_broadcast(&gc);
-	pthread_mutex_unlock(&gm);
+	gate_open(&let_go);
 	pthread_join(h, NULL);
 	pthread_join(b, NULL);
 	int r = pthread_mutex_lock(&rm);

@@ -16,6 +16,7 @@
  *                             make test-aarch64): RSS and thread counts there
  *                             include the emulator's own
  *   skip_native_rss()         under qemu-user, natively: SKIP-NATIVE, end the test
+ *   gate_open(g), gate_wait(g)  a flag one thread sets and others wait for
  *   test_threads(n)           n, or fewer where WEFT_TEST_THREADS says so (qemu-user
  *                             7.2 spends 24 bytes of its own per mapped guest page,
  *                             so make test-aarch64 caps weft's stack arena)
@@ -193,6 +194,36 @@ static inline void release_parked(pthread_mutex_t *m, pthread_cond_t *c, int *go
 	*go = 1;
 	pthread_cond_broadcast(c);
 	pthread_mutex_unlock(m);
+}
+
+/* A one-way signal between threads: gate_open sets it, gate_wait waits
+ * until it is set.  GATE_INIT, or gate_reset before each use. */
+struct gate {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int open;
+};
+#define GATE_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 }
+
+static inline void gate_reset(struct gate *g)
+{
+	g->open = 0;
+}
+
+static inline void gate_open(struct gate *g)
+{
+	pthread_mutex_lock(&g->m);
+	g->open = 1;
+	pthread_cond_broadcast(&g->c);
+	pthread_mutex_unlock(&g->m);
+}
+
+static inline void gate_wait(struct gate *g)
+{
+	pthread_mutex_lock(&g->m);
+	while (!g->open)
+		pthread_cond_wait(&g->c, &g->m);
+	pthread_mutex_unlock(&g->m);
 }
 
 /* Uses about depth KiB of stack. */
