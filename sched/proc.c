@@ -507,10 +507,12 @@ static void resetspinning(struct wt_m *m)
 		wt_wakep();
 }
 
-static struct wt_task *steal(struct wt_m *m, struct wt_p *p)
+/* Three rounds over the other procs' rings, or (next) one that may also
+ * take a proc's runnext. */
+static struct wt_task *steal(struct wt_m *m, struct wt_p *p, bool next)
 {
 	int n = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
-	for (int round = 0; round < 4; round++) {
+	for (int round = next ? 3 : 0; round < (next ? 4 : 3); round++) {
 		uint32_t start = fastrand(m) % n;
 		for (int i = 0; i < n; i++) {
 			struct wt_p *v = &wt_sched.procs[(start + i) % n];
@@ -644,7 +646,7 @@ top:;
 		m->spinning = true;
 		atomic_fetch_add(&wt_sched.nmspinning, 1);
 	}
-	if (m->spinning && np > 1 && (t = steal(m, p)))
+	if (m->spinning && np > 1 && (t = steal(m, p, false)))
 		return t;
 	/* Descriptors that became ready: run the first task, queue the rest. */
 	if (atomic_load_explicit(&wt_netpoll_waiters, memory_order_relaxed) > 0 &&
@@ -655,11 +657,15 @@ top:;
 		atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
 		return t;
 	}
-
 	/* Fresh stack slots for creations under way (stack.c), one between
-	 * looks for work. */
+	 * looks for work: better spent than the wait for another proc's
+	 * runnext below, which a burst of creations keeps refilling (the
+	 * creator's runnext changes with every create). */
 	if (wt_stack_prefault())
 		goto top;
+	if (m->spinning && np > 1 && (t = steal(m, p, true)))
+		return t;
+
 	/* Nothing: give the proc back. */
 	wt_lock(&wt_sched.lock);
 	if (wt_rt_any()) {
