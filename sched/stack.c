@@ -410,6 +410,23 @@ static long cold_take(void) /* [A.lock] lowest k, or -1 */
  * prepare more (wt_stack_prefault). */
 static _Atomic bool prep_wanted;
 
+/* The arrays by k are mapped lazily.  Read first (claim's load), a page
+ * of them maps the shared zero page, and the write that follows faults
+ * again and flushes the other workers' TLBs: an interrupt to each, about
+ * 10 us here.  So the first k of each page writes it first (an atomic or
+ * of nothing: other threads may read the entry). */
+static void k_touch(uint32_t k)
+{
+	if (k % (PAGE / sizeof *A.st) == 0) {
+		atomic_fetch_or_explicit(&A.st[k], 0, memory_order_relaxed);
+		atomic_fetch_or_explicit(&A.resv[k], 0, memory_order_relaxed);
+	}
+	if (k % PAGE == 0) {
+		atomic_fetch_or_explicit(&A.g0[k], 0, memory_order_relaxed);
+		atomic_fetch_or_explicit(&A.ended[k], 0, memory_order_relaxed);
+	}
+}
+
 /* A slot never used or given back cold, claimed for t, or -1.  [A.lock] */
 static int fresh_take(struct wt_p *p, struct wt_task *t)
 {
@@ -418,7 +435,7 @@ static int fresh_take(struct wt_p *p, struct wt_task *t)
 		if (claim(slot_of_k((uint32_t)k), p, t, false))
 			return slot_of_k((uint32_t)k);
 	while (A.next < (uint32_t)A.nslots)
-		if (claim(slot_of_k(A.next++), p, t, false))
+		if (k_touch(A.next), claim(slot_of_k(A.next++), p, t, false))
 			return slot_of_k(A.next - 1);
 	return -1;
 }

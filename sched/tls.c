@@ -45,6 +45,7 @@
 
 #include <errno.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,28 @@ typedef union {
 		void *val, *to_free;
 	};
 } dtv_t;
+
+/* ---- DTVs ----
+ * ld.so gives a new thread a DTV of its highest module id plus 14 spare
+ * entries (room for modules dlopen'd later), 16 bytes each, in a block of
+ * malloc's.  A task's DTV holds the modules loaded now and no spares:
+ * ld.so grows a DTV that is too short by realloc, in
+ * _dl_allocate_tls_init or on the first access to a later module's TLS,
+ * for a task as for any thread.  The spares were 224 bytes of every
+ * parked task (about 2.5 % of it).  dtv_len is the length new DTVs get:
+ * the highest module id at start, or, once ld.so had to grow one of them
+ * (a module with TLS came later), the length ld.so gave it, so that a
+ * creation does not regrow each time. */
+static _Atomic size_t dtv_len;
+
+static int modid_max(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	size_t *max = arg;
+	if (info->dlpi_tls_modid > *max)
+		*max = info->dlpi_tls_modid;
+	return 0;
+}
 
 static void *(*dl_allocate_tls)(void *);
 static void *(*dl_allocate_tls_init)(void *, bool);
@@ -307,6 +330,9 @@ int wt_tls_init(void)
 	    !dl_deallocate_tls || !dl_allocate_tls_init || !ctype_init)
 		return -ENOTSUP;
 	static_info(&wt_tls_static_size, &wt_tls_static_align);
+	size_t maxid = 1;
+	dl_iterate_phdr(modid_max, &maxid);
+	atomic_store_explicit(&dtv_len, maxid, memory_order_relaxed);
 	if (wt_tls_static_align < 64)
 		wt_tls_static_align = 64;
 	wt_tcb_size = *sizeof_pthread;
@@ -385,7 +411,7 @@ int wt_tls_init(void)
 }
 
 /* Builds a TCB + static TLS block that ends at or below `top`.
- * Context: any; calls ld.so, which allocates the DTV with malloc. */
+ * Context: any; allocates the DTV with malloc (ld.so may grow it). */
 uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
 		     bool compact, char **tls_low, void *dtv)
 {
@@ -401,8 +427,17 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 		memset(d + 1, 0, (d[0].counter + 1) * sizeof *d);
 		*wt_arch_tcb_dtv(tp) = d + 1;
 		dl_allocate_tls_init((void *)tp, true);
-	} else if (!dl_allocate_tls((void *)tp)) {
-		return 0;
+	} else {
+		size_t n = atomic_load_explicit(&dtv_len, memory_order_relaxed);
+		dtv_t *d = calloc(n + 2, sizeof *d);
+		if (!d)
+			return 0;
+		d[0].counter = n;
+		*wt_arch_tcb_dtv(tp) = d + 1;
+		dl_allocate_tls_init((void *)tp, true);
+		dtv_t *now = (dtv_t *)*wt_arch_tcb_dtv(tp) - 1;
+		if (now != d)
+			atomic_store_explicit(&dtv_len, now[0].counter, memory_order_relaxed);
 	}
 	wt_arch_tcb_init(tp, cur);
 	*(int *)(pd + wt_off_tid) = tid;

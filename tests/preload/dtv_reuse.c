@@ -7,7 +7,9 @@
  * clear it).  Every thread must see the library's initial values, keep its
  * own across a blocking call, and the process must not grow wave by wave:
  * the block is each thread's first malloc, which gives it a malloc cache
- * of its own that must go when the thread ends.
+ * of its own that must go when the thread ends.  Threads created before
+ * the dlopen reach the library's TLS after it: their TLS vectors must grow
+ * for a module that came later.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -26,6 +28,17 @@
 
 static int (*gd_check)(long), (*gd_mine)(long);
 static atomic_int saw_init, kept;
+static struct gate loaded = GATE_INIT;
+
+static void *early(void *arg)
+{
+	gate_wait(&loaded);
+	long id = (long)arg;
+	saw_init += gd_check(id);
+	usleep(100);
+	kept += gd_mine(id);
+	return NULL;
+}
 
 static void *body(void *arg)
 {
@@ -47,13 +60,19 @@ int main(void)
 		return perror("readlink"), 1;
 	path[n] = 0;
 	strcat(dirname(path), "/libtls_gd.so");
+	pthread_t before[N];
+	for (long i = 0; i < N; i++)
+		pthread_create(&before[i], NULL, early, (void *)(WAVES * N + i + 1));
 	void *h = dlopen(path, RTLD_NOW);
 	if (!h)
 		return printf("dlopen: %s\n", dlerror()), 1;
 	gd_check = (int (*)(long))dlsym(h, "gd_check");
 	gd_mine = (int (*)(long))dlsym(h, "gd_mine");
+	gate_open(&loaded);
+	for (long i = 0; i < N; i++)
+		pthread_join(before[i], NULL);
 	pthread_t th[2][N];
-	long rss5 = 0, total = 0;
+	long rss5 = 0, total = N;
 	for (int w = 0; w < WAVES; w++) {
 		pthread_t *cur = th[w % 2], *prev = th[(w + 1) % 2];
 		for (long i = 0; i < N; i++)
