@@ -41,6 +41,24 @@ static int64_t deadline_ms(int ms)
 	return ms < 0 ? -1 : wt_nanotime() + ms * 1000000ll;
 }
 
+static int64_t deadline_ts(const struct timespec *ts)
+{
+	return ts ? wt_nanotime() + ts->tv_sec * 1000000000ll + ts->tv_nsec : -1;
+}
+
+/* What is left until dl, in *buf; NULL when there is no deadline. */
+static const struct timespec *ts_left(int64_t dl, struct timespec *buf)
+{
+	if (dl < 0)
+		return NULL;
+	int64_t left = dl - wt_nanotime();
+	if (left < 0)
+		left = 0;
+	buf->tv_sec = left / 1000000000;
+	buf->tv_nsec = left % 1000000000;
+	return buf;
+}
+
 static int remaining_ms(int64_t dl)
 {
 	if (dl < 0)
@@ -51,6 +69,24 @@ static int remaining_ms(int64_t dl)
 
 /* Look at the set (zero timeout); 0 = nothing ready, else a result. */
 typedef long (*look_fn)(void *arg);
+
+/* A look is weft's call, not the program's.  The kernel ends one with
+ * EINTR when a signal is pending as it finds nothing ready (it checks even
+ * with no timeout), so a SIGURG of weft's own (a preemption request, a
+ * poke) that lands in it must not reach the program: the look is made
+ * again, unless a handler of the program's ran on the task meanwhile (then
+ * the call fails with EINTR, as poll, select and epoll_wait do natively
+ * when a handler interrupts them).  Context: a task. */
+static long look_call(long nr, long a, long b, long c, long d, long e, long f)
+{
+	struct wt_task *t = wt_cur();
+	for (;;) {
+		unsigned h = __atomic_load_n(&t->sighandled, __ATOMIC_RELAXED);
+		long r = wt_syscall6(nr, a, b, c, d, e, f);
+		if (r != -EINTR || __atomic_load_n(&t->sighandled, __ATOMIC_RELAXED) != h)
+			return r;
+	}
+}
 
 /* Parks on fd until look() finds something or dl passes.  Returns look's
  * result, 0 on timeout, -EPERM when fd cannot be parked on. */
@@ -101,7 +137,7 @@ static long look_poll(void *arg)
 {
 	struct pollset *ps = arg;
 	struct timespec zero = { 0, 0 };
-	return wt_syscall6(SYS_ppoll, (long)ps->fds, ps->n, (long)&zero, 0, 8, 0);
+	return look_call(SYS_ppoll, (long)ps->fds, ps->n, (long)&zero, 0, 8, 0);
 }
 
 static uint32_t to_epoll(short ev)
@@ -169,9 +205,9 @@ static long poll_wait(struct pollfd *fds, nfds_t n, int64_t dl)
 	return r;
 }
 
-static int poll_plain(struct pollfd *fds, nfds_t n, int ms)
+static int poll_plain(struct pollfd *fds, nfds_t n, int64_t dl)
 {
-	return CANCELABLE(real.poll(fds, n, ms));
+	return CANCELABLE_RETRY(real.poll(fds, n, remaining_ms(dl)));
 }
 
 WT_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
@@ -187,7 +223,7 @@ WT_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
 	int64_t dl = deadline_ms(ms);
 	r = poll_wait(fds, n, dl);
 	if (r == -EPERM)
-		return poll_plain(fds, n, remaining_ms(dl));
+		return poll_plain(fds, n, dl);
 	return (int)fail(r);
 }
 
@@ -201,16 +237,18 @@ WT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, con
 		return -1;
 	}
 	wt_testcancel();
-	if (m)
-		return CANCELABLE(real.ppoll(fds, n, ts, m));
+	int64_t dl = deadline_ts(ts);
+	if (m) {
+		struct timespec left;
+		return CANCELABLE_RETRY(real.ppoll(fds, n, ts_left(dl, &left), m));
+	}
 	struct pollset ps = { fds, n };
 	long r = n ? look_poll(&ps) : 0;
 	if (r != 0)
 		return (int)fail(r);
-	int64_t dl = ts ? wt_nanotime() + ts->tv_sec * 1000000000ll + ts->tv_nsec : -1;
 	r = poll_wait(fds, n, dl);
 	if (r == -EPERM)
-		return poll_plain(fds, n, remaining_ms(dl));
+		return poll_plain(fds, n, dl);
 	return (int)fail(r);
 }
 
@@ -227,8 +265,8 @@ static long look_select(void *arg)
 	struct selset *s = arg;
 	fd_set r = s->in_r, w = s->in_w, e = s->in_e;
 	struct timespec zero = { 0, 0 };
-	long k = wt_syscall6(SYS_pselect6, s->n, (long)(s->r ? &r : NULL), (long)(s->w ? &w : NULL),
-			     (long)(s->e ? &e : NULL), (long)&zero, 0);
+	long k = look_call(SYS_pselect6, s->n, (long)(s->r ? &r : NULL), (long)(s->w ? &w : NULL),
+			   (long)(s->e ? &e : NULL), (long)&zero, 0);
 	if (k > 0) {
 		if (s->r)
 			*s->r = r;
@@ -317,8 +355,8 @@ WT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 	wt_testcancel();
 	int64_t dl = tv ? wt_nanotime() + tv->tv_sec * 1000000000ll + tv->tv_usec * 1000ll : -1;
 	long k = select_task(n, r, w, e, dl);
-	if (k == -EPERM)
-		return CANCELABLE(real.select(n, r, w, e, tv));
+	if (k == -EPERM) /* the kernel leaves in *tv what is left */
+		return CANCELABLE_RETRY(real.select(n, r, w, e, tv));
 	if (tv) { /* Linux reports the time left */
 		int64_t left = dl - wt_nanotime();
 		if (left < 0)
@@ -339,11 +377,15 @@ WT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct times
 	long k = -EPERM;
 	if (!m && n >= 0 && n <= FD_SETSIZE && (!ts || wt_ts_valid(ts))) {
 		wt_testcancel();
-		k = select_task(n, r, w, e,
-				ts ? wt_nanotime() + ts->tv_sec * 1000000000ll + ts->tv_nsec : -1);
+		k = select_task(n, r, w, e, deadline_ts(ts));
 	}
-	if (k == -EPERM) /* a signal mask, or arguments the kernel judges */
+	if (k == -EPERM && ts && !wt_ts_valid(ts)) /* for the kernel to judge */
 		return CANCELABLE(real.pselect(n, r, w, e, ts, m));
+	if (k == -EPERM) { /* a signal mask, or sets weft cannot watch */
+		int64_t dl = deadline_ts(ts);
+		struct timespec left;
+		return CANCELABLE_RETRY(real.pselect(n, r, w, e, ts_left(dl, &left), m));
+	}
 	return (int)fail(k);
 }
 
@@ -358,7 +400,7 @@ struct epset {
 static long look_epoll(void *arg)
 {
 	struct epset *s = arg;
-	return wt_syscall6(SYS_epoll_pwait, s->ep, (long)s->ev, s->max, 0, 0, 8);
+	return look_call(SYS_epoll_pwait, s->ep, (long)s->ev, s->max, 0, 0, 8);
 }
 
 WT_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
@@ -376,7 +418,7 @@ WT_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
 	if (r == -ECANCELED)
 		wt_cancel_act();
 	if (r == -EPERM)
-		return CANCELABLE(real.epoll_wait(ep, ev, max, remaining_ms(dl)));
+		return CANCELABLE_RETRY(real.epoll_wait(ep, ev, max, remaining_ms(dl)));
 	return (int)fail(r);
 }
 
@@ -388,5 +430,6 @@ WT_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const
 	if (!wt_cur() || ms == 0)
 		return real.epoll_pwait(ep, ev, max, ms, m);
 	wt_testcancel();
-	return CANCELABLE(real.epoll_pwait(ep, ev, max, ms, m));
+	int64_t dl = deadline_ms(ms);
+	return CANCELABLE_RETRY(real.epoll_pwait(ep, ev, max, remaining_ms(dl), m));
 }

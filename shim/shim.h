@@ -75,6 +75,30 @@
 		r_;                                               \
 	})
 
+/* CANCELABLE_RETRY(call): CANCELABLE(call), made again while it fails
+ * with EINTR that no handler of the program's caused.  The kernel never
+ * restarts poll, select, epoll_wait and their masked forms: they end with
+ * EINTR at any handled signal, weft's own SIGURG included (sysmon's
+ * preemption request, or a poke, that lands as the call begins: sysmon
+ * signals no worker it sees blocked, but may have decided just before).
+ * Natively there is no such signal, so the call is made again; one that a
+ * program handler interrupted (t->sighandled moved) fails, as natively.
+ * call is evaluated afresh each time, so it can compute what is left of
+ * its timeout.  Context: as CANCELABLE. */
+#define CANCELABLE_RETRY(call)                                                          \
+	({                                                                              \
+		__typeof__(call) a_;                                                    \
+		struct wt_task *at_ = wt_cur();                                         \
+		for (;;) {                                                              \
+			unsigned h_ = at_ ? __atomic_load_n(&at_->sighandled, __ATOMIC_RELAXED) : 0; \
+			a_ = CANCELABLE(call);                                          \
+			if (!at_ || !(a_ < 0 && errno == EINTR) ||                      \
+			    __atomic_load_n(&at_->sighandled, __ATOMIC_RELAXED) != h_)  \
+				break;                                                  \
+		}                                                                       \
+		a_;                                                                     \
+	})
+
 /* PSHARED(call): the value of call, glibc's function on a process-shared
  * mutex, condition variable or rwlock, made with the task's process-shared
  * owner id in its TCB (sched/pshared.c), since glibc records owners by that
