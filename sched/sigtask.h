@@ -40,6 +40,13 @@ bool wt_sig_wait_end(struct wt_task *t, int r, int err, unsigned intr);
 /* sigsuspend(mask) on t: returns -EINTR once a program handler ran on t.
  * Context: t; blocks its worker (a system call of t's). */
 int wt_sig_suspend(struct wt_task *t, uint64_t mask);
+/* How many program handlers have run on t.  A call of t's that ends with
+ * EINTR while this stood still was ended by weft's own SIGURG (a
+ * preemption request, a poke), not by the program's.  Context: t. */
+static inline unsigned wt_sig_handler_runs(const struct wt_task *t)
+{
+	return __atomic_load_n(&t->sighandled, __ATOMIC_RELAXED);
+}
 /* Sent to t and not yet raised (sigpending). */
 static inline uint64_t wt_sig_pending(struct wt_task *t)
 {

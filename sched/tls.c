@@ -11,9 +11,10 @@
  * Building a block (wt_tls_new): the TCB (glibc's struct pthread, whose
  * size libc publishes as _thread_db_sizeof_pthread) sits at the top of the
  * task's stack slot, static TLS just below it, then the stack (how much
- * static TLS a task keeps: tls_static.c).  ld.so's _dl_allocate_tls
- * (GLIBC_PRIVATE, found with dlsym(RTLD_DEFAULT)) installs the DTV and copies
- * the TLS init images; weft fills the header: self pointers, the canary and
+ * static TLS a task keeps: tls_static.c).  weft installs a DTV (see
+ * "DTVs"), ld.so's _dl_allocate_tls_init (GLIBC_PRIVATE, found with
+ * dlsym(RTLD_DEFAULT)) fills it and copies the TLS init images; weft fills
+ * the header: self pointers, the canary and
  * pointer guard copied from the creator, multiple_threads, a unique fake tid
  * (glibc's recursive locks compare owners by tid), stackblock (read by
  * __libc_alloca_cutoff; offsets found once by probing a real thread whose
@@ -420,25 +421,23 @@ uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, stru
 	uintptr_t cur = wt_arch_get_tp();
 	/* struct pthread, and variant I's header at tp after it. */
 	memset((void *)pd, 0, wt_tcb_size + WT_TCB_HEADER);
-	if (dtv) {
-		/* As glibc reuses a cached thread's: cleared, installed, and
-		 * filled by ld.so (which grows it if modules came since). */
-		dtv_t *d = dtv;
+	/* A kept DTV is cleared, as glibc reuses a cached thread's; a new one
+	 * is of dtv_len.  Installed, then filled by ld.so, which grows it if
+	 * modules came since. */
+	dtv_t *d = dtv;
+	if (d) {
 		memset(d + 1, 0, (d[0].counter + 1) * sizeof *d);
-		*wt_arch_tcb_dtv(tp) = d + 1;
-		dl_allocate_tls_init((void *)tp, true);
 	} else {
 		size_t n = atomic_load_explicit(&dtv_len, memory_order_relaxed);
-		dtv_t *d = calloc(n + 2, sizeof *d);
-		if (!d)
+		if (!(d = calloc(n + 2, sizeof *d)))
 			return 0;
 		d[0].counter = n;
-		*wt_arch_tcb_dtv(tp) = d + 1;
-		dl_allocate_tls_init((void *)tp, true);
-		dtv_t *now = (dtv_t *)*wt_arch_tcb_dtv(tp) - 1;
-		if (now != d)
-			atomic_store_explicit(&dtv_len, now[0].counter, memory_order_relaxed);
 	}
+	*wt_arch_tcb_dtv(tp) = d + 1;
+	dl_allocate_tls_init((void *)tp, true);
+	if (!dtv && (dtv_t *)*wt_arch_tcb_dtv(tp) - 1 != d) /* grown: see dtv_len */
+		atomic_store_explicit(&dtv_len, ((dtv_t *)*wt_arch_tcb_dtv(tp) - 1)[0].counter,
+				      memory_order_relaxed);
 	wt_arch_tcb_init(tp, cur);
 	*(int *)(pd + wt_off_tid) = tid;
 	/* An empty list node: glibc's fork child unlinks the forking thread's

@@ -81,9 +81,9 @@ static long look_call(long nr, long a, long b, long c, long d, long e, long f)
 {
 	struct wt_task *t = wt_cur();
 	for (;;) {
-		unsigned h = __atomic_load_n(&t->sighandled, __ATOMIC_RELAXED);
+		unsigned h = wt_sig_handler_runs(t);
 		long r = wt_syscall6(nr, a, b, c, d, e, f);
-		if (r != -EINTR || __atomic_load_n(&t->sighandled, __ATOMIC_RELAXED) != h)
+		if (r != -EINTR || wt_sig_handler_runs(t) != h)
 			return r;
 	}
 }

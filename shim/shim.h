@@ -15,6 +15,7 @@
 
 #include "../sched/runtime.h"
 #include "../sched/pshared.h"
+#include "../sched/sigtask.h"
 #include "../sched/real.h"
 #include "../sched/start.h"
 #include "../sched/syscall.h"
@@ -82,7 +83,7 @@
  * preemption request, or a poke, that lands as the call begins: sysmon
  * signals no worker it sees blocked, but may have decided just before).
  * Natively there is no such signal, so the call is made again; one that a
- * program handler interrupted (t->sighandled moved) fails, as natively.
+ * program handler interrupted (wt_sig_handler_runs moved) fails, as natively.
  * call is evaluated afresh each time, so it can compute what is left of
  * its timeout.  Context: as CANCELABLE. */
 #define CANCELABLE_RETRY(call)                                                          \
@@ -90,10 +91,9 @@
 		__typeof__(call) a_;                                                    \
 		struct wt_task *at_ = wt_cur();                                         \
 		for (;;) {                                                              \
-			unsigned h_ = at_ ? __atomic_load_n(&at_->sighandled, __ATOMIC_RELAXED) : 0; \
+			unsigned h_ = at_ ? wt_sig_handler_runs(at_) : 0;                    \
 			a_ = CANCELABLE(call);                                          \
-			if (!at_ || !(a_ < 0 && errno == EINTR) ||                      \
-			    __atomic_load_n(&at_->sighandled, __ATOMIC_RELAXED) != h_)  \
+			if (!at_ || !(a_ < 0 && errno == EINTR) || wt_sig_handler_runs(at_) != h_) \
 				break;                                                  \
 		}                                                                       \
 		a_;                                                                     \
