@@ -173,6 +173,7 @@ static void reset(bool reclaimed)
 	if (m) {
 		m->id = wt_sched.nm++;
 		m->ostid = tid;
+		m->fork_tp = 0; /* the child's base is set by system call until fork returns */
 		m->alllink = NULL;
 		m->link = NULL;
 		m->nextp = NULL;
@@ -197,23 +198,35 @@ static void reset(bool reclaimed)
  * from our prepare handler (the last to run: registered first) to the
  * clone, so the child starts on a valid one and never relies on a repair;
  * the program's prepare handlers, which may park, run before the pin.
- * [glibc's atfork lock: one fork at a time] */
-static struct wt_pin fork_pin;
-
+ * The pin is the worker's (m->fork_tp), not a global: glibc drops its
+ * atfork lock while a handler runs, so tasks on several workers fork at
+ * once, and one global pin made a worker unpin to another's task (its
+ * TLS under the wrong task) or stay pinned (a later revert of its thread
+ * pointer to that task's block, silently).  The task does not switch
+ * between the two handlers: glibc's fork runs only its own code there. */
 static void atfork_prepare(void)
 {
-	fork_pin = wt_tls_pin();
+	struct wt_pin pin = wt_tls_pin();
+	struct wt_task *t = wt_cur();
+	if (pin.guard && t && t->m)
+		t->m->fork_tp = pin.tp;
+	else
+		wt_tls_unpin(pin); /* no task to fork from: nothing stays pinned */
 }
 
 static void atfork_parent(void)
 {
-	wt_tls_unpin(fork_pin);
-	fork_pin.guard = fork_pin.tp = 0;
+	struct wt_task *t = wt_cur();
+	struct wt_m *m = t ? t->m : NULL;
+	if (m && m->fork_tp) {
+		struct wt_pin pin = { m->guard_tp, m->fork_tp };
+		m->fork_tp = 0;
+		wt_tls_unpin(pin);
+	}
 }
 
 static void atfork_child(void)
 {
-	fork_pin.guard = fork_pin.tp = 0;
 	reset(true);
 }
 

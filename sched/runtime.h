@@ -247,6 +247,8 @@ struct wt_m {
 	uintptr_t cur_tp;               /* [owner m] tp this thread should have */
 	uintptr_t g0_tp;                /* [const] the worker's own TCB */
 	uintptr_t guard_tp;             /* [const] trap mode: base the kernel knows */
+	uintptr_t fork_tp;              /* [owner m] trap mode: the task's base, pinned from
+	                                 * fork's prepare handler to its parent handler; 0 */
 	struct wt_task *curg;           /* [owner m] running task */
 	struct wt_task *prevg;          /* [owner m] the task that switched out last */
 	struct wt_p *p;                 /* [owner m; sched.lock on hand-off] */

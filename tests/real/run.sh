@@ -60,6 +60,10 @@ done
 # Socket numbers closed and reused while other threads wait on theirs.
 check python-http python3 python3 "$here/http_threads.py"
 check python-signal python3 python3 "$here/python_signal.py"
+# Threads starting children at once (subprocess.run from eight threads).
+for g in 1 2; do
+  check "python-subprocess-GOMAXPROCS=$g" python3 env GOMAXPROCS=$g python3 "$here/python_subprocess.py"
+done
 # multiprocessing: named semaphores (sem_open) shared across fork, a Value
 # with its lock, an Event, a Pool whose workers run threads; each child
 # checks its own maps for weft.
