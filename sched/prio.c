@@ -56,6 +56,7 @@
 #include "rtq.h"
 #include "runq.h"
 #include "syscall.h"
+#include "timer.h"
 
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
@@ -159,6 +160,29 @@ static bool rt_group_zero(void)
 	return false;
 }
 
+/* rt_group_zero's answer, read again at most once a second: it costs three
+ * file reads (about 30 µs here), and a program that changes priorities in
+ * its lock loop (stress-ng's mutex stressor: 12x slower with a read per
+ * change) would pay them on a path the kernel answers in one system call.
+ * A cgroup's real-time runtime, or the process's cgroup, changed by an
+ * administrator takes effect within that second. */
+#define RT_GROUP_RECHECK_NS 1000000000
+static _Atomic int64_t rt_group_at; /* [atomic] when read last; 0 never */
+static _Atomic bool rt_group_was_zero; /* [atomic] what it said */
+
+static bool rt_group_zero_cached(void)
+{
+	int64_t now = wt_nanotime();
+	int64_t at = atomic_load_explicit(&rt_group_at, memory_order_acquire);
+	if (at && now - at < RT_GROUP_RECHECK_NS)
+		return atomic_load_explicit(&rt_group_was_zero, memory_order_relaxed);
+	bool z = rt_group_zero();
+	atomic_store_explicit(&rt_group_was_zero, z, memory_order_relaxed);
+	/* Release: pairs with the acquire above, which then reads z. */
+	atomic_store_explicit(&rt_group_at, now ? now : 1, memory_order_release);
+	return z;
+}
+
 /* The kernel's checks of a change from (curpol, curprio, nice) to
  * (pol, prio), pol with its SCHED_RESET_ON_FORK bit.  0, -EINVAL, -EPERM. */
 static int check(int curpol, int curprio, int nice, int pol, int prio)
@@ -181,7 +205,7 @@ static int check(int curpol, int curprio, int nice, int pol, int prio)
 		priv = true;
 	if (priv && !cap_sys_nice())
 		return -EPERM;
-	if (rt_policy(base) && rt_group_zero())
+	if (rt_policy(base) && rt_group_zero_cached())
 		return -EPERM;
 	return 0;
 }

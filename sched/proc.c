@@ -78,6 +78,7 @@
 #include "task.h"
 #include "throw.h"
 #include "timeline.h"
+#include "tls.h"
 #include "worker.h"
 
 struct wt_sched wt_sched = {
@@ -458,6 +459,7 @@ void wt_yield(void)
 				    atomic_load_explicit(&wt_sched.runq_size,
 							 memory_order_relaxed) == 0) {
 		wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+		wt_tls_after_sleep(t->tp);
 		return;
 	}
 	wt_mcall(after_yield, NULL);
@@ -704,7 +706,9 @@ top:;
 	 * the woken worker runs the task itself. */
 	wt_sig_idle(m);
 	wt_stack_idle_trim();
-	if (wt_netpoll_block(m))
+	bool polled = wt_netpoll_block(m);
+	wt_tls_after_sleep(m->cur_tp);
+	if (polled)
 		goto top; /* holding a proc, with the woken tasks queued on it */
 	wt_stopm(m); /* returns holding a proc */
 	goto top;

@@ -65,6 +65,16 @@ extern bool wt_tls_trap;
 bool wt_tls_worker_guard(struct wt_m *m);  /* assign m's guard window */
 void wt_tls_worker_enter(struct wt_m *m);  /* on m's thread: install it */
 bool wt_tls_fault(uintptr_t addr);         /* SIGSEGV: repaired a reverted fs? */
+/* Trap mode, after a wait in the kernel (the thread slept, so the kernel
+ * switched away and reverted the thread pointer to the guard): put the
+ * right one back now, about 20 ns, rather than at the next TLS access by
+ * a fault, a few µs.  tp is the one in use (m->cur_tp, a task's tp).
+ * Context: the thread itself; touches no TLS. */
+static inline void wt_tls_after_sleep(uintptr_t tp)
+{
+	if (unlikely(wt_tls_trap))
+		wt_arch_set_tp_fast(tp);
+}
 struct wt_pin { uintptr_t guard, tp; };
 /* Around libc calls that block every signal and then touch TLS. */
 struct wt_pin wt_tls_pin(void);

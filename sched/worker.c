@@ -138,6 +138,7 @@ void wt_stopm(struct wt_m *m)
 	/* Acquire: pairs with the release store in startm. */
 	while (atomic_load_explicit(&m->park, memory_order_acquire) == 0)
 		wt_futex_wait_sigok(&m->park, 0, NULL); /* idle: holds nothing */
+	wt_tls_after_sleep(m->cur_tp);
 	atomic_store_explicit(&m->park, 0, memory_order_relaxed);
 	m->p = m->nextp;
 	m->nextp = NULL;
