@@ -83,6 +83,7 @@
 #include "timeline.h"
 #include "pshared.h"
 #include "throw.h"
+#include "tidaddr.h"
 #include "tls.h"
 #include "tls_static.h"
 
@@ -566,6 +567,7 @@ WT_NORETURN void wt_task_exit(void *retval)
 	__call_tls_dtors();
 	run_key_dtors();
 	wt_pshared_release(t);
+	wt_tidaddr_exit(t);
 	if (unlikely(wt_tl_on))
 		wt_tl_event(NULL, WT_TL_EXIT, t->id, 0, 0);
 	int s = WT_JOINING;
@@ -678,6 +680,7 @@ void wt_task_fork_reset(struct wt_task *self)
 	if (self) {
 		self->alllink = self->allprev = NULL;
 		wt_sched.alltasks = self;
+		wt_tidaddr_fork_child(self);
 	}
 	atomic_store(&wt_ntasks, self ? 1 : 0);
 }

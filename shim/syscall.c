@@ -27,7 +27,8 @@
  *     are always the kernel's, the blocking ones BRACKETED.  The PI word
  *     holds an OS thread's id, and the task may run on another worker after
  *     the call (README, Known limits).
- * gettid, tgkill and tkill name tasks (clock.c).  Every other system call
+ * The calls that take or give a thread id (gettid, tgkill, set_tid_address,
+ * the sched_* family, ...) name tasks (tid.c).  Every other system call
  * passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
  * own locks) cannot be seen here: sysmon's blocked-worker detection
@@ -208,11 +209,45 @@ WT_EXPORT long syscall(long nr, ...)
 	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
 	va_end(ap);
 	wt_real_init();
-	if (nr == SYS_futex && wt_runtime_on())
+	if (!wt_runtime_on())
+		return real.syscall(nr, a, b, c, d, e, f);
+	switch (nr) {
+	case SYS_futex:
 		return futex((int *)a, (int)b, (int)c, d, (int *)e, (int)f);
-	if ((nr == SYS_gettid || nr == SYS_tgkill || nr == SYS_tkill) && wt_runtime_on())
-		return wt_shim_id_syscall(nr, a, b, c);
-	if (nr == SYS_futex_waitv && wt_runtime_on())
+	case SYS_futex_waitv:
 		return BRACKETED(real.syscall(nr, a, b, c, d, e, f));
+	case SYS_gettid:
+	case SYS_tkill:
+	case SYS_tgkill:
+	case SYS_rt_tgsigqueueinfo:
+	case SYS_set_tid_address:
+	case SYS_get_robust_list:
+	case SYS_set_robust_list:
+	case SYS_prctl:
+	case SYS_sched_setaffinity:
+	case SYS_sched_getaffinity:
+	case SYS_sched_setscheduler:
+	case SYS_sched_getscheduler:
+	case SYS_sched_setparam:
+	case SYS_sched_getparam:
+	case SYS_sched_rr_get_interval:
+	case SYS_sched_setattr:
+	case SYS_sched_getattr:
+	case SYS_setpriority:
+	case SYS_getpriority:
+	case SYS_clock_gettime:
+	case SYS_clock_getres:
+	case SYS_clock_nanosleep:
+	case SYS_process_vm_readv:
+	case SYS_process_vm_writev:
+	case SYS_prlimit64:
+	case SYS_move_pages:
+	case SYS_migrate_pages:
+	case SYS_kcmp:
+	case SYS_pidfd_open: {
+		const long v[6] = { a, b, c, d, e, f };
+		return wt_shim_tid_syscall(nr, v);
+	}
+	}
 	return real.syscall(nr, a, b, c, d, e, f);
 }
