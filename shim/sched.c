@@ -268,11 +268,18 @@ struct kattr {
 #define F_KEEP_POLICY 0x08
 #define F_KEEP_PARAMS 0x10
 
-/* A fair policy: its nice value is what sched_setattr sets. */
+/* A policy whose nice value sched_setattr sets (the kernel's
+ * fair_policy: not SCHED_IDLE, whose nice stays). */
 static bool fair(int pol)
 {
 	pol &= ~SCHED_RESET_ON_FORK;
-	return pol == SCHED_OTHER || pol == SCHED_BATCH || pol == SCHED_IDLE;
+	return pol == SCHED_OTHER || pol == SCHED_BATCH;
+}
+
+static bool rt(int pol)
+{
+	pol &= ~SCHED_RESET_ON_FORK;
+	return pol == SCHED_FIFO || pol == SCHED_RR;
 }
 
 /* sched_setattr on task t, the kernel's checks on the attribute first.
@@ -313,7 +320,7 @@ static long getattr(struct wt_task *t, struct kattr *ua, uint32_t usize)
 	a.policy = (uint32_t)(pol & ~SCHED_RESET_ON_FORK);
 	a.flags = (pol & SCHED_RESET_ON_FORK) ? F_RESET_ON_FORK : 0;
 	a.priority = (uint32_t)prio;
-	a.nice = fair(pol) ? wt_nice_get(t) : 0;
+	a.nice = rt(pol) ? 0 : wt_nice_get(t);
 	a.runtime = a.deadline = a.period = 0;
 	uint32_t n = usize < a.size ? usize : a.size;
 	a.size = n;

@@ -19,8 +19,9 @@
  *   migrate_pages, kcmp             a task's id names this process, as
  *                                   natively any of its threads' ids does
  *   pidfd_open                      a task other than main leads no thread
- *                                   group: EINVAL, as natively; a pidfd for the
- *                                   task itself (PIDFD_THREAD) cannot be: ESRCH
+ *                                   group: the kernel's error for that; a pidfd
+ *                                   for the task itself (PIDFD_THREAD) cannot
+ *                                   be: ESRCH
  * Every other call, a thread weft did not create, and an id no task has
  * get the kernel's answer (no OS thread has a task's id: ESRCH).
  */
@@ -101,6 +102,25 @@ static long get_robust(const long *a)
 	return 0;
 }
 
+/* pidfd_open of a thread that leads no thread group, without PIDFD_THREAD:
+ * the kernel's error for it (EINVAL before Linux 6.9, ENOENT since), asked
+ * with a worker's id that is not the process's. */
+static long not_leader(void)
+{
+	for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m;
+	     m = m->alllink) {
+		if (m->ostid == wt_pid)
+			continue;
+		long r = wt_syscall6(SYS_pidfd_open, m->ostid, 0, 0, 0, 0, 0);
+		if (r >= 0) {
+			wt_syscall6(SYS_close, r, 0, 0, 0, 0, 0);
+			break;
+		}
+		return fail((int)-r);
+	}
+	return fail(EINVAL);
+}
+
 long wt_shim_tid_syscall(long nr, const long *a)
 {
 	struct wt_task *t = wt_cur();
@@ -144,7 +164,7 @@ long wt_shim_tid_syscall(long nr, const long *a)
 	case SYS_pidfd_open:
 		if ((int)a[0] != wt_pid && process_of((pid_t)a[0]) == wt_pid &&
 		    !(a[1] & ~(long)(PIDFD_NONBLOCK | PIDFD_THREAD)))
-			return fail(a[1] & PIDFD_THREAD ? ESRCH : EINVAL);
+			return a[1] & PIDFD_THREAD ? fail(ESRCH) : not_leader();
 		break;
 	default:
 		return wt_shim_sched_syscall(nr, a);
