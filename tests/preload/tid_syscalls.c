@@ -3,7 +3,8 @@
  * the caller's gettid(); the word it names is cleared and woken when the
  * thread ends (a waiter in FUTEX_WAIT sees it), and so is the one
  * PR_GET_TID_ADDRESS reports; tgkill, tkill and rt_tgsigqueueinfo to a
- * thread's id run the handler on that thread (with the siginfo queued);
+ * thread's id, and pthread_sigqueue, run the handler on that thread (with
+ * the siginfo queued);
  * sched_setaffinity/getaffinity, sched_setscheduler/getscheduler,
  * sched_setparam/getparam, sched_setattr/getattr and
  * setpriority/getpriority on a thread's id act on that thread alone;
@@ -226,6 +227,11 @@ static void signals(void)
 	printf("rt_tgsigqueueinfo(pid, tid, SI_QUEUE 42): %s, handler ran on %s, code SI_QUEUE %d, "
 	       "value %d\n",
 	       S(r), on, atomic_load(&handler_code) == SI_QUEUE,
+	       atomic_load(&handler_val));
+	int e = pthread_sigqueue(th, SIGUSR1, (union sigval){ .sival_int = 43 });
+	on = reached(tid);
+	printf("pthread_sigqueue(43): %s, handler ran on %s, code SI_QUEUE %d, value %d\n",
+	       e ? strerrorname_np(e) : "0", on, atomic_load(&handler_code) == SI_QUEUE,
 	       atomic_load(&handler_val));
 	r = syscall(SYS_tgkill, getpid(), tid, 0);
 	printf("tgkill(pid, tid, 0): %s\n", S(r));
