@@ -23,10 +23,13 @@
  *     would have moved (each re-checks its word and waits again: again a
  *     spurious wake-up); FUTEX_WAKE_OP does its atomic operation here, then
  *     the two wakes.
- *   - priority-inheritance operations (FUTEX_LOCK_PI, ...) and futex_waitv
- *     are always the kernel's, the blocking ones BRACKETED.  The PI word
- *     holds an OS thread's id, and the task may run on another worker after
- *     the call (README, Known limits).
+ *   - priority-inheritance operations (FUTEX_LOCK_PI, FUTEX_LOCK_PI2,
+ *     FUTEX_TRYLOCK_PI, FUTEX_UNLOCK_PI) by a task: the word holds the id
+ *     gettid gave its holder, which no OS thread has, so the kernel cannot
+ *     run them.  Private ones are weft's (pi_private, sched/pi.c); a
+ *     shared one, and the requeue-PI pair, are refused (EINVAL; README,
+ *     Known limits).  A thread weft did not create gets the kernel's.
+ *     futex_waitv is always the kernel's, BRACKETED.
  * The calls that take or give a thread id (gettid, tgkill, set_tid_address,
  * the sched_* family, ...) name tasks (tid.c).  Every other system call
  * passes through.
@@ -39,10 +42,14 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/pi.h"
 #include "../sched/task.h"
 
 #ifndef FUTEX_LOCK_PI2
 #define FUTEX_LOCK_PI2 13
+#endif
+#ifndef FUTEX_CMP_REQUEUE_PI
+#define FUTEX_CMP_REQUEUE_PI 12
 #endif
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449
@@ -136,6 +143,41 @@ static int wake_op_apply(int *uaddr2, unsigned enc, bool *cmp_ok)
 	return 0;
 }
 
+/* A task's private priority-inheritance operation: the word holds the
+ * id gettid gives its holder, and weft runs it as its own
+ * PTHREAD_PRIO_INHERIT mutexes (sched/pi.c): a waiter parks and lends its
+ * priority to the holder.  An unlock frees the word and wakes the waiters
+ * (the first to run takes it) where the kernel would hand it to the
+ * highest waiter.  The kernel's answers otherwise: EDEADLK for the
+ * holder's lock, EPERM for an unlock by another, EAGAIN for a trylock
+ * that finds it held, ETIMEDOUT at an absolute timeout (CLOCK_REALTIME
+ * for FUTEX_LOCK_PI; FUTEX_LOCK_PI2's clock by FUTEX_CLOCK_REALTIME). */
+static long pi_private(int *uaddr, int op, const struct timespec *ts)
+{
+	_Atomic int *w = (_Atomic int *)uaddr;
+	int cmd = op & FUTEX_CMD_MASK, me = gettid();
+	int holder = WT_PI_TID(atomic_load_explicit(w, memory_order_relaxed)) & FUTEX_TID_MASK;
+	if (cmd == FUTEX_UNLOCK_PI) {
+		if (holder != me)
+			return fail(EPERM);
+		wt_pi_unlock(w);
+		return 0;
+	}
+	if (holder == me)
+		return fail(EDEADLK);
+	if (cmd == FUTEX_TRYLOCK_PI)
+		return wt_pi_trylock(w, me) ? fail(EAGAIN) : 0;
+	int64_t deadline = -1;
+	if (ts) {
+		if (!wt_ts_valid(ts))
+			return fail(EINVAL);
+		bool rt = cmd == FUTEX_LOCK_PI || (op & FUTEX_CLOCK_REALTIME);
+		deadline = wt_abs_to_mono(rt ? CLOCK_REALTIME : CLOCK_MONOTONIC, ts);
+	}
+	int r = wt_pi_lock(w, me, deadline, false);
+	return r ? fail(-r) : 0;
+}
+
 /* syscall(SYS_futex, ...).  Context: any caller; a wait parks a task or
  * blocks a worker BRACKETED. */
 static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
@@ -151,8 +193,18 @@ static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 		return wait_private(uaddr, op, val, ts);
 	case FUTEX_LOCK_PI:
 	case FUTEX_LOCK_PI2:
+	case FUTEX_TRYLOCK_PI:
+	case FUTEX_UNLOCK_PI:
+		if (!shared && wt_cur())
+			return pi_private(uaddr, op, ts);
+		if (wt_cur())
+			return fail(EINVAL); /* shared: the kernel cannot know a task's id */
+		return kfutex(uaddr, op, val, v2, uaddr2, val3);
 	case FUTEX_WAIT_REQUEUE_PI:
-		return BRACKETED(kfutex(uaddr, op, val, v2, uaddr2, val3));
+	case FUTEX_CMP_REQUEUE_PI:
+		if (wt_cur())
+			return fail(EINVAL); /* a PI futex of a task's is weft's: see pi_private */
+		return kfutex(uaddr, op, val, v2, uaddr2, val3);
 	case FUTEX_WAKE:
 	case FUTEX_WAKE_BITSET:
 		if (shared || val <= 0 || (cmd == FUTEX_WAKE_BITSET && !val3))

@@ -9,7 +9,10 @@
  * sched_setparam/getparam, sched_setattr/getattr and
  * setpriority/getpriority on a thread's id act on that thread alone;
  * get_robust_list reads a thread's list, set_robust_list's own list is
- * walked at its exit (its lock word marked owner-died); a thread's CPU
+ * walked at its exit (its lock word marked owner-died); a private
+ * priority-inheritance futex holding gettid() ids is locked, waited for
+ * (with a timeout too), refused (EDEADLK, EPERM, EAGAIN) and handed over
+ * as the kernel does; a thread's CPU
  * clock id works through syscall(SYS_clock_gettime); pidfd_open of a
  * thread that leads no group is EINVAL; process_vm_readv and prlimit on
  * a thread's id reach the process; an ended thread's id is ESRCH. */
@@ -445,6 +448,63 @@ static void robust(void)
 	printf("lock word after the holder ended: %#x (FUTEX_OWNER_DIED)\n", (unsigned)held.lock);
 }
 
+/* ---- a priority-inheritance futex holding gettid() ids ---- */
+
+static int piw;
+
+static long pi_op(int op, const struct timespec *ts)
+{
+	return syscall(SYS_futex, &piw, op | FUTEX_PRIVATE_FLAG, 0, ts, NULL, 0);
+}
+
+static void *pi_thread(void *arg)
+{
+	(void)arg;
+	long r = pi_op(FUTEX_TRYLOCK_PI, NULL);
+	printf("thread: FUTEX_TRYLOCK_PI on main's: %s\n", S(r));
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += 50000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	r = pi_op(FUTEX_LOCK_PI2, &ts);
+	printf("thread: FUTEX_LOCK_PI2 with a 50 ms timeout: %s\n", S(r));
+	atomic_store(&phase, 1);
+	r = pi_op(FUTEX_LOCK_PI, NULL);
+	int v = __atomic_load_n(&piw, __ATOMIC_SEQ_CST);
+	printf("thread: FUTEX_LOCK_PI: %s, the word holds its gettid() %d\n", S(r),
+	       (v & FUTEX_TID_MASK) == gettid());
+	r = pi_op(FUTEX_LOCK_PI, NULL);
+	printf("thread: FUTEX_LOCK_PI again: %s\n", S(r));
+	atomic_store(&phase, 2);
+	wait_phase(3);
+	r = pi_op(FUTEX_UNLOCK_PI, NULL);
+	printf("thread: FUTEX_UNLOCK_PI: %s, word %d\n", S(r), __atomic_load_n(&piw, __ATOMIC_SEQ_CST));
+	return NULL;
+}
+
+static void pi_futex(void)
+{
+	atomic_store(&phase, 0);
+	int z = 0;
+	__atomic_compare_exchange_n(&piw, &z, gettid(), 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	pthread_t th;
+	pthread_create(&th, NULL, pi_thread, NULL);
+	wait_phase(1);
+	while (!(__atomic_load_n(&piw, __ATOMIC_SEQ_CST) & FUTEX_WAITERS))
+		ms(1);
+	ms(20);
+	long r = pi_op(FUTEX_UNLOCK_PI, NULL);
+	printf("main: FUTEX_UNLOCK_PI with a waiter: %s\n", S(r));
+	wait_phase(2);
+	r = pi_op(FUTEX_UNLOCK_PI, NULL);
+	printf("main: FUTEX_UNLOCK_PI of the thread's: %s\n", S(r));
+	atomic_store(&phase, 3);
+	pthread_join(th, NULL);
+}
+
 /* ---- clocks, pidfd, process-wide calls ---- */
 
 static void *clocked(void *arg)
@@ -501,6 +561,7 @@ int main(void)
 	signals();
 	scheduling();
 	robust();
+	pi_futex();
 	others();
 	return 0;
 }
