@@ -4,7 +4,9 @@
  *
  * Exit protocol (the task cannot free the stack it runs on):
  *   1. on the task: key destructors, thread_local destructors (glibc's
- *      __call_tls_dtors, which keeps them in the task's own TLS).  A joiner
+ *      __call_tls_dtors, which keeps them in the task's own TLS), then what
+ *      the kernel does at a thread's end: robust lists marked, the
+ *      clear-tid word cleared and woken (pshared.c, tidaddr.c).  A joiner
  *      already waiting (WT_JOINING) is readied now, with a CAS to
  *      WT_EXITING, so that the switch out hands the worker straight to it
  *      (one switch instead of two through g0).  Then
