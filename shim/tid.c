@@ -13,7 +13,8 @@
  *   sched_*, setpriority,
  *   getpriority                     sched.c (the task's values)
  *   clock_gettime, clock_getres,
- *   clock_nanosleep                 clock.c and sleep.c (a task's CPU clock id)
+ *   clock_nanosleep                 clock.c and sleep.c, for a CPU clock id
+ *                                   (a task's, or the caller's own)
  *   process_vm_readv/writev,
  *   prlimit64, move_pages,
  *   migrate_pages, kcmp             a task's id names this process, as
@@ -25,6 +26,7 @@
  * Every other call, a thread weft did not create, and an id no task has
  * get the kernel's answer (no OS thread has a task's id: ESRCH).
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -34,8 +36,6 @@
 #include "shim.h"
 #include "../sched/cpuclock.h"
 #include "../sched/tidaddr.h"
-
-#include <fcntl.h>
 
 #define PIDFD_NONBLOCK O_NONBLOCK /* <linux/pidfd.h>, which clashes with <fcntl.h> */
 #define PIDFD_THREAD O_EXCL
@@ -148,6 +148,8 @@ long wt_shim_tid_syscall(long nr, const long *a)
 	case SYS_clock_getres:
 		return clock_getres((clockid_t)a[0], (struct timespec *)a[1]);
 	case SYS_clock_nanosleep: {
+		if ((clockid_t)a[0] >= 0) /* no thread's clock: as it was made */
+			break;
 		int e = clock_nanosleep((clockid_t)a[0], (int)a[1], (const struct timespec *)a[2],
 					(struct timespec *)a[3]);
 		return e ? fail(e) : 0;
