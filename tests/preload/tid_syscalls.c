@@ -497,8 +497,9 @@ static void pi_futex(void)
 		ms(1);
 	ms(20);
 	long r = pi_op(FUTEX_UNLOCK_PI, NULL);
-	printf("main: FUTEX_UNLOCK_PI with a waiter: %s\n", S(r));
+	const char *u = S(r);
 	wait_phase(2);
+	printf("main: FUTEX_UNLOCK_PI with a waiter: %s\n", u);
 	r = pi_op(FUTEX_UNLOCK_PI, NULL);
 	printf("main: FUTEX_UNLOCK_PI of the thread's: %s\n", S(r));
 	atomic_store(&phase, 3);
