@@ -88,8 +88,8 @@ static long get_robust(const long *a)
 {
 	pid_t pid = (pid_t)a[0];
 	struct wt_task *t = wt_shim_task_of_id(pid);
-	if (t == &wt_shim_no_task)
-		return fail(ESRCH);
+	if (t == &wt_shim_no_task || (!t && wt_is_task_id(pid)))
+		return fail(ESRCH); /* a worker that runs no task; a task that ended */
 	if (!t)
 		return real.syscall(SYS_get_robust_list, a[0], a[1], a[2]);
 	uintptr_t head;

@@ -14,8 +14,10 @@
  * (with a timeout too), refused (EDEADLK, EPERM, EAGAIN) and handed over
  * as the kernel does; a thread's CPU
  * clock id works through syscall(SYS_clock_gettime); pidfd_open of a
- * thread that leads no group is EINVAL; process_vm_readv and prlimit on
- * a thread's id reach the process; an ended thread's id is ESRCH. */
+ * thread that leads no group fails as the kernel says; process_vm_readv
+ * and prlimit on a thread's id reach the process; an ended thread's id is
+ * ESRCH.  Under qemu-user (make test-aarch64) there is no native
+ * reference: tid_syscalls.expected is the output on Linux. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
@@ -33,7 +35,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#include "weft_check.h"
+#include "test_util.h"
 
 static const char *S(long r) { return r < 0 ? strerrorname_np(errno) : "0"; }
 
@@ -358,9 +360,9 @@ static void scheduling(void)
 	r = syscall(SYS_sched_setattr, tid, &k, 0);
 	memset(&k, 0, sizeof k);
 	r2 = syscall(SYS_sched_getattr, tid, &k, sizeof k, 0);
-	printf("sched_setattr(tid, IDLE, RESET_ON_FORK): %s; sched_getattr(tid): %s, size %u, "
+	printf("sched_setattr(tid, IDLE, RESET_ON_FORK): %s; sched_getattr(tid): %s, size >= 48 %d, "
 	       "policy IDLE %d, flags %llu, nice %d\n",
-	       S(r), S(r2), k.size, k.policy == SCHED_IDLE, (unsigned long long)k.flags, k.nice);
+	       S(r), S(r2), k.size >= 48, k.policy == SCHED_IDLE, (unsigned long long)k.flags, k.nice);
 	r = syscall(SYS_sched_getattr, tid, &k, 8, 0);
 	printf("sched_getattr(tid, size 8): %s\n", S(r));
 	memset(&k, 0, sizeof k);
@@ -536,14 +538,22 @@ static void others(void)
 	printf("clock_gettime/clock_getres on its CPU clock: %s %s; by its id: %s\n", S(r), S(r2),
 	       S(r3));
 	r = syscall(SYS_pidfd_open, tid, 0);
-	printf("pidfd_open(tid, 0): %s\n", S(r));
+	/* The kernel's error for a thread that leads no group: EINVAL before
+	 * Linux 6.9, ENOENT since. */
+	printf("pidfd_open(tid, 0) fails as for a thread that leads no group: %d\n",
+	       r < 0 && (errno == EINVAL || errno == ENOENT));
 	if (r >= 0)
 		close((int)r);
 	static char src[16] = "weft-vm-read";
-	char dst[16] = { 0 };
+	char dst[16] = { 0 }, dst2[16] = { 0 };
 	struct iovec l = { dst, sizeof dst }, rv = { src, sizeof src };
 	r = syscall(SYS_process_vm_readv, tid, &l, 1, &rv, 1, 0);
-	printf("process_vm_readv(tid): %ld bytes, \"%s\"\n", r, r > 0 ? dst : "");
+	int e = errno;
+	l.iov_base = dst2;
+	r2 = syscall(SYS_process_vm_readv, getpid(), &l, 1, &rv, 1, 0);
+	/* (qemu-user has no process_vm_readv: both fail alike there) */
+	printf("process_vm_readv(tid) reads as process_vm_readv(pid): %d\n",
+	       r == r2 && (r < 0 ? e == errno : !memcmp(dst, dst2, sizeof dst)));
 	struct rlimit rl, own;
 	r = syscall(SYS_prlimit64, tid, RLIMIT_NOFILE, NULL, &rl);
 	getrlimit(RLIMIT_NOFILE, &own);
@@ -556,6 +566,13 @@ static void others(void)
 int main(void)
 {
 	weft_check_loaded();
+	/* qemu-user keeps no clear-tid word or robust list of its own
+	 * (PR_GET_TID_ADDRESS and get_robust_list fail there): under it the
+	 * reference is tid_syscalls.expected, this output on Linux. */
+	if (emulated() && !weft_loaded()) {
+		printf("SKIP-NATIVE\n");
+		return 0;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	tid_address_self("main");
 	clear_tid();
