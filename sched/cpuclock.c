@@ -51,6 +51,7 @@
 #include "runtime.h"
 #include "blocked.h"
 #include "cpuclock.h"
+#include "sighandler.h"
 #include "sigtask.h"
 #include "start.h"
 #include "task.h"
@@ -284,7 +285,7 @@ void wt_cpu_fork_child(struct wt_task *self)
 	}
 }
 
-int wt_tid_kill(int tgid, int tid, int sig)
+int wt_tid_kill(int tgid, int tid, int sig, const siginfo_t *si)
 {
 	if (!wt_runtime_on() || tid <= 0)
 		return 1;
@@ -306,5 +307,9 @@ int wt_tid_kill(int tgid, int tid, int sig)
 		return -EINVAL; /* 32, 33: glibc's own, which weft's tasks do not use */
 	if (sig == 0)
 		return 0;
+	if (si) {
+		wt_sig_send_info(t, sig, si);
+		return 0;
+	}
 	return wt_sig_send(t, sig);
 }

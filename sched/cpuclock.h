@@ -6,6 +6,7 @@
 #ifndef WEFT_CPUCLOCK_H
 #define WEFT_CPUCLOCK_H
 
+#include <signal.h>
 #include <time.h>
 
 #include "runtime.h"
@@ -57,9 +58,10 @@ static inline bool wt_cpuclock_is_own(clockid_t clk, const struct wt_task *self)
 struct wt_task *wt_task_by_kernel_id_locked(int tid);
 /* tgkill(tgid, tid, sig) (tgid -1: tkill) when tid is a task's id: 0 or
  * -errno (ESRCH: no live task has it; EINVAL: a bad signal), the signal
- * sent to the task as pthread_kill sends it; 1 when tid is not a task's
- * (the kernel's to answer).  Context: any. */
-int wt_tid_kill(int tgid, int tid, int sig);
+ * sent to the task as pthread_kill sends it, or with siginfo si
+ * (rt_tgsigqueueinfo; NULL: none); 1 when tid is not a task's (the
+ * kernel's to answer).  Context: any. */
+int wt_tid_kill(int tgid, int tid, int sig, const siginfo_t *si);
 /* Fork child (self NULL: forked by a thread weft did not create): self's
  * id becomes the new process id, its count goes on from its new thread's
  * clock. */

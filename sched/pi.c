@@ -4,7 +4,9 @@
  * A PTHREAD_PRIO_INHERIT mutex (not robust, not process-shared) is weft's
  * own: its __lock word holds the holder's id (the tid field of its TCB,
  * as glibc writes it) and WT_PI_WAITERS while someone waits, the layout of
- * glibc's; waiters park on the word (park.c).  The kernel's PI futexes are
+ * glibc's; waiters park on the word (park.c).  A private PI futex a task
+ * runs itself through syscall() (FUTEX_LOCK_PI, ...: shim/syscall.c) is
+ * the same kind of word, holding the id gettid gives the holder.  The kernel's PI futexes are
  * not used: they name OS threads, and a task moves between workers.
  *
  * Lending.  A task that waits records the word in t->pi_wait (rtq.lock);
@@ -29,6 +31,7 @@
 #include "prio.h"
 #include "rtq.h"
 #include "task.h"
+#include "cpuclock.h"
 
 /* A waiter sleeps only while the word still says someone waits: an
  * unlock that cleared the bit has woken (or will find) nobody parked, and
@@ -40,13 +43,15 @@ static bool still_held(const void *addr, uintptr_t arg)
 	return atomic_load_explicit((_Atomic int *)addr, memory_order_relaxed) & WT_PI_WAITERS;
 }
 
-/* [alllock] */
+/* The holder a word names: by the tid field of its TCB (a mutex's), or
+ * by the id gettid gives it (a futex the program runs itself through
+ * syscall(), shim/syscall.c).  The two kinds of id never meet.  [alllock] */
 static struct wt_task *task_of_tid(int tid)
 {
 	for (struct wt_task *t = wt_sched.alltasks; t; t = t->alllink)
 		if (t->tid == tid)
 			return t;
-	return NULL;
+	return wt_task_by_kernel_id_locked(tid);
 }
 
 /* The holder of a word (tid) gets the highest eff of the tasks that wait
@@ -63,10 +68,13 @@ static void recompute(int tid)
 			break;
 		wt_rtq_lock();
 		int b = 0;
+		int kid = wt_task_kernel_id(o);
 		for (struct wt_task *w = wt_sched.alltasks; w; w = w->alllink) {
-			if (!w->pi_wait ||
-			    WT_PI_TID(atomic_load_explicit((_Atomic int *)w->pi_wait,
-							   memory_order_relaxed)) != tid)
+			if (!w->pi_wait)
+				continue;
+			int h = WT_PI_TID(atomic_load_explicit((_Atomic int *)w->pi_wait,
+							       memory_order_relaxed));
+			if (h != o->tid && h != kid)
 				continue;
 			int e = atomic_load_explicit(&w->eff, memory_order_relaxed);
 			if (e > b)

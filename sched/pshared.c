@@ -110,6 +110,21 @@ static void owner_died(_Atomic uint32_t *w, uint32_t tid)
 	}
 }
 
+void wt_robust_walk(uintptr_t *head, uint32_t tid)
+{
+	long off = (long)head[1];
+	uintptr_t pending = head[2] & ~1ul;
+	uintptr_t e = head[0];
+	for (int n = 0; e && (e & ~1ul) != (uintptr_t)head && n < ROBUST_LIMIT; n++) {
+		uintptr_t next = *(uintptr_t *)(e & ~1ul);
+		if ((e & ~1ul) != pending)
+			owner_died((_Atomic uint32_t *)((e & ~1ul) + off), tid);
+		e = next;
+	}
+	if (pending)
+		owner_died((_Atomic uint32_t *)(pending + off), tid);
+}
+
 /* The robust mutexes t still holds as it exits: glibc linked them on its
  * TCB's robust list, which no OS thread registered with the kernel, so
  * weft does what the kernel does at a thread's death.  Entries point at
@@ -118,16 +133,7 @@ static void owner_died(_Atomic uint32_t *w, uint32_t tid)
 static void robust_exit(struct wt_task *t, uint32_t tid)
 {
 	uintptr_t *head = (uintptr_t *)(wt_tls_pd(t->tp) + wt_off_robust);
-	uintptr_t pending = head[2] & ~1ul;
-	uintptr_t e = head[0];
-	for (int n = 0; e && (e & ~1ul) != (uintptr_t)head && n < ROBUST_LIMIT; n++) {
-		uintptr_t next = *(uintptr_t *)(e & ~1ul);
-		if ((e & ~1ul) != pending)
-			owner_died((_Atomic uint32_t *)((e & ~1ul) + wt_robust_futex_offset), tid);
-		e = next;
-	}
-	if (pending)
-		owner_died((_Atomic uint32_t *)(pending + wt_robust_futex_offset), tid);
+	wt_robust_walk(head, tid);
 	head[0] = (uintptr_t)head;
 	head[2] = 0;
 }

@@ -14,6 +14,12 @@ int wt_pshared_id(struct wt_task *t);
  * holds are marked owner-died (EOWNERDEAD for their next locker), as the
  * kernel marks a dying thread's.  Context: the exiting task. */
 void wt_pshared_release(struct wt_task *t);
+/* What the kernel does with a dying thread's robust list (its head:
+ * first entry, futex offset, pending entry) for the thread whose id is
+ * tid: each lock word on it that tid holds is marked FUTEX_OWNER_DIED and
+ * one waiter woken (a shared wake).  At most 2048 entries.  Context: the
+ * exiting task. */
+void wt_robust_walk(uintptr_t *head, uint32_t tid);
 /* Fork child: t (the forking task) is the process's first thread now. */
 void wt_pshared_fork_reset(struct wt_task *t);
 /* The main task at start. */

@@ -184,6 +184,13 @@ struct wt_task {
 	/* [alllock] its own CPU mask (affinity.c: WT_AFF_WORDS words, from a
 	 * slab of its own), NULL = the process's at start, as most tasks */
 	uint64_t *aff;
+	/* The words the kernel keeps per thread, kept per task instead
+	 * (tidaddr.c); written only by the task itself. */
+	uintptr_t cleartid;             /* [owner m] set_tid_address's word */
+	bool cleartid_set;              /* [owner m] false: none set, the TCB's tid word */
+	_Atomic uintptr_t robust_head;  /* [atomic, relaxed; get_robust_list reads]
+					 * set_robust_list's head, valid when robust_len */
+	_Atomic size_t robust_len;      /* [atomic, relaxed] 0: none set, the TCB's list */
 };
 
 /* The current task, read through the program-visible thread pointer: this

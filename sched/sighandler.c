@@ -467,6 +467,11 @@ static void hand(struct wt_task *t, int sig, const siginfo_t *si)
 		atomic_fetch_or_explicit(&proc_pend, bit, memory_order_release);
 }
 
+void wt_sig_send_info(struct wt_task *t, int sig, const siginfo_t *si)
+{
+	hand(t, sig, si);
+}
+
 /* A signal no task on this thread may run now (it came to a worker's g0,
  * or to a task that blocks it) goes to a task that does not block it: the
  * main task first, as the kernel prefers the main thread, else any; with

@@ -54,6 +54,11 @@ static inline void wt_sig_unlocked(void)
 	    !t->m->insyscall)
 		wt_sig_defer_run(t->m);
 }
+/* sig queued to task t with siginfo si (rt_tgsigqueueinfo, pthread_sigqueue):
+ * t's handler gets si; while one of its kind is on its way to a task with
+ * a siginfo, t gets it as pthread_kill sends it.  Context: any thread,
+ * holding no weft lock. */
+void wt_sig_send_info(struct wt_task *t, int sig, const siginfo_t *si);
 /* The siginfo of sig handed to t by another thread (to_main, route). */
 bool wt_sig_handed_info(struct wt_task *t, int sig, siginfo_t *out);
 /* Handed to no task: every task blocked them (sigpending's process part). */

@@ -4,7 +4,9 @@
  *
  * Exit protocol (the task cannot free the stack it runs on):
  *   1. on the task: key destructors, thread_local destructors (glibc's
- *      __call_tls_dtors, which keeps them in the task's own TLS).  A joiner
+ *      __call_tls_dtors, which keeps them in the task's own TLS), then what
+ *      the kernel does at a thread's end: robust lists marked, the
+ *      clear-tid word cleared and woken (pshared.c, tidaddr.c).  A joiner
  *      already waiting (WT_JOINING) is readied now, with a CAS to
  *      WT_EXITING, so that the switch out hands the worker straight to it
  *      (one switch instead of two through g0).  Then
@@ -83,6 +85,7 @@
 #include "timeline.h"
 #include "pshared.h"
 #include "throw.h"
+#include "tidaddr.h"
 #include "tls.h"
 #include "tls_static.h"
 
@@ -566,6 +569,7 @@ WT_NORETURN void wt_task_exit(void *retval)
 	__call_tls_dtors();
 	run_key_dtors();
 	wt_pshared_release(t);
+	wt_tidaddr_exit(t);
 	if (unlikely(wt_tl_on))
 		wt_tl_event(NULL, WT_TL_EXIT, t->id, 0, 0);
 	int s = WT_JOINING;
@@ -678,6 +682,7 @@ void wt_task_fork_reset(struct wt_task *self)
 	if (self) {
 		self->alllink = self->allprev = NULL;
 		wt_sched.alltasks = self;
+		wt_tidaddr_fork_child(self);
 	}
 	atomic_store(&wt_ntasks, self ? 1 : 0);
 }

@@ -128,7 +128,7 @@ WT_EXPORT pid_t gettid(void)
 
 static int kill_id(int tgid, int tid, int sig)
 {
-	int r = wt_tid_kill(tgid, tid, sig);
+	int r = wt_tid_kill(tgid, tid, sig, NULL);
 	if (r <= 0)
 		return r ? fail(-r) : 0;
 	long k = tgid == -1 ? wt_syscall6(SYS_tkill, tid, sig, 0, 0, 0, 0)

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/tidaddr.h"
 #include "../sched/prio.h"
 #include "../sched/proc.h"
 #include "../sched/stack.h"
@@ -227,7 +228,8 @@ WT_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 
 /* prctl: PR_SET_NAME and PR_GET_NAME name the calling task, as natively
  * the calling thread (a longer name is cut to 15 bytes, as the kernel
- * does); every other option is libc's. */
+ * does); PR_GET_TID_ADDRESS gives the task's clear-tid word
+ * (sched/tidaddr.c); every other option is libc's. */
 WT_EXPORT int prctl(int op, ...)
 {
 	va_list ap;
@@ -237,6 +239,14 @@ WT_EXPORT int prctl(int op, ...)
 	va_end(ap);
 	struct wt_task *t = wt_cur();
 	wt_real_init();
+	if (t && op == PR_GET_TID_ADDRESS) {
+		if (!a) { /* the kernel's put_user fails */
+			errno = EFAULT;
+			return -1;
+		}
+		*(unsigned long *)a = wt_tidaddr_get(t);
+		return 0;
+	}
 	if (!t || (op != PR_SET_NAME && op != PR_GET_NAME))
 		return real.prctl(op, a, b, c, d);
 	char buf[16];

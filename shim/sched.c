@@ -10,7 +10,10 @@
  * as natively the initial thread's id is the process's), or another
  * worker's id (the task running there now; ESRCH when it runs none, so
  * that nothing reaches a worker).  Any other id is another process's
- * thread (or one weft did not create): the kernel answers.
+ * thread (or one weft did not create): the kernel answers.  The same
+ * calls made through syscall() (wt_shim_sched_syscall) answer in the
+ * kernel's own form, and sched_setattr/sched_getattr, which glibc 2.36
+ * does not wrap, act on a task's policy, priority and nice value.
  */
 #include <sched.h>
 #include <sys/resource.h>
@@ -22,10 +25,9 @@
 #include "../sched/cpuclock.h"
 #include "../sched/prio.h"
 
-static struct wt_task no_task; /* an id of weft's worker that runs no task */
+struct wt_task wt_shim_no_task; /* an id of weft's worker that runs no task */
 
-/* The task an id names, NULL (the kernel's), or &no_task. */
-static struct wt_task *task_of_id(pid_t id)
+struct wt_task *wt_shim_task_of_id(pid_t id)
 {
 	struct wt_task *cur = wt_cur();
 	if (!wt_runtime_on())
@@ -49,7 +51,7 @@ static struct wt_task *task_of_id(pid_t id)
 	     m = m->alllink)
 		if (m->ostid == id) {
 			t = __atomic_load_n(&m->curg, __ATOMIC_RELAXED);
-			return t ? t : &no_task;
+			return t ? t : &wt_shim_no_task;
 		}
 	return NULL;
 }
@@ -121,8 +123,8 @@ WT_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param
 {
 	if (!sp || pid < 0)
 		return sys_ret(-EINVAL);
-	struct wt_task *t = task_of_id(pid);
-	if (t == &no_task)
+	struct wt_task *t = wt_shim_task_of_id(pid);
+	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_setscheduler, pid, policy, (long)sp, 0, 0, 0));
@@ -133,8 +135,8 @@ WT_EXPORT int sched_setparam(pid_t pid, const struct sched_param *sp)
 {
 	if (!sp || pid < 0)
 		return sys_ret(-EINVAL);
-	struct wt_task *t = task_of_id(pid);
-	if (t == &no_task)
+	struct wt_task *t = wt_shim_task_of_id(pid);
+	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_setparam, pid, (long)sp, 0, 0, 0, 0));
@@ -145,8 +147,8 @@ WT_EXPORT int sched_getscheduler(pid_t pid)
 {
 	if (pid < 0)
 		return sys_ret(-EINVAL);
-	struct wt_task *t = task_of_id(pid);
-	if (t == &no_task)
+	struct wt_task *t = wt_shim_task_of_id(pid);
+	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_getscheduler, pid, 0, 0, 0, 0, 0));
@@ -159,8 +161,8 @@ WT_EXPORT int sched_getparam(pid_t pid, struct sched_param *sp)
 {
 	if (!sp || pid < 0)
 		return sys_ret(-EINVAL);
-	struct wt_task *t = task_of_id(pid);
-	if (t == &no_task)
+	struct wt_task *t = wt_shim_task_of_id(pid);
+	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_getparam, pid, (long)sp, 0, 0, 0, 0));
@@ -174,8 +176,8 @@ WT_EXPORT int sched_rr_get_interval(pid_t pid, struct timespec *ts)
 {
 	if (pid < 0)
 		return sys_ret(-EINVAL);
-	struct wt_task *t = task_of_id(pid);
-	if (t == &no_task)
+	struct wt_task *t = wt_shim_task_of_id(pid);
+	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_rr_get_interval, pid, (long)ts, 0, 0, 0, 0));
@@ -184,8 +186,8 @@ WT_EXPORT int sched_rr_get_interval(pid_t pid, struct timespec *ts)
 
 WT_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 {
-	struct wt_task *t = which == PRIO_PROCESS && (int)who >= 0 ? task_of_id((pid_t)who) : NULL;
-	if (t == &no_task)
+	struct wt_task *t = which == PRIO_PROCESS && (int)who >= 0 ? wt_shim_task_of_id((pid_t)who) : NULL;
+	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_setpriority, which, who, prio, 0, 0, 0));
@@ -194,8 +196,8 @@ WT_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 
 WT_EXPORT int getpriority(__priority_which_t which, id_t who)
 {
-	struct wt_task *t = which == PRIO_PROCESS && (int)who >= 0 ? task_of_id((pid_t)who) : NULL;
-	if (t == &no_task)
+	struct wt_task *t = which == PRIO_PROCESS && (int)who >= 0 ? wt_shim_task_of_id((pid_t)who) : NULL;
+	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
 	if (!t) {
 		long r = wt_syscall6(SYS_getpriority, which, who, 0, 0, 0, 0);
@@ -206,8 +208,8 @@ WT_EXPORT int getpriority(__priority_which_t which, id_t who)
 
 WT_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
-	struct wt_task *t = pid >= 0 ? task_of_id(pid) : NULL;
-	if (t == &no_task)
+	struct wt_task *t = pid >= 0 ? wt_shim_task_of_id(pid) : NULL;
+	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_setaffinity, pid, size, (long)set, 0, 0, 0));
@@ -227,8 +229,8 @@ static long aff_get(struct wt_task *t, pid_t pid, size_t size, cpu_set_t *set)
 
 WT_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 {
-	struct wt_task *t = pid >= 0 ? task_of_id(pid) : NULL;
-	if (t == &no_task)
+	struct wt_task *t = pid >= 0 ? wt_shim_task_of_id(pid) : NULL;
+	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
 	return sys_ret(aff_get(t, pid, size, set));
 }
@@ -249,4 +251,137 @@ WT_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
 	if (!t)
 		return e ? e : real.pthread_getaffinity_np(th, size, set);
 	return (int)-aff_get(t, 0, size, set);
+}
+
+/* The kernel's struct sched_attr (SCHED_ATTR_SIZE_VER1). */
+struct kattr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+	uint32_t util_min, util_max;
+};
+
+#define ATTR_VER0 48
+#define F_RESET_ON_FORK 0x01
+#define F_KEEP_POLICY 0x08
+#define F_KEEP_PARAMS 0x10
+
+/* A policy whose nice value sched_setattr sets (the kernel's
+ * fair_policy: not SCHED_IDLE, whose nice stays). */
+static bool fair(int pol)
+{
+	pol &= ~SCHED_RESET_ON_FORK;
+	return pol == SCHED_OTHER || pol == SCHED_BATCH;
+}
+
+static bool rt(int pol)
+{
+	pol &= ~SCHED_RESET_ON_FORK;
+	return pol == SCHED_FIFO || pol == SCHED_RR;
+}
+
+/* sched_setattr on task t, the kernel's checks on the attribute first.
+ * SCHED_DEADLINE, its flags and utilization clamps are not a task's: EINVAL. */
+static long setattr(struct wt_task *t, const struct kattr *ua)
+{
+	uint32_t size = ua->size ? ua->size : ATTR_VER0;
+	if (size < ATTR_VER0 || size > 4096)
+		return -E2BIG;
+	struct kattr a = { 0 };
+	__builtin_memcpy(&a, ua, size < sizeof a ? size : sizeof a);
+	if ((int)a.policy < 0 || (a.flags & ~(uint64_t)(F_RESET_ON_FORK | F_KEEP_POLICY | F_KEEP_PARAMS)))
+		return -EINVAL;
+	int pol, prio;
+	wt_prio_get(t, &pol, &prio);
+	int newpol = (a.flags & F_KEEP_POLICY) ? WT_PRIO_KEEP
+			: (int)a.policy | ((a.flags & F_RESET_ON_FORK) ? SCHED_RESET_ON_FORK : 0);
+	struct sched_param sp = { .sched_priority = (a.flags & F_KEEP_PARAMS) ? prio : (int)a.priority };
+	long r = wt_prio_set(t, newpol, &sp);
+	if (r == 0 && !(a.flags & F_KEEP_PARAMS) && fair(newpol == WT_PRIO_KEEP ? pol : newpol))
+		r = wt_nice_set(t, a.nice);
+	return r;
+}
+
+/* sched_getattr of task t: the kernel's answer for the calling thread
+ * (its size and utilization clamps), with t's policy, flags, nice value
+ * and priority. */
+static long getattr(struct wt_task *t, struct kattr *ua, uint32_t usize)
+{
+	if (!ua || usize < ATTR_VER0 || usize > 4096)
+		return -EINVAL;
+	struct kattr a = { 0 };
+	long r = wt_syscall6(SYS_sched_getattr, 0, (long)&a, sizeof a, 0, 0, 0);
+	if (r < 0)
+		return r;
+	int pol, prio;
+	wt_prio_get(t, &pol, &prio);
+	a.policy = (uint32_t)(pol & ~SCHED_RESET_ON_FORK);
+	a.flags = (pol & SCHED_RESET_ON_FORK) ? F_RESET_ON_FORK : 0;
+	a.priority = (uint32_t)prio;
+	a.nice = rt(pol) ? 0 : wt_nice_get(t);
+	a.runtime = a.deadline = a.period = 0;
+	uint32_t n = usize < a.size ? usize : a.size;
+	a.size = n;
+	__builtin_memcpy(ua, &a, n);
+	return 0;
+}
+
+long wt_shim_sched_syscall(long nr, const long *a)
+{
+	pid_t pid = (pid_t)a[0];
+	struct wt_task *t;
+	switch (nr) {
+	case SYS_sched_setaffinity:
+		return sched_setaffinity(pid, (size_t)a[1], (const cpu_set_t *)a[2]);
+	case SYS_sched_getaffinity:
+		/* The kernel's form: the bytes written, the rest untouched. */
+		t = pid >= 0 ? wt_shim_task_of_id(pid) : NULL;
+		if (t == &wt_shim_no_task)
+			return sys_ret(-ESRCH);
+		if (!t)
+			break;
+		return sys_ret(wt_aff_get(t, (size_t)a[1] > INT32_MAX ? INT32_MAX : (size_t)a[1],
+					  (void *)a[2]));
+	case SYS_sched_setscheduler:
+		return sched_setscheduler(pid, (int)a[1], (const struct sched_param *)a[2]);
+	case SYS_sched_getscheduler:
+		return sched_getscheduler(pid);
+	case SYS_sched_setparam:
+		return sched_setparam(pid, (const struct sched_param *)a[1]);
+	case SYS_sched_getparam:
+		return sched_getparam(pid, (struct sched_param *)a[1]);
+	case SYS_sched_rr_get_interval:
+		return sched_rr_get_interval(pid, (struct timespec *)a[1]);
+	case SYS_setpriority:
+		return setpriority((__priority_which_t)a[0], (id_t)a[1], (int)a[2]);
+	case SYS_getpriority:
+		/* The kernel's form: 20 - nice, never negative. */
+		t = a[0] == PRIO_PROCESS && (int)a[1] >= 0 ? wt_shim_task_of_id((pid_t)a[1]) : NULL;
+		if (t == &wt_shim_no_task)
+			return sys_ret(-ESRCH);
+		if (!t)
+			break;
+		return 20 - wt_nice_get(t);
+	case SYS_sched_setattr:
+		if (!a[1] || pid < 0 || a[2])
+			return sys_ret(-EINVAL);
+		t = wt_shim_task_of_id(pid);
+		if (t == &wt_shim_no_task)
+			return sys_ret(-ESRCH);
+		if (!t)
+			break;
+		return sys_ret(setattr(t, (const struct kattr *)a[1]));
+	case SYS_sched_getattr:
+		if (!a[1] || pid < 0 || a[3])
+			return sys_ret(-EINVAL);
+		t = wt_shim_task_of_id(pid);
+		if (t == &wt_shim_no_task)
+			return sys_ret(-ESRCH);
+		if (!t)
+			break;
+		return sys_ret(getattr(t, (struct kattr *)a[1], (uint32_t)a[2]));
+	}
+	return sys_ret(wt_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
 }

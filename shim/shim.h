@@ -151,6 +151,18 @@ static inline int64_t wt_deadline(clockid_t clk, const struct timespec *abs)
 
 /* syscall(SYS_gettid / SYS_tgkill / SYS_tkill) for a task's ids (clock.c). */
 long wt_shim_id_syscall(long nr, long a, long b, long c);
+/* The system calls through syscall() that take or give a thread id
+ * (tid.c; args a[0..5]): the value syscall() returns, -1 and errno. */
+long wt_shim_tid_syscall(long nr, const long *a);
+/* The scheduling ones among them (sched.c): the kernel's form of the
+ * answer, for a task's values. */
+long wt_shim_sched_syscall(long nr, const long *a);
+/* The task an id names (sched.c): 0 the caller, the id in its TCB, the id
+ * gettid() gives, the process id (main), or a worker's id (the task it
+ * runs now, or &wt_shim_no_task when none: ESRCH); NULL for any other id
+ * or a caller weft did not create (the kernel's to answer). */
+struct wt_task *wt_shim_task_of_id(pid_t id);
+extern struct wt_task wt_shim_no_task;
 
 /* Internal mutex entry points (cond waits re-lock without the export). */
 int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline);

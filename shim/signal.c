@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "shim.h"
 #include "../sched/dump.h"
@@ -214,18 +215,33 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 	return -wt_sig_send(t, sig);
 }
 
-/* pthread_sigqueue: glibc's sends to the tid in the thread's TCB, which
- * the kernel refuses for a task (a task's id is not a kernel thread's).
- * An exited task's pthread_t may lie in memory another task's stack uses
- * now (stack.c: wt_stack_exit_release), so that tid is not read for it:
- * ESRCH, as glibc says once the kernel cleared an exited thread's tid. */
+/* pthread_sigqueue to a task: queued to it with glibc's siginfo (SI_QUEUE,
+ * our pid and uid, the value), as rt_tgsigqueueinfo through syscall() is
+ * (the kernel refuses a task's id).  An exited task's pthread_t may lie in
+ * memory another task's stack uses now (stack.c: wt_stack_exit_release),
+ * so that is not read for it: ESRCH, as glibc says once the kernel cleared
+ * an exited thread's tid. */
 WT_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)
 {
 	struct wt_task *t = wt_runtime_on() ? wt_task_from_pthread(th) : NULL;
 	wt_real_init();
 	if ((t && wt_task_dead(t)) || (!t && wt_runtime_on() && wt_task_ended(th) >= 0))
 		return ESRCH;
-	return real.pthread_sigqueue(th, sig, val);
+	if (!t)
+		return real.pthread_sigqueue(th, sig, val);
+	if (sig < 0 || sig >= 65 || sig == 32 || sig == 33)
+		return EINVAL; /* 32, 33: glibc's own */
+	if (sig == 0)
+		return 0;
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = sig;
+	si.si_code = SI_QUEUE;
+	si.si_pid = wt_pid;
+	si.si_uid = getuid();
+	si.si_value = val;
+	wt_sig_send_info(t, sig, &si);
+	return 0;
 }
 
 /* raise: the signal is the calling task's, as pthread_kill(pthread_self())

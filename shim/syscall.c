@@ -23,11 +23,15 @@
  *     would have moved (each re-checks its word and waits again: again a
  *     spurious wake-up); FUTEX_WAKE_OP does its atomic operation here, then
  *     the two wakes.
- *   - priority-inheritance operations (FUTEX_LOCK_PI, ...) and futex_waitv
- *     are always the kernel's, the blocking ones BRACKETED.  The PI word
- *     holds an OS thread's id, and the task may run on another worker after
- *     the call (README, Known limits).
- * gettid, tgkill and tkill name tasks (clock.c).  Every other system call
+ *   - priority-inheritance operations (FUTEX_LOCK_PI, FUTEX_LOCK_PI2,
+ *     FUTEX_TRYLOCK_PI, FUTEX_UNLOCK_PI) by a task: the word holds the id
+ *     gettid gave its holder, which no OS thread has, so the kernel cannot
+ *     run them.  Private ones are weft's (pi_private, sched/pi.c); a
+ *     shared one, and the requeue-PI pair, are refused (EINVAL; README,
+ *     Known limits).  A thread weft did not create gets the kernel's.
+ *     futex_waitv is always the kernel's, BRACKETED.
+ * The calls that take or give a thread id (gettid, tgkill, set_tid_address,
+ * the sched_* family, ...) name tasks (tid.c).  Every other system call
  * passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
  * own locks) cannot be seen here: sysmon's blocked-worker detection
@@ -38,10 +42,14 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/pi.h"
 #include "../sched/task.h"
 
 #ifndef FUTEX_LOCK_PI2
 #define FUTEX_LOCK_PI2 13
+#endif
+#ifndef FUTEX_CMP_REQUEUE_PI
+#define FUTEX_CMP_REQUEUE_PI 12
 #endif
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449
@@ -135,6 +143,41 @@ static int wake_op_apply(int *uaddr2, unsigned enc, bool *cmp_ok)
 	return 0;
 }
 
+/* A task's private priority-inheritance operation: the word holds the
+ * id gettid gives its holder, and weft runs it as its own
+ * PTHREAD_PRIO_INHERIT mutexes (sched/pi.c): a waiter parks and lends its
+ * priority to the holder.  An unlock frees the word and wakes the waiters
+ * (the first to run takes it) where the kernel would hand it to the
+ * highest waiter.  The kernel's answers otherwise: EDEADLK for the
+ * holder's lock, EPERM for an unlock by another, EAGAIN for a trylock
+ * that finds it held, ETIMEDOUT at an absolute timeout (CLOCK_REALTIME
+ * for FUTEX_LOCK_PI; FUTEX_LOCK_PI2's clock by FUTEX_CLOCK_REALTIME). */
+static long pi_private(int *uaddr, int op, const struct timespec *ts)
+{
+	_Atomic int *w = (_Atomic int *)uaddr;
+	int cmd = op & FUTEX_CMD_MASK, me = gettid();
+	int holder = WT_PI_TID(atomic_load_explicit(w, memory_order_relaxed)) & FUTEX_TID_MASK;
+	if (cmd == FUTEX_UNLOCK_PI) {
+		if (holder != me)
+			return fail(EPERM);
+		wt_pi_unlock(w);
+		return 0;
+	}
+	if (holder == me)
+		return fail(EDEADLK);
+	if (cmd == FUTEX_TRYLOCK_PI)
+		return wt_pi_trylock(w, me) ? fail(EAGAIN) : 0;
+	int64_t deadline = -1;
+	if (ts) {
+		if (!wt_ts_valid(ts))
+			return fail(EINVAL);
+		bool rt = cmd == FUTEX_LOCK_PI || (op & FUTEX_CLOCK_REALTIME);
+		deadline = wt_abs_to_mono(rt ? CLOCK_REALTIME : CLOCK_MONOTONIC, ts);
+	}
+	int r = wt_pi_lock(w, me, deadline, false);
+	return r ? fail(-r) : 0;
+}
+
 /* syscall(SYS_futex, ...).  Context: any caller; a wait parks a task or
  * blocks a worker BRACKETED. */
 static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
@@ -150,8 +193,18 @@ static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 		return wait_private(uaddr, op, val, ts);
 	case FUTEX_LOCK_PI:
 	case FUTEX_LOCK_PI2:
+	case FUTEX_TRYLOCK_PI:
+	case FUTEX_UNLOCK_PI:
+		if (!shared && wt_cur())
+			return pi_private(uaddr, op, ts);
+		if (wt_cur())
+			return fail(EINVAL); /* shared: the kernel cannot know a task's id */
+		return kfutex(uaddr, op, val, v2, uaddr2, val3);
 	case FUTEX_WAIT_REQUEUE_PI:
-		return BRACKETED(kfutex(uaddr, op, val, v2, uaddr2, val3));
+	case FUTEX_CMP_REQUEUE_PI:
+		if (wt_cur())
+			return fail(EINVAL); /* a PI futex of a task's is weft's: see pi_private */
+		return kfutex(uaddr, op, val, v2, uaddr2, val3);
 	case FUTEX_WAKE:
 	case FUTEX_WAKE_BITSET:
 		if (shared || val <= 0 || (cmd == FUTEX_WAKE_BITSET && !val3))
@@ -208,11 +261,45 @@ WT_EXPORT long syscall(long nr, ...)
 	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
 	va_end(ap);
 	wt_real_init();
-	if (nr == SYS_futex && wt_runtime_on())
+	if (!wt_runtime_on())
+		return real.syscall(nr, a, b, c, d, e, f);
+	switch (nr) {
+	case SYS_futex:
 		return futex((int *)a, (int)b, (int)c, d, (int *)e, (int)f);
-	if ((nr == SYS_gettid || nr == SYS_tgkill || nr == SYS_tkill) && wt_runtime_on())
-		return wt_shim_id_syscall(nr, a, b, c);
-	if (nr == SYS_futex_waitv && wt_runtime_on())
+	case SYS_futex_waitv:
 		return BRACKETED(real.syscall(nr, a, b, c, d, e, f));
+	case SYS_gettid:
+	case SYS_tkill:
+	case SYS_tgkill:
+	case SYS_rt_tgsigqueueinfo:
+	case SYS_set_tid_address:
+	case SYS_get_robust_list:
+	case SYS_set_robust_list:
+	case SYS_prctl:
+	case SYS_sched_setaffinity:
+	case SYS_sched_getaffinity:
+	case SYS_sched_setscheduler:
+	case SYS_sched_getscheduler:
+	case SYS_sched_setparam:
+	case SYS_sched_getparam:
+	case SYS_sched_rr_get_interval:
+	case SYS_sched_setattr:
+	case SYS_sched_getattr:
+	case SYS_setpriority:
+	case SYS_getpriority:
+	case SYS_clock_gettime:
+	case SYS_clock_getres:
+	case SYS_clock_nanosleep:
+	case SYS_process_vm_readv:
+	case SYS_process_vm_writev:
+	case SYS_prlimit64:
+	case SYS_move_pages:
+	case SYS_migrate_pages:
+	case SYS_kcmp:
+	case SYS_pidfd_open: {
+		const long v[6] = { a, b, c, d, e, f };
+		return wt_shim_tid_syscall(nr, v);
+	}
+	}
 	return real.syscall(nr, a, b, c, d, e, f);
 }

@@ -83,6 +83,13 @@ check nginx-as-nobody nginx python3 "$here/daemon.py" nginx
 # Compressors with worker threads (zstd sets its handlers with __sysv_signal).
 check zstd-threads zstd sh -c 'seq 1 3000000 | zstd -T4 -q -c | md5sum'
 check xz-threads xz sh -c 'seq 1 1000000 | xz -T4 -c | md5sum'
+# stress-ng's pthread stressor: 2 processes creating threads that call
+# set_tid_address (its result must equal gettid()), get/set_robust_list,
+# tgkill/tkill and pthread_sigqueue; its exit status says whether it passed.
+for g in 1 2; do
+  check "stress-ng-pthread-GOMAXPROCS=$g" stress-ng env GOMAXPROCS=$g sh -c \
+    'stress-ng --pthread 2 --pthread-ops 2000 --verify --metrics-brief >/dev/null 2>&1; echo "exit $?"'
+done
 # git: a threaded grep and a 4-thread repack (then fsck) in a private clone.
 if git -C "$here/../.." rev-parse --git-dir >/dev/null 2>&1 &&
    git clone -q "$here/../.." "$tmp/repo" 2>/dev/null; then
