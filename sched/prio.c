@@ -475,10 +475,11 @@ struct wt_kprio wt_prio_kernel_lend_slow(struct wt_task *t)
 	struct wt_kprio k = { -1, 0 };
 	int pol = atomic_load_explicit(&t->policy, memory_order_relaxed) & ~SCHED_RESET_ON_FORK;
 	struct sched_param sp = { atomic_load_explicit(&t->rtprio, memory_order_relaxed) };
+	if (!rt_policy(pol) || sp.sched_priority <= 0)
+		return k; /* changed meanwhile by another thread */
 	long kp = wt_syscall6(SYS_sched_getscheduler, 0, 0, 0, 0, 0, 0);
 	struct sched_param ksp = { 0 };
-	if (kp < 0 || !rt_policy(pol) || sp.sched_priority <= 0 ||
-	    wt_syscall6(SYS_sched_getparam, 0, (long)&ksp, 0, 0, 0, 0) < 0)
+	if (kp < 0 || wt_syscall6(SYS_sched_getparam, 0, (long)&ksp, 0, 0, 0, 0) < 0)
 		return k;
 	/* The worker's SCHED_RESET_ON_FORK stays: clearing it needs the
 	 * privilege the task's own change did not. */
