@@ -27,6 +27,9 @@ struct wt_waiter {
 	bool cancelable;            /* [const] pthread_cancel may end this wait */
 	bool counted;               /* [const] addr is a counted key: leaving the
 				     * queue takes this waiter out of its count */
+	int prio;                   /* [bucket lock; fixed while queued] the
+				     * task's SCHED_FIFO/RR priority as it
+				     * queued; 0 for any other policy */
 	uintptr_t token;            /* [bucket lock] value passed by the waker */
 };
 

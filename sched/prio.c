@@ -33,6 +33,12 @@
  * policy when the process's cgroup (v1 cpu controller) has no real-time
  * runtime (cpu.rt_runtime_us 0, with sched_rt_runtime_us not -1).
  *
+ * The kernel does see a task's policy in one place: a wait in the kernel
+ * on a futex other processes may share (wt_prio_kernel_lend) is made with
+ * the worker thread at the task's real-time policy and priority, and the
+ * worker's own put back after it, so that the kernel wakes such a futex's
+ * waiters in priority order across processes and the woken one preempts.
+ *
  * A new task inherits its creator's policy, priority, niceness and CPU
  * mask, with SCHED_RESET_ON_FORK's reset, as clone does; a
  * PTHREAD_EXPLICIT_SCHED attribute's policy and priority replace the
@@ -486,6 +492,33 @@ void wt_prio_start(struct wt_task *t, const struct wt_prio_init *in)
 	t->gl_flags = in->gl_flags;
 	if (in->aff_set && !wt_aff_start(t, in->aff))
 		wt_print("weft: no memory for a new thread's CPU mask; it has the process's\n");
+}
+
+struct wt_kprio wt_prio_kernel_lend_slow(struct wt_task *t)
+{
+	struct wt_kprio k = { -1, 0 };
+	int pol = atomic_load_explicit(&t->policy, memory_order_relaxed) & ~SCHED_RESET_ON_FORK;
+	struct sched_param sp = { atomic_load_explicit(&t->rtprio, memory_order_relaxed) };
+	if (!rt_policy(pol) || sp.sched_priority <= 0)
+		return k; /* changed meanwhile by another thread */
+	long kp = wt_syscall6(SYS_sched_getscheduler, 0, 0, 0, 0, 0, 0);
+	struct sched_param ksp = { 0 };
+	if (kp < 0 || wt_syscall6(SYS_sched_getparam, 0, (long)&ksp, 0, 0, 0, 0) < 0)
+		return k;
+	/* The worker's SCHED_RESET_ON_FORK stays: clearing it needs the
+	 * privilege the task's own change did not. */
+	if (wt_syscall6(SYS_sched_setscheduler, 0, pol | (kp & SCHED_RESET_ON_FORK), (long)&sp,
+			0, 0, 0) < 0)
+		return k;
+	k.policy = (int)kp;
+	k.prio = ksp.sched_priority;
+	return k;
+}
+
+void wt_prio_kernel_restore_slow(struct wt_kprio k)
+{
+	struct sched_param sp = { k.prio };
+	wt_syscall6(SYS_sched_setscheduler, 0, k.policy, (long)&sp, 0, 0, 0);
 }
 
 void wt_prio_point_slow(void)

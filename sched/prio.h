@@ -70,6 +70,36 @@ bool wt_prio_update_locked(struct wt_task *t);
  * as a SCHED_OTHER task again.  Context: any. */
 void wt_prio_requeue_other(struct wt_task *t);
 
+/* Around a wait in the kernel on a futex other processes may share (a
+ * process-shared mutex, semaphore, condition variable, rwlock or barrier,
+ * a shared futex wait; shim.h: KPRIO): the worker thread carries the
+ * calling task's real-time policy and priority, since the kernel orders a
+ * futex's waiters by their threads' priorities, and a woken real-time
+ * waiter preempts the thread it wakes on, as natively.  Nothing for a task
+ * without a real-time policy (one relaxed load) or a thread weft did not
+ * create.  restore puts back the worker's own (its process's, prio.c).
+ * Context: a task in a system call (between wt_entersyscall and
+ * wt_exitsyscall, so it stays on this worker); two or three system calls
+ * when it lends. */
+struct wt_kprio {
+	int policy; /* the worker's own, restored after the wait; -1: nothing lent */
+	int prio;
+};
+struct wt_kprio wt_prio_kernel_lend_slow(struct wt_task *t);
+void wt_prio_kernel_restore_slow(struct wt_kprio k);
+static inline struct wt_kprio wt_prio_kernel_lend(void)
+{
+	struct wt_task *t = wt_cur();
+	if (t && unlikely(atomic_load_explicit(&t->rtprio, memory_order_relaxed)))
+		return wt_prio_kernel_lend_slow(t);
+	return (struct wt_kprio){ -1, 0 };
+}
+static inline void wt_prio_kernel_restore(struct wt_kprio k)
+{
+	if (unlikely(k.policy >= 0))
+		wt_prio_kernel_restore_slow(k);
+}
+
 /* A scheduling point: a real-time task above the caller is queued (made
  * ready, or raised, by the caller): the caller gives way now, as the
  * kernel's preemption would.  Context: a task at a call that may switch

@@ -495,6 +495,17 @@ static void route(int sig, const siginfo_t *si)
 	wt_unlock(&wt_sched.alllock);
 }
 
+/* A process CPU-time limit the kernel found expired (ITIMER_PROF,
+ * ITIMER_VIRTUAL, RLIMIT_CPU): it sends the signal to the process but gives
+ * it to the thread whose running expired it, when that thread does not
+ * block it.  That thread is the task this worker runs: it stays there, so
+ * a task that never lets main run (SCHED_FIFO on the only proc) still gets
+ * its own profiling ticks. */
+static bool cpu_timer_sig(int sig, const siginfo_t *si)
+{
+	return si->si_code == SI_KERNEL && (sig == SIGPROF || sig == SIGVTALRM || sig == SIGXCPU);
+}
+
 /* The kernel gives a process-directed signal to the main thread when it
  * does not block it, and interrupts the main thread's sleep or read: a
  * program's main loop counts on that (a daemon sleeping in main, woken by
@@ -506,6 +517,8 @@ static bool to_main(int sig, const siginfo_t *si)
 {
 	struct wt_task *mt = wt_main_task, *cur = wt_cur();
 	if (!mt || mt == cur || !process_directed(sig, si) || !takes(mt, WT_SIGBIT(sig)))
+		return false;
+	if (cur && cpu_timer_sig(sig, si) && takes(cur, WT_SIGBIT(sig)))
 		return false;
 	hand(mt, sig, si);
 	return true;

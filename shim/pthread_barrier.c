@@ -54,7 +54,7 @@ WT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 	struct bar *s = (struct bar *)b;
 	if (!(atomic_load(&s->flags) & 0x80000000u)) {
 		wt_real_init();
-		return BRACKETED(real.pthread_barrier_wait(b));
+		return BRACKETED(KPRIO(real.pthread_barrier_wait(b)));
 	}
 	unsigned count = atomic_load(&s->count);
 	uint64_t v = atomic_load(&s->state), nv;

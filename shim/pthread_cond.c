@@ -102,7 +102,7 @@ static int shared_wait_done(int r)
 	return r;
 }
 
-#define SHARED_WAIT(call) (wt_testcancel(), shared_wait_done(PSHARED(BRACKETED(call))))
+#define SHARED_WAIT(call) (wt_testcancel(), shared_wait_done(PSHARED(BRACKETED(KPRIO(call)))))
 
 WT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {

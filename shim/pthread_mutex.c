@@ -148,11 +148,11 @@ static int special_lock(pthread_mutex_t *m, int kind, clockid_t clk, const struc
 		unrecoverable_release(m);
 	if (r == EBUSY) {
 		if (!abs)
-			r = PSHARED(BRACKETED(real.pthread_mutex_lock(m)));
+			r = PSHARED(BRACKETED(KPRIO(real.pthread_mutex_lock(m))));
 		else if (clk == CLOCK_REALTIME || !real.pthread_mutex_clocklock)
-			r = PSHARED(BRACKETED(real.pthread_mutex_timedlock(m, abs)));
+			r = PSHARED(BRACKETED(KPRIO(real.pthread_mutex_timedlock(m, abs))));
 		else
-			r = PSHARED(BRACKETED(real.pthread_mutex_clocklock(m, clk, abs)));
+			r = PSHARED(BRACKETED(KPRIO(real.pthread_mutex_clocklock(m, clk, abs))));
 	}
 	if ((kind & 16) && (kind & 128) && (r == 0 || r == EOWNERDEAD))
 		wt_pshared_robust_locked();

@@ -342,7 +342,7 @@ WT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return PSHARED(BRACKETED(real.pthread_rwlock_rdlock(l)));
+		return PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_rdlock(l))));
 	}
 	return lock_entry(l, false, CLOCK_REALTIME, NULL, false);
 }
@@ -351,7 +351,7 @@ WT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return PSHARED(BRACKETED(real.pthread_rwlock_wrlock(l)));
+		return PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_wrlock(l))));
 	}
 	return lock_entry(l, true, CLOCK_REALTIME, NULL, false);
 }
@@ -378,7 +378,7 @@ WT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct times
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return PSHARED(BRACKETED(real.pthread_rwlock_timedrdlock(l, abs)));
+		return PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_timedrdlock(l, abs))));
 	}
 	return lock_entry(l, false, CLOCK_REALTIME, abs, true);
 }
@@ -387,7 +387,7 @@ WT_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct times
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return PSHARED(BRACKETED(real.pthread_rwlock_timedwrlock(l, abs)));
+		return PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_timedwrlock(l, abs))));
 	}
 	return lock_entry(l, true, CLOCK_REALTIME, abs, true);
 }
@@ -397,7 +397,7 @@ WT_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_clockrdlock ? PSHARED(BRACKETED(real.pthread_rwlock_clockrdlock(l, clk, abs)))
+		return real.pthread_rwlock_clockrdlock ? PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_clockrdlock(l, clk, abs))))
 						       : EINVAL;
 	}
 	return lock_entry(l, false, clk, abs, true);
@@ -408,7 +408,7 @@ WT_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_clockwrlock ? PSHARED(BRACKETED(real.pthread_rwlock_clockwrlock(l, clk, abs)))
+		return real.pthread_rwlock_clockwrlock ? PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_clockwrlock(l, clk, abs))))
 						       : EINVAL;
 	}
 	return lock_entry(l, true, clk, abs, true);

@@ -137,7 +137,7 @@ WT_EXPORT int sem_wait(sem_t *sem)
 {
 	if (!is_ours(sem)) {
 		wt_real_init();
-		return CANCELABLE(real.sem_wait(sem));
+		return CANCELABLE(KPRIO(real.sem_wait(sem)));
 	}
 	wt_testcancel();
 	if (trydown(S(sem)))
@@ -173,7 +173,7 @@ WT_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abs)
 {
 	if (!is_ours(sem)) {
 		wt_real_init();
-		return CANCELABLE(real.sem_timedwait(sem, abs));
+		return CANCELABLE(KPRIO(real.sem_timedwait(sem, abs)));
 	}
 	return timedwait(sem, CLOCK_REALTIME, abs);
 }
@@ -182,7 +182,7 @@ WT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timespec *ab
 {
 	if (!is_ours(sem)) {
 		wt_real_init();
-		return real.sem_clockwait ? CANCELABLE(real.sem_clockwait(sem, clk, abs)) : fail(EINVAL);
+		return real.sem_clockwait ? CANCELABLE(KPRIO(real.sem_clockwait(sem, clk, abs))) : fail(EINVAL);
 	}
 	return timedwait(sem, clk, abs);
 }

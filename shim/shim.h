@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "../sched/runtime.h"
+#include "../sched/prio.h"
 #include "../sched/pshared.h"
 #include "../sched/sigtask.h"
 #include "../sched/real.h"
@@ -110,6 +111,19 @@
 		__typeof__(call) rp_ = (call);            \
 		wt_pshared_leave(tid_);                   \
 		rp_;                                      \
+	})
+
+/* KPRIO(call): the value of call, a wait in the kernel on a futex other
+ * processes may share, made with the worker thread at the calling task's
+ * real-time policy and priority (sched/prio.c: wt_prio_kernel_lend), so
+ * the kernel wakes its waiters highest priority first across processes.
+ * Inside BRACKETED or CANCELABLE.  Context: any caller. */
+#define KPRIO(call)                                             \
+	({                                                      \
+		struct wt_kprio k_ = wt_prio_kernel_lend();     \
+		__typeof__(call) rk_ = (call);                  \
+		wt_prio_kernel_restore(k_);                     \
+		rk_;                                            \
 	})
 
 /* BLOCKING(ret, name, params, args) defines the interposed `name`: libc's

@@ -189,7 +189,7 @@ static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 	case FUTEX_WAIT:
 	case FUTEX_WAIT_BITSET:
 		if (shared || !wt_cur() || (cmd == FUTEX_WAIT_BITSET && !val3))
-			return BRACKETED(kfutex(uaddr, op, val, v2, uaddr2, val3));
+			return BRACKETED(KPRIO(kfutex(uaddr, op, val, v2, uaddr2, val3)));
 		return wait_private(uaddr, op, val, ts);
 	case FUTEX_LOCK_PI:
 	case FUTEX_LOCK_PI2:

@@ -12,6 +12,9 @@
  *     waiter's priority (30) before a FIFO 20 thread; errorcheck and
  *     recursive kinds keep glibc's results.
  * Busy parts are bounded (~0.5 s in all); main restores SCHED_OTHER.
+ * Which waiter a release wakes: prio_wake.c (in the process) and
+ * prio_pshared.c (across processes); a spinner's own SIGPROF:
+ * prio_sigprof.c.
  * Needs root (CI runs as root). */
 #define _GNU_SOURCE
 #include <errno.h>

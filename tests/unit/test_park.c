@@ -338,6 +338,46 @@ Test(park, unpark_token_passes_token, .timeout = 10)
 	cr_assert_eq(w2.token, 0);
 }
 
+/* Real-time waiters go in front of lower priorities on their address,
+ * FIFO within one; SCHED_OTHER ones (and OS threads) last, in arrival
+ * order; a waiter on another address in the same bucket keeps its place. */
+Test(park, real_time_waiters_wake_highest_priority_first, .timeout = 15)
+{
+	int *a, *b;
+	same_bucket(&a, &b);
+	enum { K = 7 };
+	/* Arrival order; rtprio 0: SCHED_OTHER; -1: an OS thread. */
+	static const int prio[K] = { 0, 5, -1, 20, 5, 10, 0 };
+	static struct wt_task t[K];
+	struct waiter w[K], other;
+	memset(w, 0, sizeof w);
+	memset(&other, 0, sizeof other);
+	start(&other, b, -1);
+	wait_arrivals(1);
+	for (int i = 0; i < K; i++) {
+		if (prio[i] >= 0) {
+			stub_task_init(&t[i], 10 + i);
+			atomic_store(&t[i].rtprio, prio[i]);
+			w[i].task = &t[i];
+		}
+		start(&w[i], a, -1);
+		wait_arrivals(i + 2);
+	}
+	/* Arrival index (other is 0): F20, F10, F5, F5, O, thread, O. */
+	static const int want[K] = { 4, 6, 2, 5, 1, 3, 7 };
+	for (int i = 0; i < K; i++) {
+		cr_assert_eq(wt_unpark(a, 1), 1, "unpark #%d", i);
+		wait_woken(i + 1);
+		cr_assert_eq(woke(i), want[i], "wake #%d went to arrival %d", i, woke(i));
+	}
+	cr_assert_eq(wt_unpark(b, 1), 1);
+	wait_woken(K + 1);
+	cr_assert_eq(woke(K), 0);
+	for (int i = 0; i < K; i++)
+		pthread_join(w[i].th, NULL);
+	pthread_join(other.th, NULL);
+}
+
 Test(park, unpark_g0_readies_on_its_worker, .timeout = 10)
 {
 	static int word;
