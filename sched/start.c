@@ -104,7 +104,28 @@ int wt_runtime_start(void)
 	struct wt_p *p0 = &wt_sched.procs[0];
 	p0->status = WT_P_RUNNING;
 
-	/* The main task: this flow of control, its TCB and its stack. */
+	/* Worker 0 first: the initial OS thread, with a new g0 stack and TCB.
+	 * Its TCB's DTV comes from the program's malloc, and an allocator
+	 * calls in (pthread_mutex_unlock, pthread_self, mmap, ...): those
+	 * calls must find a thread weft does not run (wt_cur() NULL), never
+	 * a main task without its worker. */
+	struct wt_m *m = wt_m0_alloc();
+	size_t g0sz = 256 << 10;
+	char *g0 = wt_mmap_anon(g0sz);
+	char *g0low;
+	if (!g0)
+		wt_throw("out of memory at start");
+	m->g0_tp = wt_tls_new(g0 + g0sz, (int)tid, g0, g0sz, NULL, false, &g0low, NULL);
+	if (!m->g0_tp)
+		wt_throw("cannot allocate worker 0's TLS");
+	wt_ctx_make(&m->g0, g0low, (void (*)(void *))wt_schedule, m, m->g0_tp);
+	m->ostid = (int)tid;
+	m->fastrand = 0x2545f4914f6cdd1dull;
+	m->p = p0;
+	p0->m = m;
+
+	/* The main task: this flow of control, its TCB and its stack, running
+	 * on worker 0 before it is current. */
 	struct wt_task *t = wt_task_alloc();
 	if (!t)
 		wt_throw("out of memory at start");
@@ -122,29 +143,15 @@ int wt_runtime_start(void)
 	t->stack_lo = t->stack_hi - ssz;
 	t->stack_size = ssz;
 	t->state = WT_RUNNING;
-	wt_cur_tls = t;
-	wt_main_task = t;
 	wt_pshared_init(t);
 	wt_prio_init_main(t);
-
-	/* Worker 0: the initial OS thread, with a new g0 stack and TCB. */
-	struct wt_m *m = wt_m0_alloc();
-	size_t g0sz = 256 << 10;
-	char *g0 = wt_mmap_anon(g0sz);
-	char *g0low;
-	if (!g0)
-		wt_throw("out of memory at start");
-	m->g0_tp = wt_tls_new(g0 + g0sz, (int)tid, g0, g0sz, NULL, false, &g0low, NULL);
-	if (!m->g0_tp)
-		wt_throw("cannot allocate worker 0's TLS");
-	wt_ctx_make(&m->g0, g0low, (void (*)(void *))wt_schedule, m, m->g0_tp);
-	m->ostid = (int)tid;
-	m->fastrand = 0x2545f4914f6cdd1dull;
-	m->curg = t;
-	m->p = p0;
-	p0->m = m;
-	m->cur_tp = t->tp;
 	t->m = m;
+	m->curg = t;
+	m->cur_tp = t->tp;
+	wt_main_task = t;
+	/* Main is a task from here on: whatever reaches weft's entries on
+	 * this thread finds it with its worker and proc. */
+	wt_cur_tls = t;
 	if (!wt_tls_worker_guard(m))
 		wt_throw("cannot set up worker 0");
 	/* The fault handler first: from worker_enter on (trap mode), any
