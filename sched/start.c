@@ -51,6 +51,9 @@ static wt_lock_t start_lock = WT_LOCK_INIT(WT_RANK_START);
 /* [atomic] written under start_lock, read with acquire without it. */
 static _Atomic int start_state;
 enum { NOT_STARTED = 0, STARTING, RUNNING, REFUSED };
+/* [atomic] the OS thread running the start, while STARTING: the program's
+ * code the start calls (its malloc) may come back here. */
+static _Atomic int starter;
 
 extern char __libc_single_threaded;
 
@@ -59,11 +62,18 @@ int wt_runtime_start(void)
 	int st = atomic_load_explicit(&start_state, memory_order_acquire);
 	if (st == RUNNING || st == REFUSED)
 		return st == RUNNING ? 0 : -ENOTSUP;
+	/* From inside the start (an allocator making a thread while the start
+	 * allocates): the start lock is this thread's; the caller goes on as
+	 * before the start. */
+	if (st == STARTING && atomic_load_explicit(&starter, memory_order_relaxed) ==
+				      (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0))
+		return -EBUSY;
 	wt_lock(&start_lock);
 	if ((st = atomic_load(&start_state)) != NOT_STARTED) {
 		wt_unlock(&start_lock);
 		return st == RUNNING ? 0 : -ENOTSUP;
 	}
+	atomic_store(&starter, (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
 	atomic_store(&start_state, STARTING);
 	/* Starting calls libc (getauxval, getenv, dlsym, pthread_create,
 	 * sigaction...), which may set errno: the caller's is put back. */
