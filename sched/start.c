@@ -13,6 +13,12 @@
  *     main task; its g0 gets a fresh stack and a fresh TCB of its own,
  *     used the first time main switches out;
  *   - sysmon starts.
+ * Worker 0 is built before main becomes the current task, and main is
+ * complete (worker, proc) when it does: building the worker allocates with
+ * the program's malloc, and an allocator calls weft's entries (mutexes,
+ * pthread_self, even pthread_create), which must find either a thread weft
+ * does not run or a whole task.  A call back into wt_runtime_start from
+ * the start's own thread returns -EBUSY instead of waiting for start_lock.
  * Workers beyond worker 0 are created when work appears (proc.c: startm).
  */
 
