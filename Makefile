@@ -32,7 +32,7 @@ LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthrea
 ifeq ($(ARCH),$(HOST_ARCH))
 B       ?= build
 DEBS    := libunwind-dev libelf-dev libcriterion-dev python3 gdb zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev guile-3.0 man-db \
-           openjdk-17-jdk-headless stress-ng
+           openjdk-17-jdk-headless stress-ng redis-server redis-tools libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0
 else
 B       ?= build/$(ARCH)
 DEBS    := gcc-$(ARCH)-linux-gnu g++-$(ARCH)-linux-gnu qemu-user-static python3 \

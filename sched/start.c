@@ -13,6 +13,12 @@
  *     main task; its g0 gets a fresh stack and a fresh TCB of its own,
  *     used the first time main switches out;
  *   - sysmon starts.
+ * Worker 0 is built before main becomes the current task, and main is
+ * complete (worker, proc) when it does: building the worker allocates with
+ * the program's malloc, and an allocator calls weft's entries (mutexes,
+ * pthread_self, even pthread_create), which must find either a thread weft
+ * does not run or a whole task.  A call back into wt_runtime_start from
+ * the start's own thread returns -EBUSY instead of waiting for start_lock.
  * Workers beyond worker 0 are created when work appears (proc.c: startm).
  */
 
@@ -51,6 +57,9 @@ static wt_lock_t start_lock = WT_LOCK_INIT(WT_RANK_START);
 /* [atomic] written under start_lock, read with acquire without it. */
 static _Atomic int start_state;
 enum { NOT_STARTED = 0, STARTING, RUNNING, REFUSED };
+/* [atomic] the OS thread running the start, while STARTING: the program's
+ * code the start calls (its malloc) may come back here. */
+static _Atomic int starter;
 
 extern char __libc_single_threaded;
 
@@ -59,11 +68,18 @@ int wt_runtime_start(void)
 	int st = atomic_load_explicit(&start_state, memory_order_acquire);
 	if (st == RUNNING || st == REFUSED)
 		return st == RUNNING ? 0 : -ENOTSUP;
+	/* From inside the start (an allocator making a thread while the start
+	 * allocates): the start lock is this thread's; the caller goes on as
+	 * before the start. */
+	if (st == STARTING && atomic_load_explicit(&starter, memory_order_relaxed) ==
+				      (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0))
+		return -EBUSY;
 	wt_lock(&start_lock);
 	if ((st = atomic_load(&start_state)) != NOT_STARTED) {
 		wt_unlock(&start_lock);
 		return st == RUNNING ? 0 : -ENOTSUP;
 	}
+	atomic_store(&starter, (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
 	atomic_store(&start_state, STARTING);
 	/* Starting calls libc (getauxval, getenv, dlsym, pthread_create,
 	 * sigaction...), which may set errno: the caller's is put back. */
@@ -104,7 +120,28 @@ int wt_runtime_start(void)
 	struct wt_p *p0 = &wt_sched.procs[0];
 	p0->status = WT_P_RUNNING;
 
-	/* The main task: this flow of control, its TCB and its stack. */
+	/* Worker 0 first: the initial OS thread, with a new g0 stack and TCB.
+	 * Its TCB's DTV comes from the program's malloc, and an allocator
+	 * calls in (pthread_mutex_unlock, pthread_self, mmap, ...): those
+	 * calls must find a thread weft does not run (wt_cur() NULL), never
+	 * a main task without its worker. */
+	struct wt_m *m = wt_m0_alloc();
+	size_t g0sz = 256 << 10;
+	char *g0 = wt_mmap_anon(g0sz);
+	char *g0low;
+	if (!g0)
+		wt_throw("out of memory at start");
+	m->g0_tp = wt_tls_new(g0 + g0sz, (int)tid, g0, g0sz, NULL, false, &g0low, NULL);
+	if (!m->g0_tp)
+		wt_throw("cannot allocate worker 0's TLS");
+	wt_ctx_make(&m->g0, g0low, (void (*)(void *))wt_schedule, m, m->g0_tp);
+	m->ostid = (int)tid;
+	m->fastrand = 0x2545f4914f6cdd1dull;
+	m->p = p0;
+	p0->m = m;
+
+	/* The main task: this flow of control, its TCB and its stack, running
+	 * on worker 0 before it is current. */
 	struct wt_task *t = wt_task_alloc();
 	if (!t)
 		wt_throw("out of memory at start");
@@ -122,29 +159,15 @@ int wt_runtime_start(void)
 	t->stack_lo = t->stack_hi - ssz;
 	t->stack_size = ssz;
 	t->state = WT_RUNNING;
-	wt_cur_tls = t;
-	wt_main_task = t;
 	wt_pshared_init(t);
 	wt_prio_init_main(t);
-
-	/* Worker 0: the initial OS thread, with a new g0 stack and TCB. */
-	struct wt_m *m = wt_m0_alloc();
-	size_t g0sz = 256 << 10;
-	char *g0 = wt_mmap_anon(g0sz);
-	char *g0low;
-	if (!g0)
-		wt_throw("out of memory at start");
-	m->g0_tp = wt_tls_new(g0 + g0sz, (int)tid, g0, g0sz, NULL, false, &g0low, NULL);
-	if (!m->g0_tp)
-		wt_throw("cannot allocate worker 0's TLS");
-	wt_ctx_make(&m->g0, g0low, (void (*)(void *))wt_schedule, m, m->g0_tp);
-	m->ostid = (int)tid;
-	m->fastrand = 0x2545f4914f6cdd1dull;
-	m->curg = t;
-	m->p = p0;
-	p0->m = m;
-	m->cur_tp = t->tp;
 	t->m = m;
+	m->curg = t;
+	m->cur_tp = t->tp;
+	wt_main_task = t;
+	/* Main is a task from here on: whatever reaches weft's entries on
+	 * this thread finds it with its worker and proc. */
+	wt_cur_tls = t;
 	if (!wt_tls_worker_guard(m))
 		wt_throw("cannot set up worker 0");
 	/* The fault handler first: from worker_enter on (trap mode), any

@@ -25,7 +25,11 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 {
 	if (wt_runtime_start() != 0) {
 		wt_real_init();
-		return real.pthread_create(th, attr, fn, arg);
+		/* glibc blocks every signal, then reads TLS (trap mode: pinned). */
+		struct wt_pin pin = wt_tls_pin();
+		int r = real.pthread_create(th, attr, fn, arg);
+		wt_tls_unpin(pin);
+		return r;
 	}
 	struct wt_task *t;
 	int r = wt_task_create(attr, fn, arg, &t);

@@ -25,6 +25,11 @@ $(TB)/preload/libtls_gd.so: tests/preload/lib/tls_gd.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -fPIC -shared -o $@ $<
 $(TB)/preload/dtv_reuse: $(TB)/preload/libtls_gd.so
+# A malloc that creates threads from its first call (tests/real/run.sh
+# preloads it beside libweft.so).
+$(TB)/preload/liballoc_hook.so: tests/preload/lib/alloc_hook.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -fPIC -shared -pthread -o $@ $<
 
 # OpenMP programs (libgomp's raw futex barriers): named openmp_*.
 $(TB)/preload/openmp_%: tests/preload/openmp_%.c tests/preload/weft_check.h
@@ -47,7 +52,7 @@ test-preload: $(B)/libweft.so $(PRELOAD_BIN)
 	GOMAXPROCS=1 sh tests/run-preload.sh $(abspath $(B)/libweft.so) $(TB)/preload $(PRELOAD_BIN)
 
 # Real programs from Debian, native and under weft, outputs compared.
-test-real: $(B)/libweft.so $(TB)/preload/dlopen_tls
+test-real: $(B)/libweft.so $(TB)/preload/dlopen_tls $(TB)/preload/alloc_threads $(TB)/preload/liballoc_hook.so
 	sh tests/real/run.sh $(abspath $(B)/libweft.so)
 
 # What schedtrace, SIGQUIT's task dump and tools/weft-gdb.py show.

@@ -128,4 +128,5 @@ def main():
         print("after SIGTERM: exit status", rc)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -38,12 +38,15 @@ weft_ran() {
     }
     END { printf "%d of %d", n - bad, n; exit !(n > 0 && bad == 0) }' "$2"/ld.*
 }
+# native_pre, weft_pre: what check() preloads natively (nothing) and under
+# weft (libweft.so alone) unless a caller sets them.
+native_pre="" weft_pre=$lib
 check() { # name, program that must run under weft, command...
   name=$1 tool=$2; shift 2
-  n=$(timeout 300 "$@" 2>/dev/null); nrc=$?
+  n=$(timeout 300 env ${native_pre:+LD_PRELOAD="$native_pre"} "$@" 2>/dev/null); nrc=$?
   rm -rf "$tmp/ld"; mkdir "$tmp/ld"
   w=$(WEFT_EXPECT=1 LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld/ld" timeout 300 \
-      env LD_PRELOAD="$lib" "$@" 2>"$tmp/real.err"); wrc=$?
+      env LD_PRELOAD="$weft_pre" "$@" 2>"$tmp/real.err"); wrc=$?
   loaded=$(weft_ran "$tool" "$tmp/ld"); lrc=$?
   if [ $lrc = 0 ] && [ "$n" = "$w" ] && [ $nrc = $wrc ]; then
     pass=$((pass+1)); echo "PASS $name: $w [$tool with weft: $loaded]"
@@ -80,6 +83,28 @@ check perl-threads perl perl "$here/perl_threads.pl"
 # Daemons started as root that switch to nobody, serve, and stop on SIGTERM.
 check memcached-as-nobody memcached python3 "$here/daemon.py" memcached
 check nginx-as-nobody nginx python3 "$here/daemon.py" nginx
+# redis-server (linked with jemalloc) with four I/O threads under
+# redis-benchmark: every INCR applied once, the I/O threads used, SIGTERM.
+check redis-io-threads redis-server python3 "$here/redis_incr.py"
+# Other mallocs preloaded before and after libweft.so (natively: preloaded
+# alone), under a threaded program that allocates (tests/preload/
+# alloc_threads.c); their first calls come before and while weft starts.
+# liballoc_hook.so is a malloc that creates threads from its first call.
+bin=$(dirname "$lib")/tests/preload
+adir=/usr/lib/$(gcc -print-multiarch 2>/dev/null)
+for a in "$adir/libjemalloc.so.2" "$adir/libtcmalloc_minimal.so.4" "$adir/libmimalloc.so.2" \
+         "$bin/liballoc_hook.so"; do
+  an=$(basename "$a" | sed 's/^lib//; s/\.so.*//')
+  if [ ! -f "$a" ]; then
+    fail=$((fail+1)); echo "FAIL malloc-$an: no $a"; continue
+  fi
+  native_pre=$a
+  for order in before after; do
+    if [ $order = before ]; then weft_pre="$a $lib"; else weft_pre="$lib $a"; fi
+    check "malloc-$an-$order-weft" alloc_threads "$bin/alloc_threads"
+  done
+done
+native_pre="" weft_pre=$lib
 # Compressors with worker threads (zstd sets its handlers with __sysv_signal).
 check zstd-threads zstd sh -c 'seq 1 3000000 | zstd -T4 -q -c | md5sum'
 check xz-threads xz sh -c 'seq 1 1000000 | xz -T4 -c | md5sum'
