@@ -151,6 +151,7 @@ static void reset(bool reclaimed)
 		atomic_store_explicit(&p->tail, 0, memory_order_relaxed);
 		atomic_store_explicit(&p->runnext, NULL, memory_order_relaxed);
 		p->m = NULL;
+		atomic_store_explicit(&p->want_m, 0, memory_order_relaxed);
 		p->sysmon_tick = ~0ull;
 		if (p != p0)
 			p->slots.n = 0;

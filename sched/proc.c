@@ -75,6 +75,7 @@
 #include "sigtask.h"
 #include "stack.h"
 #include "syscall.h"
+#include "sysmon.h"
 #include "task.h"
 #include "throw.h"
 #include "timeline.h"
@@ -142,6 +143,46 @@ static struct wt_m *midleget(void)
 }
 
 /* Hands p (or an idle proc) to an idle or new worker.  Context: any. */
+/* Wakes idle worker m holding p. */
+static void handm(struct wt_m *m, struct wt_p *p, bool spinning)
+{
+	if (unlikely(wt_tl_on))
+		wt_tl_event(NULL, WT_TL_HANDOFF, 0, (uint64_t)p->id, (uint64_t)m->id);
+	m->spinning = spinning;
+	m->nextp = p;
+	/* Release: pairs with the acquire load in wt_stopm (nextp visible). */
+	atomic_store_explicit(&m->park, 1, memory_order_release);
+	wt_futex_wake(&m->park, 1, false);
+}
+
+/* Hands p to a new worker, or, when none can be made, gives it back idle
+ * with capwait set (the next worker to go idle takes it).  Context: sysmon,
+ * or the caller of startm before sysmon runs; may block in glibc's
+ * pthread_create (its DTV comes from the program's malloc). */
+static void newm_or_wait(struct wt_p *p, bool spinning)
+{
+	if (unlikely(wt_tl_on))
+		wt_tl_event(NULL, WT_TL_HANDOFF, 0, (uint64_t)p->id, ~0ull);
+	if (wt_newm(p, spinning))
+		return;
+	/* No thread (WEFT_MAXTHREADS, or the system's limit).  A worker that
+	 * went idle meanwhile takes the proc; else it waits, its work queued,
+	 * and the next worker to go idle wakes one (wt_stopm reads capwait
+	 * under the same lock: no lost wake). */
+	wt_lock(&wt_sched.lock);
+	struct wt_m *m = midleget();
+	if (!m) {
+		wt_sched.capwait = true;
+		pidleput(p);
+		wt_unlock(&wt_sched.lock);
+		if (spinning)
+			atomic_fetch_sub(&wt_sched.nmspinning, 1);
+		return;
+	}
+	wt_unlock(&wt_sched.lock);
+	handm(m, p, spinning);
+}
+
 static void startm(struct wt_p *p, bool spinning)
 {
 	wt_lock(&wt_sched.lock);
@@ -153,33 +194,42 @@ static void startm(struct wt_p *p, bool spinning)
 	}
 	struct wt_m *m = midleget();
 	wt_unlock(&wt_sched.lock);
-	if (!m) {
-		if (unlikely(wt_tl_on))
-			wt_tl_event(NULL, WT_TL_HANDOFF, 0, (uint64_t)p->id, ~0ull);
-		if (wt_newm(p, spinning))
-			return;
-		/* No thread (WEFT_MAXTHREADS, or the system's limit).  A worker
-		 * that went idle meanwhile takes the proc; else it waits, its
-		 * work queued, and the next worker to go idle wakes one
-		 * (wt_stopm reads capwait under the same lock: no lost wake). */
-		wt_lock(&wt_sched.lock);
-		if (!(m = midleget())) {
-			wt_sched.capwait = true;
-			pidleput(p);
-			wt_unlock(&wt_sched.lock);
-			if (spinning)
-				atomic_fetch_sub(&wt_sched.nmspinning, 1);
-			return;
-		}
-		wt_unlock(&wt_sched.lock);
+	if (m) {
+		handm(m, p, spinning);
+		return;
 	}
-	if (unlikely(wt_tl_on))
-		wt_tl_event(NULL, WT_TL_HANDOFF, 0, (uint64_t)p->id, (uint64_t)m->id);
-	m->spinning = spinning;
-	m->nextp = p;
-	/* Release: pairs with the acquire load in wt_stopm (nextp visible). */
-	atomic_store_explicit(&m->park, 1, memory_order_release);
-	wt_futex_wake(&m->park, 1, false);
+	/* A new worker is made by sysmon, never here: glibc's pthread_create
+	 * takes the DTV from the program's malloc, and a malloc whose locks
+	 * are pthread mutexes (jemalloc) may be held by a task that only this
+	 * worker would run (g0 would wait for it in the kernel for ever), or
+	 * would park a task in the middle of the creation (pinned in trap
+	 * mode).  sysmon owns no proc: it waits for such a lock while workers
+	 * run its holder.  Before sysmon runs (start, a fork child), here. */
+	if (atomic_load_explicit(&wt_sysmon_tid, memory_order_relaxed) && !wt_sysmon_self()) {
+		atomic_store_explicit(&p->want_m, WT_WANT_M | (spinning ? WT_WANT_M_SPINNING : 0),
+				      memory_order_release); /* pairs with wt_sysmon_make_workers */
+		wt_sysmon_kick();
+		return;
+	}
+	newm_or_wait(p, spinning);
+}
+
+/* Context: sysmon.  Makes the workers startm asked for. */
+bool wt_sysmon_make_workers(void)
+{
+	bool made = false;
+	for (int i = 0; i < wt_sched.maxprocs; i++) {
+		struct wt_p *p = &wt_sched.procs[i];
+		if (!atomic_load_explicit(&p->want_m, memory_order_relaxed))
+			continue;
+		/* Acquire: pairs with startm's release (p is ours to hand). */
+		int w = atomic_exchange_explicit(&p->want_m, 0, memory_order_acquire);
+		if (!w)
+			continue;
+		newm_or_wait(p, w & WT_WANT_M_SPINNING);
+		made = true;
+	}
+	return made;
 }
 
 /* A proc nobody owns (taken from a worker blocked in a system call):

@@ -30,4 +30,6 @@ static inline bool wt_preempt_wanted(struct wt_m *m)
 	return m->p && atomic_load_explicit(&m->preempt, memory_order_relaxed) == m->p->schedtick + 1;
 }
 
+bool wt_sysmon_make_workers(void); /* sysmon: the workers startm asked for; true if any */
+
 #endif

@@ -209,6 +209,8 @@ enum { WT_P_IDLE = 0, WT_P_RUNNING = 1, WT_P_SYSCALL = 2 };
 #define WT_P_SYSCALL_BY(m) (WT_P_SYSCALL | (((m)->id + 1) << 2))
 #define WT_P_KIND(s) ((s) & 3)         /* WT_P_* of a status, without the worker id */
 
+#define WT_WANT_M 1
+#define WT_WANT_M_SPINNING 2
 struct wt_p {
 	int id;                         /* [const] */
 	_Atomic int status;             /* [atomic] WT_P_*, transitions as above */
@@ -218,6 +220,8 @@ struct wt_p {
 	struct wt_m *m;                 /* [owner m] */
 	struct wt_p *link;              /* [sched.lock] idle list */
 	bool disabled;                  /* [sched.lock] id >= nprocs, owned by nobody, not idle-listed */
+	_Atomic int want_m;             /* [atomic] 0; or given to a worker sysmon is to make:
+	                                 * WT_WANT_M, | WT_WANT_M_SPINNING (proc.c: startm) */
 	/* The local ring (runq.c): single producer, many consumers. */
 	_Atomic uint32_t head;          /* [atomic] consumers (owner, thieves) CAS it */
 	_Atomic uint32_t tail;          /* [atomic] only the owner stores it */

@@ -58,6 +58,13 @@ _Atomic int wt_sysmon_tid;           /* [atomic] set by sysmon itself */
 #define DELAY_IDLE 10000000ll       /* 10 ms: all procs idle */
 #define QUIET_CYCLES 50             /* cycles at DELAY_MIN before doubling */
 
+static __thread bool self; /* this thread is sysmon */
+
+bool wt_sysmon_self(void)
+{
+	return self;
+}
+
 void wt_sysmon_kick(void)
 {
 	/* seq_cst: the store before the load of sleeping (pairs with sysmon's
@@ -70,6 +77,7 @@ void wt_sysmon_kick(void)
 static void *sysmon(void *arg)
 {
 	(void)arg;
+	self = true;
 	atomic_store_explicit(&wt_sysmon_tid, (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0),
 			      memory_order_relaxed);
 	wt_sig_block_all();
@@ -85,6 +93,8 @@ static void *sysmon(void *arg)
 		int64_t now = wt_nanotime();
 		wt_timer_run(now, NULL);
 		int acted = wt_sysmon_retake(now);
+		if (wt_sysmon_make_workers())
+			acted = 1;
 		wt_netpoll_sysmon(now);
 		wt_stack_scavenge(now);
 		wt_task_scavenge(now);

@@ -8,6 +8,7 @@ void wt_sysmon_start(void);
 void wt_sysmon_kick(void);                 /* an earlier timer was added */
 void wt_sysmon_fork_reset(void);
 extern _Atomic int wt_sysmon_slow;         /* sysmon sleeps longer than its shortest delay */
+bool wt_sysmon_self(void);                /* the calling thread is sysmon */
 extern _Atomic int wt_sysmon_tid;          /* sysmon's OS thread id, 0 before it runs */
 
 #endif

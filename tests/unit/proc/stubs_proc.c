@@ -29,7 +29,9 @@
  *   netpoll      wt_netpoll returns stub_netpoll_list once while the test
  *                says tasks wait on descriptors; wt_netpoll_block never
  *                sleeps in epoll;
- *   wt_sysmon_kick  counts;
+ *   wt_sysmon_kick  counts; wt_sysmon_tid 0 (no sysmon: startm makes
+ *                a new worker itself); wt_sysmon_self false;
+ *   wt_tls_trap  false (no thread pointer to put back);
  *   the timeline (timeline.c): off, as without WEFTDEBUG=trace; its
  *                recording calls are never made;
  *   system-call and preemption paths the tests never take: wt_throw.
@@ -56,6 +58,8 @@ __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;
 struct wt_config wt_cfg;
 int wt_tls_mode = 1;
+bool wt_tls_trap;
+_Atomic int wt_sysmon_tid;
 bool wt_sig_fence;
 _Atomic int wt_nimplicit;
 _Atomic long wt_netpoll_waiters;
@@ -197,6 +201,11 @@ struct wt_task *wt_netpoll(int timeout_ms)
 }
 
 bool wt_netpoll_block(struct wt_m *m)
+{
+	return false;
+}
+
+bool wt_sysmon_self(void)
 {
 	return false;
 }
