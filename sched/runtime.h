@@ -66,7 +66,8 @@ struct wt_task {
 	int tid;                        /* [const] the value in its TCB's tid */
 	int psid;                       /* [owner m] owner id for process-shared locks, 0 =
 					 * none yet (pshared.c) */
-	int pslot;                      /* [owner m] psid's slot, < 0 = a repeated one */
+	int pslot;                      /* [owner m] psid's slot: < 255 the pid's block,
+					 * beyond a holder's, < 0 a repeated id */
 	/* [owner m; dump reads] bumped when the task starts and each time it is
 	 * switched back in, before it writes to its stack: dump.c reads a
 	 * parked task's stack and discards the walk if this moved. */
