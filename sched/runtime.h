@@ -47,6 +47,13 @@ enum wt_join_state {
 			   * is switching out; WT_EXITED follows (task.c) */
 };
 
+/* task->cancel_call: how a libc cancellation point the task sleeps in ends
+ * for pthread_cancel (preempt.c's handler). */
+#define WT_CALL_NONE 0
+#define WT_CALL_EINTR 1  /* the call fails with EINTR; the shim acts (shim.h: CANCELABLE) */
+#define WT_CALL_UNWIND 2 /* a call that waits again after EINTR (glibc's condvar
+			  * waits): the task unwinds from inside glibc's window
+			  * (tls.h: wt_tls_libc_cancel_window), as natively */
 /* Bits of task->cancel. */
 #define WT_CANCEL_REQ 1       /* pthread_cancel asked */
 #define WT_CANCEL_DISABLED 2  /* PTHREAD_CANCEL_DISABLE */
@@ -113,7 +120,7 @@ struct wt_task {
 	_Atomic int cancel;             /* [atomic] WT_CANCEL_* bits */
 	/* [atomic] in a libc call that is a cancellation point (shim.h:
 	 * CANCELABLE): pthread_cancel signals its worker to end it. */
-	_Atomic bool cancel_call;
+	_Atomic int cancel_call;        /* WT_CALL_* */
 	char name[16];                  /* [atomic, relaxed, byte by byte: wt_task_name_*]
 					 * as the program named it, "" = never; inherited */
 	struct wt_dtor *dtors;          /* [owner m] __cxa_thread_atexit_impl list */

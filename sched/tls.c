@@ -74,6 +74,7 @@ size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
 size_t wt_off_specific_used; /* 0: not found */
 size_t wt_off_list; /* struct pthread's list_t: glibc's lists of threads */
 size_t wt_off_robust;
+size_t wt_off_cancelhandling;
 long wt_robust_futex_offset = (long)offsetof(pthread_mutex_t, __data.__lock) -
 			      (long)offsetof(pthread_mutex_t, __data.__list.__next);
 static bool robust_prev; /* the word before robust_head is glibc's robust_prev */
@@ -342,6 +343,9 @@ int wt_tls_init(void)
 	if (!list_desc)
 		return -ENOTSUP;
 	wt_off_list = list_desc[2];
+	unsigned *cancel_desc = dlsym(RTLD_DEFAULT, "_thread_db_pthread_cancelhandling");
+	if (cancel_desc)
+		wt_off_cancelhandling = cancel_desc[2];
 	unsigned *spec_desc = dlsym(RTLD_DEFAULT, "_thread_db_pthread_specific");
 	if (spec_desc)
 		wt_off_specific = spec_desc[2];
