@@ -5,7 +5,9 @@
  * when its cleanup handler runs, and pthread_join gives PTHREAD_CANCELED.
  * The same for pthread_cond_timedwait (a deadline far away) and
  * pthread_cond_clockwait, and for a waiter in a forked child's company
- * (the objects really are shared).  Afterwards the condvar still works: a
+ * (the objects really are shared).  sem_wait, sem_timedwait and
+ * sem_clockwait on a process-shared semaphore are cancelled during their
+ * waits too.  Afterwards the condvar still works: a
  * second waiter is signalled and returns 0, and both objects destroy
  * cleanly.  A cancel that does not act shows as SIGALRM (alarm(20)), whose
  * exit status differs from the native run's.
@@ -13,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +32,7 @@ struct shm {
 	pthread_cond_t cv;
 	int waiting;
 	int go;
+	sem_t sem;
 };
 static struct shm *s;
 static volatile int cleanup_ran, cleanup_held;
@@ -64,6 +68,33 @@ static void *waiter(void *a)
 	pthread_cleanup_pop(0);
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
+}
+
+static volatile int sem_about_to_wait, sem_cleanup_ran;
+
+static void sem_cleanup(void *a)
+{
+	(void)a;
+	sem_cleanup_ran = 1;
+}
+
+static void *sem_waiter(void *a)
+{
+	int k = (int)(long)a;
+	struct timespec dl;
+	clock_gettime(k == CLOCKWAIT ? CLOCK_MONOTONIC : CLOCK_REALTIME, &dl);
+	dl.tv_sec += 3600;
+	int r;
+	pthread_cleanup_push(sem_cleanup, NULL);
+	sem_about_to_wait = 1;
+	if (k == WAIT)
+		r = sem_wait(&s->sem);
+	else if (k == TIMEDWAIT)
+		r = sem_timedwait(&s->sem, &dl);
+	else
+		r = sem_clockwait(&s->sem, CLOCK_MONOTONIC, &dl);
+	pthread_cleanup_pop(0);
+	return (void *)(long)r;
 }
 
 /* Returns once `n` waiters counted themselves and the last of them is in
@@ -135,6 +166,23 @@ int main(void)
 		if (tl == 0)
 			pthread_mutex_unlock(&s->mu);
 	}
+
+	static const char *sem_names[] = { "sem_wait", "sem_timedwait", "sem_clockwait" };
+	sem_init(&s->sem, 1, 0);
+	for (int k = WAIT; k <= CLOCKWAIT; k++) {
+		sem_about_to_wait = sem_cleanup_ran = 0;
+		pthread_t t;
+		pthread_create(&t, NULL, sem_waiter, (void *)(long)k);
+		while (!sem_about_to_wait)
+			usleep(1000);
+		usleep(50000);
+		pthread_cancel(t);
+		void *r;
+		pthread_join(t, &r);
+		printf("shared %s, cancel: %s, cleanup ran: %s\n", sem_names[k],
+		       r == PTHREAD_CANCELED ? "canceled" : "returned", sem_cleanup_ran ? "yes" : "no");
+	}
+	printf("sem_destroy: %d\n", sem_destroy(&s->sem));
 
 	/* The condvar still works: a waiter is signalled (with the child
 	 * waiting too, a broadcast) and returns. */
