@@ -166,6 +166,7 @@ static void reset(bool reclaimed)
 	atomic_store(&wt_sched.nsysret, 0);
 	wt_sched.midle = NULL;
 	wt_sched.nmidle = 0;
+	wt_sched.mfree = NULL;
 	atomic_store(&wt_sched.nmspinning, 0);
 	wt_sched.allm = NULL;
 	wt_sched.nm = 0;
@@ -175,6 +176,8 @@ static void reset(bool reclaimed)
 		m->ostid = tid;
 		m->alllink = NULL;
 		m->link = NULL;
+		m->idle = false;
+		m->exit_jb = NULL; /* the process's first thread now: never exits */
 		m->nextp = NULL;
 		atomic_store(&m->park, 0);
 		m->spinning = false;

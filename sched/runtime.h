@@ -259,13 +259,17 @@ struct wt_m {
 	struct wt_task *prevg;          /* [owner m] the task that switched out last */
 	struct wt_p *p;                 /* [owner m; sched.lock on hand-off] */
 	struct wt_p *nextp;             /* [sched.lock] proc handed over by startm */
-	struct wt_m *link;              /* [sched.lock] idle list */
+	struct wt_m *link;              /* [sched.lock] idle list, or list of exited workers */
+	bool idle;                      /* [sched.lock] on the idle list */
+	void *exit_jb;                  /* [owner m] worker_main's jump buffer: the thread's
+					 * way out (worker.c) */
 	struct wt_m *alllink;           /* [const after publish] see wt_sched.allm */
 	_Atomic int park;               /* [atomic] futex word: 0 asleep, 1 wake */
 	bool spinning;                  /* [owner m] */
 	int insyscall;                  /* [owner m] entersyscall depth (signal handlers nest) */
 	int id;                         /* [const] */
-	int ostid;                      /* [const after start] its OS thread id */
+	int ostid;                      /* [owner m; relaxed reads] its OS thread id, 0 once
+					 * the thread exited (worker.c) */
 	/* What to do on g0 after the task switched out (Go's mcall). */
 	void (*after)(struct wt_m *, struct wt_task *, void *); /* [owner m] */
 	void *after_arg;                /* [owner m] */
@@ -308,6 +312,7 @@ struct wt_sched {
 	_Atomic int npidle;             /* [sched.lock to change; read lock-free as a hint] */
 	struct wt_m *midle;             /* [sched.lock] */
 	int nmidle;                     /* [sched.lock] */
+	struct wt_m *mfree;             /* [sched.lock] workers whose thread exited (worker.c) */
 	_Atomic int nmspinning;         /* [atomic] */
 	int nm;                         /* [sched.lock] workers created */
 	bool capwait;                   /* [sched.lock] a proc waits: no thread for it (startm) */

@@ -284,6 +284,16 @@ void wt_tls_worker_enter(struct wt_m *m)
 	wt_arch_set_tp_fast(m->cur_tp);
 }
 
+/* On m's thread, on g0, before the thread exits (worker.c): the kernel
+ * keeps g0's own base, so nothing of the exit faults into the guard
+ * window, which m's next thread takes over. */
+void wt_tls_worker_leave(struct wt_m *m)
+{
+	if (!wt_tls_trap)
+		return;
+	wt_arch_set_tp(m->g0_tp);
+}
+
 /* Context: SIGSEGV handler, with a thread pointer that may be the guard:
  * touches no TLS.  Returns true when it repaired a reverted base. */
 bool wt_tls_fault(uintptr_t addr)

@@ -80,6 +80,7 @@ uintptr_t wt_tls_tp_under(uintptr_t top, bool compact);
 extern bool wt_tls_trap;
 bool wt_tls_worker_guard(struct wt_m *m);  /* assign m's guard window */
 void wt_tls_worker_enter(struct wt_m *m);  /* on m's thread: install it */
+void wt_tls_worker_leave(struct wt_m *m);  /* on m's thread, on g0, before it exits */
 bool wt_tls_fault(uintptr_t addr);         /* SIGSEGV: repaired a reverted fs? */
 struct wt_pin { uintptr_t guard, tp; };
 /* Around libc calls that block every signal and then touch TLS. */
