@@ -56,7 +56,11 @@
 /* A block of NSLOT ids beyond the process id's: a holder thread's. */
 struct block {
 	_Atomic int tid;        /* [lk; atomic for the holder] its holder's tid, 0: none */
-	_Atomic int quit;       /* [atomic] 1: the holder exits (it waits on this) */
+	/* [atomic] holders of generations up to this one exit (they wait on
+	 * it): one that was told may not have run yet when the block gets its
+	 * next holder. */
+	_Atomic int quit;
+	int gen;                /* [lk] its holder's generation */
 	int used;               /* [lk] slots taken */
 	uint64_t bits[4];       /* [lk] bit s: slot s taken */
 };
@@ -94,14 +98,15 @@ void wt_pshared_fork_reset(struct wt_task *t)
 static void *holder(void *arg)
 {
 	struct block *b = arg;
+	int gen = b->gen; /* set before this thread was made; stable until its tid is out */
 	wt_sig_block_program();
 	/* Release: pairs with new_holder's acquire. */
 	atomic_store_explicit(&b->tid, (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0),
 			      memory_order_release);
 	wt_futex_wake(&b->tid, 1, false);
-	/* Acquire: pairs with release_slot's release store of quit. */
-	while (!atomic_load_explicit(&b->quit, memory_order_acquire))
-		wt_futex_wait_sigok(&b->quit, 0, NULL);
+	/* Acquire: pairs with release_block_slot's release store of quit. */
+	for (int q; (q = atomic_load_explicit(&b->quit, memory_order_acquire)) < gen;)
+		wt_futex_wait_sigok(&b->quit, q, NULL);
 	return NULL;
 }
 
@@ -109,7 +114,7 @@ static void *holder(void *arg)
  * started and its tid known before anyone else may use b). */
 static bool new_holder(struct block *b)
 {
-	atomic_store_explicit(&b->quit, 0, memory_order_relaxed);
+	b->gen++;
 	atomic_store_explicit(&b->tid, 0, memory_order_relaxed);
 	if (wt_thread_spawn(holder, b, 64 << 10) != 0)
 		return false;
@@ -170,8 +175,8 @@ static void release_block_slot(int slot)
 	b->bits[s / 64] &= ~(1ull << (s % 64));
 	if (--b->used == 0) {
 		/* Release: pairs with the holder's acquire load of quit. */
-		atomic_store_explicit(&b->quit, 1, memory_order_release);
-		wt_futex_wake(&b->quit, 1, false);
+		atomic_store_explicit(&b->quit, b->gen, memory_order_release);
+		wt_futex_wake(&b->quit, 0x7fffffff, false);
 		atomic_store_explicit(&b->tid, 0, memory_order_relaxed);
 	}
 	wt_unlock(&lk);
