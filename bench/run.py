@@ -191,9 +191,11 @@ def exp_fork_waits(count, forks, idle, reps):
     m = {"t0": r"OS threads after the waits:\s+(\d+)",
          "m0": r"mappings after the waits:\s+(\d+)",
          "f0": r"fork\+exit\+wait at once:\s+([\d.]+) us",
+         "c0": r"fork\(\) call at once:\s+([\d.]+) us",
          "t1": r"OS threads after \d+s idle:\s+(\d+)",
          "m1": r"mappings after idle:\s+(\d+)",
-         "f1": r"fork\+exit\+wait after idle:\s+([\d.]+) us"}
+         "f1": r"fork\+exit\+wait after idle:\s+([\d.]+) us",
+         "c1": r"fork\(\) call after idle:\s+([\d.]+) us"}
     n, _ = median_runs("fork_waits", [count, forks, idle], False, reps, 300, m)
     w, _ = median_runs("fork_waits", [count, forks, idle], True, reps, 300, m)
     section("fork_waits: %s threads wait at once on a process-shared condvar, are joined; "
@@ -202,9 +204,11 @@ def exp_fork_waits(count, forks, idle, reps):
     row("OS threads after the waits", n["t0"], w["t0"], ratio=False)
     row("mappings after the waits", n["m0"], w["m0"], ratio=False)
     row("fork+exit+wait at once", n["f0"], w["f0"], "us")
+    row("  of which fork() in the parent", n["c0"], w["c0"], "us")
     row("OS threads after idle", n["t1"], w["t1"], ratio=False)
     row("mappings after idle", n["m1"], w["m1"], ratio=False)
     row("fork+exit+wait after idle", n["f1"], w["f1"], "us")
+    row("  of which fork() in the parent", n["c1"], w["c1"], "us")
 
 
 def exp_signal_rate(ms, reps):
