@@ -6,19 +6,21 @@
  * proc.  So the thread count follows GOMAXPROCS, not the number of tasks,
  * except while tasks block in system calls: each keeps its worker (the
  * carrier of the call) and the proc goes to another, new if none is idle.
- * Those extra workers become idle when their calls return, and an idle
- * worker that stays idle WEFT_THREAD_IDLE_MS (1 s) while more than
- * GOMAXPROCS workers live gives its OS thread back: it leaves the idle list
- * under sched.lock (a waker that took it first wins: it stays), jumps back
- * to worker_main's frame and returns, so glibc frees the thread as any;
- * its alternate signal stack is unmapped and its struct goes on
- * wt_sched.mfree, where the next worker made takes it over with its id.  A program that once
- * blocked 1,000 tasks in the kernel (waits on process-shared objects,
- * regular-file reads) so keeps no 1,000 threads, which every later fork
- * would copy (their stacks' mappings).  The initial thread (worker 0)
- * never exits.  glibc's own helpers (POSIX AIO) idle out after 1 s too;
- * Go keeps its Ms, which is cheap where nothing forks.  Worker threads are real glibc threads (created with the
- * real pthread_create), so glibc's own per-thread state is valid on g0.
+ * Worker threads are real glibc threads (created with the real
+ * pthread_create), so glibc's own per-thread state is valid on g0.
+ *
+ * Carriers become idle workers when their calls return.  One that stays
+ * idle WEFT_THREAD_IDLE_MS (1 s) while more than GOMAXPROCS workers live
+ * gives its OS thread back (stopm: retire, exit_thread): it leaves the idle
+ * list under sched.lock (a waker that took it first wins, and it stays),
+ * unmaps its alternate signal stack, puts its struct on wt_sched.mfree and
+ * jumps back to worker_main's frame, which returns, so glibc frees the
+ * thread as any other; the next worker made takes the struct over, id
+ * included.  A program that once blocked 1,000 tasks in the kernel (waits
+ * on process-shared objects, regular-file reads) so keeps no 1,000
+ * threads, whose mappings every later fork would copy.  The initial thread
+ * (worker 0) never exits.  glibc's own POSIX AIO helpers idle out after
+ * 1 s too; Go keeps its Ms, which costs little where nothing forks.
  *
  * Worker structs come from a slab and are never freed; wt_sched.allm lists
  * them for schedtrace and the fault handler (one whose thread exited has
