@@ -167,6 +167,7 @@ static void reset(bool reclaimed)
 	wt_sched.midle = NULL;
 	wt_sched.nmidle = 0;
 	wt_sched.mfree = NULL;
+	wt_sched.nmfree = 0;
 	atomic_store(&wt_sched.nmspinning, 0);
 	wt_sched.allm = NULL;
 	wt_sched.nm = 0;

@@ -313,6 +313,8 @@ struct wt_sched {
 	struct wt_m *midle;             /* [sched.lock] */
 	int nmidle;                     /* [sched.lock] */
 	struct wt_m *mfree;             /* [sched.lock] workers whose thread exited (worker.c) */
+	int nmfree;                     /* [sched.lock] those, and the ones retired on their
+					 * way there: nm - nmfree workers live */
 	_Atomic int nmspinning;         /* [atomic] */
 	int nm;                         /* [sched.lock] workers created */
 	bool capwait;                   /* [sched.lock] a proc waits: no thread for it (startm) */

@@ -141,18 +141,19 @@ static bool reserve_thread(void)
 
 /* Context: g0 of m, idle for WEFT_THREAD_IDLE_MS.  Takes m off the idle
  * list, counted out, when it is still there (no waker took it) and more
- * than GOMAXPROCS workers live (wt_nthreads counts sysmon too). */
+ * than GOMAXPROCS workers live. */
 static bool retire(struct wt_m *m)
 {
 	bool out = false;
 	wt_lock(&wt_sched.lock);
-	if (m->idle && atomic_load(&wt_nthreads) - 1 > atomic_load(&wt_sched.nprocs)) {
+	if (m->idle && wt_sched.nm - wt_sched.nmfree > atomic_load(&wt_sched.nprocs)) {
 		struct wt_m **pp = &wt_sched.midle;
 		while (*pp != m)
 			pp = &(*pp)->link;
 		*pp = m->link;
 		wt_sched.nmidle--;
 		m->idle = false;
+		wt_sched.nmfree++; /* on its way to mfree (exit_thread) */
 		atomic_fetch_sub(&wt_nthreads, 1);
 		out = true;
 	}
@@ -251,8 +252,10 @@ static struct wt_m *mfree_get(void)
 {
 	wt_lock(&wt_sched.lock);
 	struct wt_m *m = wt_sched.mfree;
-	if (m)
+	if (m) {
 		wt_sched.mfree = m->link;
+		wt_sched.nmfree--;
+	}
 	wt_unlock(&wt_sched.lock);
 	if (!m)
 		return NULL;
@@ -305,6 +308,7 @@ spawn:
 		wt_lock(&wt_sched.lock);
 		m->link = wt_sched.mfree;
 		wt_sched.mfree = m;
+		wt_sched.nmfree++;
 		wt_unlock(&wt_sched.lock);
 		/* Once: the next tries fail the same way while the limit holds. */
 		static _Atomic int said;

@@ -25,7 +25,7 @@
  *                clock_gettime (timer.c);
  *   wt_cfg       WEFT_MAXTHREADS from the test (stub_proc_reset);
  *   a new worker's TLS guard, pin and alternate signal stack: none (nor
- *                an idle worker's exit: wt_cfg.thread_idle_ms is 0);
+ *                an idle worker's exit unless a test sets wt_cfg.thread_idle_ms);
  *   wt_curp      as preempt.c's, without implicit system calls;
  *   netpoll      wt_netpoll returns stub_netpoll_list once while the test
  *                says tasks wait on descriptors; wt_netpoll_block never
@@ -170,7 +170,7 @@ char *wt_crash_altstack(void)
 	return NULL;
 }
 
-/* An idle worker's exit (worker.c) is off: wt_cfg.thread_idle_ms is 0. */
+/* An idle worker's exit (worker.c): no process id to keep, nothing to free. */
 int wt_pid;
 
 void wt_crash_altstack_free(char *p)
