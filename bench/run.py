@@ -187,6 +187,30 @@ def exp_futex_pshared(rounds, reps):
     row("one round trip", n["ns"], w["ns"], "ns")
 
 
+def exp_fork_waits(count, forks, idle, reps):
+    m = {"t0": r"OS threads after the waits:\s+(\d+)",
+         "m0": r"mappings after the waits:\s+(\d+)",
+         "f0": r"fork\+exit\+wait at once:\s+([\d.]+) us",
+         "c0": r"fork\(\) call at once:\s+([\d.]+) us",
+         "t1": r"OS threads after \d+s idle:\s+(\d+)",
+         "m1": r"mappings after idle:\s+(\d+)",
+         "f1": r"fork\+exit\+wait after idle:\s+([\d.]+) us",
+         "c1": r"fork\(\) call after idle:\s+([\d.]+) us"}
+    n, _ = median_runs("fork_waits", [count, forks, idle], False, reps, 300, m)
+    w, _ = median_runs("fork_waits", [count, forks, idle], True, reps, 300, m)
+    section("fork_waits: %s threads wait at once on a process-shared condvar, are joined; "
+            "then %d fork+exit+waitpid, at once and after %d s idle (median of %d)"
+            % ("{:,}".format(count), forks, idle, reps))
+    row("OS threads after the waits", n["t0"], w["t0"], ratio=False)
+    row("mappings after the waits", n["m0"], w["m0"], ratio=False)
+    row("fork+exit+wait at once", n["f0"], w["f0"], "us")
+    row("  of which fork() in the parent", n["c0"], w["c0"], "us")
+    row("OS threads after idle", n["t1"], w["t1"], ratio=False)
+    row("mappings after idle", n["m1"], w["m1"], ratio=False)
+    row("fork+exit+wait after idle", n["f1"], w["f1"], "us")
+    row("  of which fork() in the parent", n["c1"], w["c1"], "us")
+
+
 def exp_signal_rate(ms, reps):
     m = {"hz": r"handlers per second:\s+([\d.]+)", "lost": r"lost:\s+(\d+)"}
     section("signal_rate: kill(getpid()) then sem_wait for the handler's sem_post, "
@@ -508,7 +532,7 @@ def main():
     if mode not in ("--demo", "--full", "--signal"):
         sys.exit("usage: bench/run.py --demo | --full | --signal (the signal_rate row alone) "
                  "| --only=NAME,... [--strict]")
-    for p in ("switch", "pipe_switch", "futex_pshared", "spawn", "waiters", "burst", "blocking",
+    for p in ("switch", "pipe_switch", "futex_pshared", "fork_waits", "spawn", "waiters", "burst", "blocking",
               "timeslice", "tightloop", "cpubound", "echo_server", "echo_load", "grow",
               "connect", "signal_rate"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
@@ -539,6 +563,7 @@ def main():
         full = [("switch", lambda: exp_switch(200000, 3)),
                 ("pipe", lambda: exp_pipe(50000, 3)),
                 ("futex_pshared", lambda: exp_futex_pshared(20000, 3)),
+                ("fork_waits", lambda: exp_fork_waits(1000, 200, 3, 3)),
                 ("signal_rate", lambda: exp_signal_rate(1000, 3)),
                 ("spawn", lambda: exp_spawn(10000, 3)),
                 ("waiters", lambda: (exp_waiters(10000, 120), exp_waiters(100000, 240))),

@@ -8,6 +8,10 @@
  *                     initial thread), as Go's SetMaxThreads.  Default 10000.
  *   WEFT_MAXTHREADS_POLICY  wait (a proc waits for a worker to come back
  *                     from its system call) or fail (abort).  Default wait.
+ *   WEFT_THREAD_IDLE_MS  how long a worker beyond GOMAXPROCS stays idle
+ *                     before its OS thread exits (worker.c); 0: never.
+ *                     Default 1000, the idle time of glibc's own helper
+ *                     threads for POSIX AIO.
  *   WEFT_CGROUP_ROOT  the cgroup2 mount point (tests, unusual mounts).
  *   WEFT_NCPU         the CPU count to assume instead of the affinity mask's
  *                     (tests; sizes the procs array).
@@ -47,7 +51,7 @@
 #include "print.h"
 #include "tls.h"
 
-struct wt_config wt_cfg = { .tls_mode = WT_TLS_AUTO, .maxthreads = 10000, .sigquit = WT_SIGQUIT_EXIT };
+struct wt_config wt_cfg = { .tls_mode = WT_TLS_AUTO, .maxthreads = 10000, .thread_idle_ms = 1000, .sigquit = WT_SIGQUIT_EXIT };
 
 int wt_ncpu_affinity(void)
 {
@@ -184,6 +188,14 @@ void wt_config_read(void)
 				 "using %d\n", s, wt_cfg.maxthreads);
 		else
 			wt_cfg.maxthreads = (int)v;
+	}
+	if ((s = getenv("WEFT_THREAD_IDLE_MS")) && *s) {
+		long long v = parse_num(s, false);
+		if (v < 0 || v > 86400000)
+			wt_print("weft: WEFT_THREAD_IDLE_MS=%s is not a number of ms from 0 to "
+				 "86400000; using %d\n", s, wt_cfg.thread_idle_ms);
+		else
+			wt_cfg.thread_idle_ms = (int)v;
 	}
 	if ((s = getenv("WEFT_MAXTHREADS_POLICY")) && *s) {
 		if (!strcmp(s, "fail"))

@@ -16,6 +16,7 @@ struct wt_config {
 	int ncpu;                       /* affinity CPUs, or WEFT_NCPU */
 	int maxthreads;                 /* WEFT_MAXTHREADS */
 	bool maxthreads_fail;           /* WEFT_MAXTHREADS_POLICY=fail */
+	int thread_idle_ms;             /* WEFT_THREAD_IDLE_MS, 0 = idle workers stay */
 	int schedtrace_ms;
 	bool scheddetail;
 	size_t stack_size;              /* WEFT_STACK_SIZE, 0 = RLIMIT_STACK */

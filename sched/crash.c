@@ -306,3 +306,14 @@ char *wt_crash_altstack(void)
 	wt_syscall6(SYS_sigaltstack, (long)&ss, 0, 0, 0, 0, 0);
 	return p;
 }
+
+/* Context: a thread about to exit, its signals blocked: its alternate
+ * stack p (from wt_crash_altstack) is used no more and is unmapped (a fork
+ * would copy the mapping). */
+void wt_crash_altstack_free(char *p)
+{
+	stack_t ss = { .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE };
+	wt_syscall6(SYS_sigaltstack, (long)&ss, 0, 0, 0, 0, 0);
+	if (p)
+		wt_syscall6(SYS_munmap, (long)p, WT_SIGSTK, 0, 0, 0, 0);
+}

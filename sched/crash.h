@@ -11,6 +11,7 @@
 
 void wt_crash_init(void);
 char *wt_crash_altstack(void);
+void wt_crash_altstack_free(char *p);      /* before the thread exits */
 void wt_backtrace_ctx(ucontext_t *uc);
 
 #endif

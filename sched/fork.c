@@ -167,6 +167,8 @@ static void reset(bool reclaimed)
 	atomic_store(&wt_sched.nsysret, 0);
 	wt_sched.midle = NULL;
 	wt_sched.nmidle = 0;
+	wt_sched.mfree = NULL;
+	wt_sched.nmfree = 0;
 	atomic_store(&wt_sched.nmspinning, 0);
 	wt_sched.allm = NULL;
 	wt_sched.nm = 0;
@@ -177,6 +179,8 @@ static void reset(bool reclaimed)
 		m->fork_tp = 0; /* the child's base is set by system call until fork returns */
 		m->alllink = NULL;
 		m->link = NULL;
+		m->idle = false;
+		m->exit_jb = NULL; /* the process's first thread now: never exits */
 		m->nextp = NULL;
 		atomic_store(&m->park, 0);
 		m->spinning = false;

@@ -46,6 +46,7 @@
  *   STACK_PACK    stack_pack.c: the lists of packed stacks' units
  *   STACK         stack.c: the arena's slot hints
  *   UNJOINED      unjoined.c: exited tasks by pthread_t
+ *   PSHARED       pshared.c: the blocks of owner ids beyond the pid's
  *   SLAB          slab.c: each slab's free list; innermost
  */
 #ifndef WEFT_LOCKRANK_H
@@ -71,6 +72,7 @@ enum wt_lockrank {
 	WT_RANK_STACK_PACK,
 	WT_RANK_STACK,
 	WT_RANK_UNJOINED,
+	WT_RANK_PSHARED,
 	WT_RANK_SLAB,
 	WT_RANK_COUNT
 };

@@ -113,6 +113,7 @@
 #include "text.h"
 #include "throw.h"
 #include "timeline.h"
+#include "tls.h"
 
 #define PREEMPT_NS 10000000 /* a task's slice before sysmon asks, as Go's forcePreemptNS */
 #define PROBE_NS 2000000    /* least interval between probes of one suspect proc */
@@ -150,11 +151,25 @@ static void on_request(ucontext_t *uc)
 	if (wt_pc_in_weft(pc))
 		return; /* weft checks its flags itself; its futex waits keep the proc */
 	bool sys = wt_arch_uc_in_syscall(uc);
-	if (m->insyscall != 0 && sys && atomic_load(&t->cancel_call) && wt_cancel_pending(t) &&
+	int call = atomic_load(&t->cancel_call);
+	if (m->insyscall != 0 && sys && call != WT_CALL_NONE && wt_cancel_pending(t) &&
 	    !atomic_load_explicit(&m->implicit, memory_order_relaxed)) {
 		/* A cancellation point blocked in libc: the call ends with EINTR
 		 * and the shim acts on the cancel (shim.h: CANCELABLE). */
-		wt_arch_uc_syscall_eintr(uc);
+		if (call == WT_CALL_EINTR) {
+			wt_arch_uc_syscall_eintr(uc);
+			return;
+		}
+		/* One that would only wait again (glibc's condvar waits): the
+		 * task unwinds from the call, through the stub, as glibc's own
+		 * cancellation signal unwinds it, and only inside glibc's own
+		 * window (not in the mutex re-lock after it); elsewhere sysmon's
+		 * next request (wt_sysmon_cancel) looks again. */
+		if (wt_tls_libc_cancel_window(wt_tls_pd(t->tp)) &&
+		    on_task_stack(t, wt_arch_uc_sp(uc), 16384 + wt_arch_preempt_state_size())) {
+			wt_arch_uc_syscall_eintr(uc);
+			wt_arch_uc_push_call(uc, wt_async_preempt);
+		}
 		return;
 	}
 	if (m->insyscall == 0) {
@@ -293,6 +308,10 @@ void wt_preempt_init(void)
 void wt_preempt_park(void)
 {
 	struct wt_task *t = wt_cur();
+	/* A cancel the handler found in a WT_CALL_UNWIND call: the call's
+	 * own cleanup (the shim's) leaves the system call bracket. */
+	if (atomic_load(&t->cancel_call) == WT_CALL_UNWIND && wt_cancel_pending(t))
+		wt_cancel_act();
 	if (atomic_load_explicit(&t->m->implicit, memory_order_relaxed))
 		wt_implicit_exit(t->m);
 	if (wt_preempt_wanted(t->m))

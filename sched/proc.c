@@ -138,6 +138,7 @@ static struct wt_m *midleget(void)
 	if (m) {
 		wt_sched.midle = m->link;
 		wt_sched.nmidle--;
+		m->idle = false;
 	}
 	return m;
 }

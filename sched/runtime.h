@@ -47,6 +47,13 @@ enum wt_join_state {
 			   * is switching out; WT_EXITED follows (task.c) */
 };
 
+/* task->cancel_call: how a libc cancellation point the task sleeps in ends
+ * for pthread_cancel (preempt.c's handler). */
+#define WT_CALL_NONE 0
+#define WT_CALL_EINTR 1  /* the call fails with EINTR; the shim acts (shim.h: CANCELABLE) */
+#define WT_CALL_UNWIND 2 /* a call that waits again after EINTR (glibc's condvar
+			  * waits): the task unwinds from inside glibc's window
+			  * (tls.h: wt_tls_libc_cancel_window), as natively */
 /* Bits of task->cancel. */
 #define WT_CANCEL_REQ 1       /* pthread_cancel asked */
 #define WT_CANCEL_DISABLED 2  /* PTHREAD_CANCEL_DISABLE */
@@ -66,7 +73,8 @@ struct wt_task {
 	int tid;                        /* [const] the value in its TCB's tid */
 	int psid;                       /* [owner m] owner id for process-shared locks, 0 =
 					 * none yet (pshared.c) */
-	int pslot;                      /* [owner m] psid's slot, < 0 = a repeated one */
+	int pslot;                      /* [owner m] psid's slot: < 255 the pid's block,
+					 * beyond a holder's, < 0 a repeated id */
 	/* [owner m; dump reads] bumped when the task starts and each time it is
 	 * switched back in, before it writes to its stack: dump.c reads a
 	 * parked task's stack and discards the walk if this moved. */
@@ -112,7 +120,7 @@ struct wt_task {
 	_Atomic int cancel;             /* [atomic] WT_CANCEL_* bits */
 	/* [atomic] in a libc call that is a cancellation point (shim.h:
 	 * CANCELABLE): pthread_cancel signals its worker to end it. */
-	_Atomic bool cancel_call;
+	_Atomic int cancel_call;        /* WT_CALL_* */
 	char name[16];                  /* [atomic, relaxed, byte by byte: wt_task_name_*]
 					 * as the program named it, "" = never; inherited */
 	struct wt_dtor *dtors;          /* [owner m] __cxa_thread_atexit_impl list */
@@ -264,13 +272,17 @@ struct wt_m {
 	struct wt_task *prevg;          /* [owner m] the task that switched out last */
 	struct wt_p *p;                 /* [owner m; sched.lock on hand-off] */
 	struct wt_p *nextp;             /* [sched.lock] proc handed over by startm */
-	struct wt_m *link;              /* [sched.lock] idle list */
+	struct wt_m *link;              /* [sched.lock] idle list, or list of exited workers */
+	bool idle;                      /* [sched.lock] on the idle list */
+	void *exit_jb;                  /* [owner m] worker_main's jump buffer: the thread's
+					 * way out (worker.c) */
 	struct wt_m *alllink;           /* [const after publish] see wt_sched.allm */
 	_Atomic int park;               /* [atomic] futex word: 0 asleep, 1 wake */
 	bool spinning;                  /* [owner m] */
 	int insyscall;                  /* [owner m] entersyscall depth (signal handlers nest) */
 	int id;                         /* [const] */
-	int ostid;                      /* [const after start] its OS thread id */
+	int ostid;                      /* [owner m; relaxed reads] its OS thread id, 0 once
+					 * the thread exited (worker.c) */
 	/* What to do on g0 after the task switched out (Go's mcall). */
 	void (*after)(struct wt_m *, struct wt_task *, void *); /* [owner m] */
 	void *after_arg;                /* [owner m] */
@@ -313,6 +325,9 @@ struct wt_sched {
 	_Atomic int npidle;             /* [sched.lock to change; read lock-free as a hint] */
 	struct wt_m *midle;             /* [sched.lock] */
 	int nmidle;                     /* [sched.lock] */
+	struct wt_m *mfree;             /* [sched.lock] workers whose thread exited (worker.c) */
+	int nmfree;                     /* [sched.lock] those, and the ones retired on their
+					 * way there: nm - nmfree workers live */
 	_Atomic int nmspinning;         /* [atomic] */
 	int nm;                         /* [sched.lock] workers created */
 	bool capwait;                   /* [sched.lock] a proc waits: no thread for it (startm) */

@@ -193,7 +193,8 @@ static int take(struct op *op, int tid, int *listed, int cap, int *n, bool resen
  * no /proc), the threads weft knows: its workers and sysmon.  Every
  * pthread is a task on a worker, so only threads made by a raw clone, or
  * running before weft started, are missed; the first time, one weft: line
- * says so.  Workers never exit, so none turns GONE.  Context: the caller
+ * says so.  A worker whose thread exited has ostid 0 (take skips it), so
+ * none turns GONE.  Context: the caller
  * of wt_setxid. */
 static int take_known(struct op *op, long err, int *listed, int cap, int *n, bool resend)
 {

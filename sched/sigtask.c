@@ -415,6 +415,13 @@ void wt_sig_block_all(void)
 	sigmask_set(SIG_SETMASK, ~(WT_SIGBIT(SIGSEGV) | WT_SIGBIT(SIGBUS)), NULL);
 }
 
+/* Context: a thread of weft's that runs no program code and takes no
+ * program signal, but makes a change of ids (setxid.c), first thing. */
+void wt_sig_block_program(void)
+{
+	sigmask_set(SIG_SETMASK, ~(WT_SIGBIT(SIGSEGV) | WT_SIGBIT(SIGBUS) | WT_SIGBIT(SIGURG)), NULL);
+}
+
 /* Context: start, on the initial thread (worker 0, main task), after the
  * fault handlers; in a fork child again. */
 void wt_sig_init(void)

@@ -22,6 +22,7 @@ extern int wt_pid;                         /* getpid(), refreshed in a fork chil
 void wt_sig_init(void);                    /* start: poke handler, membarrier */
 uint64_t wt_sig_thread_init(struct wt_m *m); /* a worker thread, first thing */
 void wt_sig_block_all(void);               /* sysmon */
+void wt_sig_block_program(void);           /* pshared.c's holders: all but SIGURG */
 void wt_sig_block_more(struct wt_m *m, uint64_t more);
 void wt_sig_idle(struct wt_m *m);          /* g0, before it sleeps: takes handled ones */
 void wt_sig_switchin_slow(struct wt_task *t);

@@ -534,6 +534,14 @@ bool wt_cancel_set_async(struct wt_task *t, bool on)
 	return prev & WT_CANCEL_ASYNC;
 }
 
+void wt_cancel_wait_unwound(struct wt_task *t)
+{
+	wt_cancel_call_end(t);
+	if (wt_off_cancelhandling)
+		__atomic_fetch_and((int *)(wt_tls_pd(t->tp) + wt_off_cancelhandling),
+				   ~WT_GLIBC_CANCELTYPE, __ATOMIC_RELAXED);
+}
+
 void wt_cancel_async_point(void)
 {
 	struct wt_task *t = wt_cur();

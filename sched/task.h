@@ -62,13 +62,24 @@ void wt_cancel_async_point(void);
  * entersyscall bracket. */
 static inline bool wt_cancel_call_begin(struct wt_task *t)
 {
-	atomic_store(&t->cancel_call, true); /* seq_cst: see wt_preempt_cancel's reads */
+	atomic_store(&t->cancel_call, WT_CALL_EINTR); /* seq_cst: see wt_preempt_cancel's reads */
+	return wt_cancel_pending(t);
+}
+/* As wt_cancel_call_begin, for a libc call that waits again after EINTR:
+ * a cancel unwinds the task from inside the call (WT_CALL_UNWIND). */
+static inline bool wt_cancel_wait_begin(struct wt_task *t)
+{
+	atomic_store(&t->cancel_call, WT_CALL_UNWIND); /* seq_cst: as above */
 	return wt_cancel_pending(t);
 }
 static inline void wt_cancel_call_end(struct wt_task *t)
 {
-	atomic_store_explicit(&t->cancel_call, false, memory_order_relaxed);
+	atomic_store_explicit(&t->cancel_call, WT_CALL_NONE, memory_order_relaxed);
 }
+/* A WT_CALL_UNWIND call was unwound by a cancel: the mark goes, and so does
+ * glibc's asynchronous-type bit, which glibc's own return path would have
+ * cleared.  Context: the task, unwinding (a cleanup handler). */
+void wt_cancel_wait_unwound(struct wt_task *t);
 /* Joined (ended WT_ENDED_JOINED), or detached and dead (WT_ENDED_DETACHED). */
 void wt_task_release(struct wt_task *t, struct wt_p *p, int ended);
 /* t has exited (pthread_kill: 0, nothing sent, as glibc). */

@@ -74,6 +74,7 @@ size_t wt_off_tid, wt_off_stackblock, wt_off_stackblock_size, wt_off_specific;
 size_t wt_off_specific_used; /* 0: not found */
 size_t wt_off_list; /* struct pthread's list_t: glibc's lists of threads */
 size_t wt_off_robust;
+size_t wt_off_cancelhandling;
 long wt_robust_futex_offset = (long)offsetof(pthread_mutex_t, __data.__lock) -
 			      (long)offsetof(pthread_mutex_t, __data.__list.__next);
 static bool robust_prev; /* the word before robust_head is glibc's robust_prev */
@@ -283,6 +284,16 @@ void wt_tls_worker_enter(struct wt_m *m)
 	wt_arch_set_tp_fast(m->cur_tp);
 }
 
+/* On m's thread, on g0, before the thread exits (worker.c): the kernel
+ * keeps g0's own base, so nothing of the exit faults into the guard
+ * window, which m's next thread takes over. */
+void wt_tls_worker_leave(struct wt_m *m)
+{
+	if (!wt_tls_trap)
+		return;
+	wt_arch_set_tp(m->g0_tp);
+}
+
 /* Context: SIGSEGV handler, with a thread pointer that may be the guard:
  * touches no TLS.  Returns true when it repaired a reverted base. */
 bool wt_tls_fault(uintptr_t addr)
@@ -342,6 +353,9 @@ int wt_tls_init(void)
 	if (!list_desc)
 		return -ENOTSUP;
 	wt_off_list = list_desc[2];
+	unsigned *cancel_desc = dlsym(RTLD_DEFAULT, "_thread_db_pthread_cancelhandling");
+	if (cancel_desc)
+		wt_off_cancelhandling = cancel_desc[2];
 	unsigned *spec_desc = dlsym(RTLD_DEFAULT, "_thread_db_pthread_specific");
 	if (spec_desc)
 		wt_off_specific = spec_desc[2];

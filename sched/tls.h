@@ -41,6 +41,22 @@ extern size_t wt_off_specific_used; /* glibc's specific_used flag; 0: not found 
  * holds, which the kernel walks when an OS thread dies); 0: not found. */
 extern size_t wt_off_robust;
 extern long wt_robust_futex_offset; /* its futex_offset: lock word - list entry */
+/* struct pthread's cancelhandling (libthread_db's descriptor); 0: none.
+ * weft keeps a task's cancellation state in the task, so glibc's bits in a
+ * task's TCB are glibc's own: its asynchronous-type bit is set only while
+ * one of glibc's cancellation points sleeps in the kernel (2.36:
+ * __pthread_enable_asynccancel around the call), exactly where glibc's
+ * own cancellation signal would unwind the thread. */
+extern size_t wt_off_cancelhandling;
+#define WT_GLIBC_CANCELTYPE 2 /* glibc's CANCELTYPE_BITMASK */
+
+/* t's TCB is inside that window of glibc's.  Context: any. */
+static inline bool wt_tls_libc_cancel_window(uintptr_t pd)
+{
+	return wt_off_cancelhandling &&
+	       (__atomic_load_n((int *)(pd + wt_off_cancelhandling), __ATOMIC_RELAXED) &
+		WT_GLIBC_CANCELTYPE);
+}
 extern ptrdiff_t wt_rseq_off;
 
 /* A TCB block as glibc lays it out (arch.h: WT_ARCH_TLS_ABOVE_TP).  Below
@@ -64,6 +80,7 @@ uintptr_t wt_tls_tp_under(uintptr_t top, bool compact);
 extern bool wt_tls_trap;
 bool wt_tls_worker_guard(struct wt_m *m);  /* assign m's guard window */
 void wt_tls_worker_enter(struct wt_m *m);  /* on m's thread: install it */
+void wt_tls_worker_leave(struct wt_m *m);  /* on m's thread, on g0, before it exits */
 bool wt_tls_fault(uintptr_t addr);         /* SIGSEGV: repaired a reverted fs? */
 /* Trap mode, after a wait in the kernel (the thread slept, so the kernel
  * switched away and reverted the thread pointer to the guard): put the

@@ -1,14 +1,30 @@
 /*
  * worker.c — workers (Go's M): the OS threads that run tasks.
  *
- * Workers are created on demand by startm, up to what the procs need, and
- * never exit: an idle worker sleeps on its own futex word (stopm) until a
- * waker hands it a proc.  So the thread count follows GOMAXPROCS, not the
- * number of tasks.  Worker threads are real glibc threads (created with the
- * real pthread_create), so glibc's own per-thread state is valid on g0.
+ * Workers are created on demand by startm, up to what the procs need: an
+ * idle worker sleeps on its own futex word (stopm) until a waker hands it a
+ * proc.  So the thread count follows GOMAXPROCS, not the number of tasks,
+ * except while tasks block in system calls: each keeps its worker (the
+ * carrier of the call) and the proc goes to another, new if none is idle.
+ * Worker threads are real glibc threads (created with the real
+ * pthread_create), so glibc's own per-thread state is valid on g0.
+ *
+ * Carriers become idle workers when their calls return.  One that stays
+ * idle WEFT_THREAD_IDLE_MS (1 s) while more than GOMAXPROCS workers live
+ * gives its OS thread back (stopm: retire, exit_thread): it leaves the idle
+ * list under sched.lock (a waker that took it first wins, and it stays),
+ * unmaps its alternate signal stack, puts its struct on wt_sched.mfree and
+ * jumps back to worker_main's frame, which returns, so glibc frees the
+ * thread as any other; the next worker made takes the struct over, id
+ * included.  A program that once blocked 1,000 tasks in the kernel (waits
+ * on process-shared objects, regular-file reads) so keeps no 1,000
+ * threads, whose mappings every later fork would copy.  The initial thread
+ * (worker 0) never exits.  glibc's own POSIX AIO helpers idle out after
+ * 1 s too; Go keeps its Ms, which costs little where nothing forks.
  *
  * Worker structs come from a slab and are never freed; wt_sched.allm lists
- * them for schedtrace and the fault handler.
+ * them for schedtrace and the fault handler (one whose thread exited has
+ * ostid 0 until it is taken over).
  *
  * WEFT_MAXTHREADS caps weft's OS threads (workers, sysmon and the initial
  * thread; wt_nthreads), as Go's SetMaxThreads does.  Each one needs more
@@ -25,6 +41,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -39,6 +56,7 @@
 #include "slab.h"
 #include "throw.h"
 #include "timeline.h"
+#include "timer.h"
 #include "tls.h"
 #include "worker.h"
 
@@ -121,6 +139,46 @@ static bool reserve_thread(void)
 	return false;
 }
 
+/* Context: g0 of m, idle for WEFT_THREAD_IDLE_MS.  Takes m off the idle
+ * list, counted out, when it is still there (no waker took it) and more
+ * than GOMAXPROCS workers live. */
+static bool retire(struct wt_m *m)
+{
+	bool out = false;
+	wt_lock(&wt_sched.lock);
+	if (m->idle && wt_sched.nm - wt_sched.nmfree > atomic_load(&wt_sched.nprocs)) {
+		struct wt_m **pp = &wt_sched.midle;
+		while (*pp != m)
+			pp = &(*pp)->link;
+		*pp = m->link;
+		wt_sched.nmidle--;
+		m->idle = false;
+		wt_sched.nmfree++; /* on its way to mfree (exit_thread) */
+		atomic_fetch_sub(&wt_nthreads, 1);
+		out = true;
+	}
+	wt_unlock(&wt_sched.lock);
+	return out;
+}
+
+/* Context: g0 of m, retired.  Its OS thread exits through worker_main;
+ * from the moment m is on mfree it touches m no more. */
+static WT_NORETURN void exit_thread(struct wt_m *m)
+{
+	wt_sig_block_all();
+	wt_crash_altstack_free(m->sigstk);
+	m->sigstk = NULL;
+	wt_tls_worker_leave(m);
+	jmp_buf *jb = m->exit_jb;
+	m->curg = NULL;
+	__atomic_store_n(&m->ostid, 0, __ATOMIC_RELAXED);
+	wt_lock(&wt_sched.lock);
+	m->link = wt_sched.mfree;
+	wt_sched.mfree = m;
+	wt_unlock(&wt_sched.lock);
+	longjmp(*jb, 1);
+}
+
 /* Context: g0 of m.  Returns holding the proc handed over by startm. */
 void wt_stopm(struct wt_m *m)
 {
@@ -128,6 +186,7 @@ void wt_stopm(struct wt_m *m)
 	m->link = wt_sched.midle;
 	wt_sched.midle = m;
 	wt_sched.nmidle++;
+	m->idle = true;
 	bool capwait = wt_sched.capwait;
 	wt_sched.capwait = false;
 	wt_unlock(&wt_sched.lock);
@@ -135,9 +194,24 @@ void wt_stopm(struct wt_m *m)
 	 * wakep may well pick it. */
 	if (unlikely(capwait))
 		wt_wakep();
+	int64_t idle = wt_cfg.thread_idle_ms * 1000000ll;
+	bool may_exit = idle > 0 && m->exit_jb && m->ostid != wt_pid;
+	int64_t until = may_exit ? wt_nanotime() + idle : 0;
 	/* Acquire: pairs with the release store in startm. */
-	while (atomic_load_explicit(&m->park, memory_order_acquire) == 0)
-		wt_futex_wait_sigok(&m->park, 0, NULL); /* idle: holds nothing */
+	while (atomic_load_explicit(&m->park, memory_order_acquire) == 0) {
+		if (!may_exit) {
+			wt_futex_wait_sigok(&m->park, 0, NULL); /* idle: holds nothing */
+			continue;
+		}
+		struct timespec ts = { until / 1000000000, until % 1000000000 };
+		wt_futex_wait_sigok(&m->park, 0, &ts);
+		if (atomic_load_explicit(&m->park, memory_order_acquire) == 0 &&
+		    wt_nanotime() >= until) {
+			if (retire(m))
+				exit_thread(m);
+			until = wt_nanotime() + idle; /* kept: look again later */
+		}
+	}
 	wt_tls_after_sleep(m->cur_tp);
 	atomic_store_explicit(&m->park, 0, memory_order_relaxed);
 	m->p = m->nextp;
@@ -163,10 +237,41 @@ void wt_worker_init_self(struct wt_m *m)
 static void *worker_main(void *arg)
 {
 	struct wt_m *m = arg;
+	jmp_buf jb;
+	if (setjmp(jb))
+		return NULL; /* exit_thread: m may be another thread's by now */
+	m->exit_jb = &jb;
 	wt_worker_init_self(m);
 	if (m->p)
 		m->p->m = m;
 	wt_schedule(m);
+}
+
+/* A worker struct whose thread exited, ready for a new one (its id, place
+ * in allm and guard window kept), or NULL. */
+static struct wt_m *mfree_get(void)
+{
+	wt_lock(&wt_sched.lock);
+	struct wt_m *m = wt_sched.mfree;
+	if (m) {
+		wt_sched.mfree = m->link;
+		wt_sched.nmfree--;
+	}
+	wt_unlock(&wt_sched.lock);
+	if (!m)
+		return NULL;
+	int id = m->id;
+	struct wt_m *all = m->alllink;
+	uintptr_t guard = m->guard_tp;
+	siginfo_t *defer_info = m->defer_info;
+	struct wt_tlbuf *tlbuf = m->tlbuf;
+	memset(m, 0, sizeof *m);
+	m->id = id;
+	m->alllink = all;
+	m->guard_tp = guard;
+	m->defer_info = defer_info;
+	m->tlbuf = tlbuf;
+	return m;
 }
 
 /* Creates a worker that starts holding p.  Context: any (task or g0). */
@@ -174,7 +279,10 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 {
 	if (!reserve_thread())
 		return NULL;
-	struct wt_m *m = wt_slab_alloc(&mslab);
+	struct wt_m *m = mfree_get();
+	if (m)
+		goto spawn;
+	m = wt_slab_alloc(&mslab);
 	if (!m) {
 		atomic_fetch_sub(&wt_nthreads, 1);
 		return NULL;
@@ -190,12 +298,19 @@ struct wt_m *wt_newm(struct wt_p *p, bool spinning)
 		wt_print("weft: cannot create worker %d: too many workers\n", m->id);
 		return NULL;
 	}
+spawn:
 	m->p = p;
 	m->spinning = spinning;
 
 	int err = wt_thread_spawn(worker_main, m, 256 << 10);
 	if (err) {
 		atomic_fetch_sub(&wt_nthreads, 1);
+		m->p = NULL;
+		wt_lock(&wt_sched.lock);
+		m->link = wt_sched.mfree;
+		wt_sched.mfree = m;
+		wt_sched.nmfree++;
+		wt_unlock(&wt_sched.lock);
 		/* Once: the next tries fail the same way while the limit holds. */
 		static _Atomic int said;
 		if (!atomic_exchange(&said, 1))

@@ -15,11 +15,14 @@
  * Process-shared condvars are left to glibc, their waits made PSHARED and
  * BRACKETED (shim.h): the owner id glibc's re-lock records is unique across
  * processes, and the proc goes to other tasks while the worker sleeps in the
- * kernel.  Such a wait is a cancellation point when it starts and when it
- * ends (shared_wait): glibc's own wait ignores the EINTR a cancel's signal
- * would give it, so a cancel that comes while the task sleeps in it acts
- * only once it is woken (one weft: line says so).  A robust, priority or process-shared mutex under a private
- * condvar is unlocked and re-locked by glibc too (wt_mutex_*).
+ * kernel.  Such a wait is a cancellation point as glibc's is (shared_wait):
+ * glibc's wait would only wait again after an EINTR, so a cancel that comes
+ * while the task sleeps in it unwinds the task from inside the call
+ * (WT_CALL_UNWIND, sched/preempt.c), as glibc's own cancellation signal
+ * does: glibc's cleanup re-locks the mutex (with the owner id still in the
+ * TCB), then shared_wait's puts back what it changed around the call.  A
+ * robust, priority or process-shared mutex under a private condvar is
+ * unlocked and re-locked by glibc too (wt_mutex_*).
  *
  * wait, with a mutex of weft's: queue on seq, counted in, with the mutex
  * still held; the worker releases the mutex once the task is off its
@@ -37,7 +40,6 @@
  * (glibc >= 2.25 does the same).
  */
 #include "shim.h"
-#include "../sched/print.h"
 #include "../sched/prio.h"
 #include "../sched/proc.h"
 #include "../sched/task.h"
@@ -86,29 +88,72 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline)
 	return pr == WT_PARK_TIMEDOUT ? ETIMEDOUT : 0;
 }
 
-/* After glibc's wait on a process-shared condvar returned r, with the mutex
- * held: a cancel that came meanwhile acts now.  Context: a task or any
- * thread; may unwind the task. */
-static int shared_wait_done(int r)
+/* What shared_wait changed around glibc's call, put back by its cleanup
+ * when a cancel unwinds the task from inside the call. */
+struct shared_wait {
+	struct wt_task *t;
+	int tid; /* wt_pshared_enter's value to restore */
+	struct wt_kprio k; /* the worker's kernel policy to restore */
+};
+
+static void shared_wait_unwound(void *arg)
 {
-	struct wt_task *t = wt_cur();
-	if (t && wt_cancel_pending(t)) {
-		static _Atomic bool said;
-		if (!atomic_exchange_explicit(&said, true, memory_order_relaxed))
-			wt_print("weft: pthread_cancel of a thread waiting on a process-shared "
-				 "condition variable acts only once the wait is woken\n");
-		wt_testcancel();
-	}
-	return r;
+	struct shared_wait *w = arg;
+	wt_prio_kernel_restore(w->k);
+	wt_cancel_wait_unwound(w->t);
+	wt_pshared_leave(w->tid);
+	wt_exitsyscall();
 }
 
-#define SHARED_WAIT(call) (wt_testcancel(), shared_wait_done(PSHARED(BRACKETED(KPRIO(call)))))
+enum { W_WAIT, W_TIMED, W_CLOCK };
+
+/* glibc's wait on a process-shared condvar: with the task's owner id
+ * (PSHARED), bracketed, and a cancellation point.  A cancel pending when
+ * the call would start makes it return 0 at once (a spurious wake-up), and
+ * is acted on with the mutex held.  Context: a task or any thread; may
+ * block the worker; may unwind the task. */
+static int shared_wait(pthread_cond_t *c, pthread_mutex_t *m, int how, clockid_t clk,
+		       const struct timespec *abs)
+{
+	wt_real_init();
+	struct wt_task *t = wt_cur();
+	int r = 0;
+	if (!t) {
+		if (how == W_WAIT)
+			return real.pthread_cond_wait(c, m);
+		if (how == W_TIMED)
+			return real.pthread_cond_timedwait(c, m, abs);
+		return real.pthread_cond_clockwait(c, m, clk, abs);
+	}
+	wt_testcancel();
+	struct shared_wait w = { t, 0, { -1, 0 } };
+	pthread_cleanup_push(shared_wait_unwound, &w);
+	w.tid = wt_pshared_enter();
+	wt_entersyscall();
+	if (!wt_cancel_wait_begin(t)) {
+		/* KPRIO's steps, with what to restore where the cleanup sees it. */
+		w.k = wt_prio_kernel_lend();
+		if (how == W_WAIT)
+			r = real.pthread_cond_wait(c, m);
+		else if (how == W_TIMED)
+			r = real.pthread_cond_timedwait(c, m, abs);
+		else
+			r = real.pthread_cond_clockwait(c, m, clk, abs);
+		wt_prio_kernel_restore(w.k);
+		w.k = (struct wt_kprio){ -1, 0 };
+	}
+	wt_cancel_call_end(t);
+	wt_exitsyscall();
+	wt_pshared_leave(w.tid);
+	pthread_cleanup_pop(0);
+	wt_testcancel();
+	return r;
+}
 
 WT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	if (FLAGS(c) & F_SHARED) {
-		wt_real_init();
-		return SHARED_WAIT(real.pthread_cond_wait(c, m));
+		return shared_wait(c, m, W_WAIT, 0, NULL);
 	}
 	wt_testcancel();
 	return cond_wait(c, m, -1);
@@ -129,8 +174,7 @@ WT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abs)
 {
 	if (FLAGS(c) & F_SHARED) {
-		wt_real_init();
-		return SHARED_WAIT(real.pthread_cond_timedwait(c, m, abs));
+		return shared_wait(c, m, W_TIMED, 0, abs);
 	}
 	return timedwait(c, m, FLAGS(c) & F_MONO ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
 }
@@ -142,7 +186,7 @@ WT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 		wt_real_init();
 		if (!real.pthread_cond_clockwait)
 			return EINVAL;
-		return SHARED_WAIT(real.pthread_cond_clockwait(c, m, clk, abs));
+		return shared_wait(c, m, W_CLOCK, clk, abs);
 	}
 	return timedwait(c, m, clk, abs);
 }

@@ -9,8 +9,9 @@
  *     fails with EINTR (never restarted, SA_RESTART or not: signal(7)); a
  *     condvar wait resumes (or returns 0) and ends when signalled; a
  *     mutex lock goes on waiting and gets the lock once it is unlocked.
- * A waiter on the shared condvar is woken after its cancel (natively the
- * cancel acted already; under weft it acts then).  The waits are in
+ * A broadcast after the cancel of the condvar waiter finds nobody (the
+ * cancel acted during the wait; pshared_cancel_wait checks that without
+ * it).  The waits are in
  * progress when the request comes (the waiter says it is
  * about to wait; the main thread then sleeps 100 ms).  A sem_wait that the
  * signal did not end is ended by a post a second later, and a condvar
@@ -164,9 +165,8 @@ int main(void)
 
 	pthread_t t = start(cond_waiter);
 	pthread_cancel(t);
-	/* Natively the cancel has acted by now; under weft it acts once the
-	 * wait is woken (README: known limits), which this broadcast does
-	 * (go stays 0: to a waiter still there, a spurious wake-up). */
+	/* The cancel has acted by now; to a waiter still there, this
+	 * broadcast is a spurious wake-up (go stays 0). */
 	usleep(100000);
 	pthread_mutex_lock(&s->mu);
 	pthread_cond_broadcast(&s->cv);

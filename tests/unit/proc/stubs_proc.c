@@ -24,7 +24,8 @@
  *   real         libc's pthread calls (worker.c creates worker threads) and
  *                clock_gettime (timer.c);
  *   wt_cfg       WEFT_MAXTHREADS from the test (stub_proc_reset);
- *   a new worker's TLS guard, pin and alternate signal stack: none;
+ *   a new worker's TLS guard, pin and alternate signal stack: none (nor
+ *                an idle worker's exit unless a test sets wt_cfg.thread_idle_ms);
  *   wt_curp      as preempt.c's, without implicit system calls;
  *   netpoll      wt_netpoll returns stub_netpoll_list once while the test
  *                says tasks wait on descriptors; wt_netpoll_block never
@@ -171,6 +172,21 @@ void wt_tls_unpin(struct wt_pin pin)
 char *wt_crash_altstack(void)
 {
 	return NULL;
+}
+
+/* An idle worker's exit (worker.c): no process id to keep, nothing to free. */
+int wt_pid;
+
+void wt_crash_altstack_free(char *p)
+{
+}
+
+void wt_tls_worker_leave(struct wt_m *m)
+{
+}
+
+void wt_sig_block_all(void)
+{
 }
 
 /* ---- system calls and preemption ---- */

@@ -575,6 +575,49 @@ Test(proc, queued_work_wakes_a_worker_that_steals_it)
 		cr_assert_eq(nthreads(), 2);
 }
 
+static bool c_one_thread(void)
+{
+	return nthreads() == 1;
+}
+
+/* Two workers, GOMAXPROCS lowered to 1: the idle one beyond it gives its
+ * thread back after WEFT_THREAD_IDLE_MS, its struct kept (ostid 0); raised
+ * again, the worker made for new work takes that struct over. */
+Test(proc, an_idle_worker_beyond_gomaxprocs_exits_and_the_next_takes_its_struct)
+{
+	sched_setup(2, 100);
+	wt_cfg.thread_idle_ms = 20;
+	A = mk(0, 'A', spawn_and_spin);
+	for (int i = 1; i <= 6; i++)
+		mk(i, 'X', count_x);
+	wt_ready(&A->t);
+	wait_dead(7);
+	cr_assert(until(c_all_idle));
+	wt_lock(&wt_sched.lock);
+	int made = wt_sched.nm;
+	wt_unlock(&wt_sched.lock);
+	wt_procs_resize(1);
+	cr_assert(until(c_one_thread), "%d threads live", nthreads());
+	int gone = 0;
+	for (struct wt_m *m = atomic_load(&wt_sched.allm); m; m = m->alllink)
+		gone += __atomic_load_n(&m->ostid, __ATOMIC_RELAXED) == 0;
+	cr_assert_eq(gone, made - 1, "%d of %d workers exited", gone, made);
+
+	wt_procs_resize(2);
+	atomic_store(&nx, 0);
+	A = mk(0, 'A', spawn_and_spin);
+	for (int i = 1; i <= 6; i++)
+		mk(i, 'X', count_x);
+	wt_ready(&A->t);
+	wait_dead(14);
+	wt_lock(&wt_sched.lock);
+	int made2 = wt_sched.nm;
+	wt_unlock(&wt_sched.lock);
+	cr_assert_eq(made2, made, "a new struct was made while one was free");
+	if (settles())
+		cr_assert_eq(nthreads(), 2);
+}
+
 static void ready_one_and_spin(struct tt *x)
 {
 	note(x);
