@@ -56,10 +56,25 @@ int main(void)
 	pthread_t w;
 	pthread_create(&w, NULL, quick, NULL);
 	pthread_join(w, NULL);
-	rl.rlim_cur = vm_size() + ROOM;
+	/* The size may change while it is read: a runtime's own thread can map
+	 * memory at any moment (under weft, sysmon starting a worker makes
+	 * glibc reserve a 64 MiB malloc arena for sysmon, at the first look at
+	 * /proc that lasts).  A limit set from a size read before such a
+	 * mapping would leave no room, nothing for the chunks below to take
+	 * and give back, and the rounds after them nothing to run in.  So the
+	 * limit is set again until the size it was set from still holds after
+	 * it: the room above is then the program's. */
 	rl.rlim_max = old.rlim_max;
-	if (setrlimit(RLIMIT_AS, &rl))
-		return 1;
+	for (int tries = 0;; tries++) {
+		unsigned long v = vm_size();
+		rl.rlim_cur = v + ROOM;
+		if (setrlimit(RLIMIT_AS, &rl))
+			return 1;
+		if (vm_size() == v)
+			break;
+		if (tries == 100)
+			return 1;
+	}
 	static void *chunk[4096];
 	int nc = 0;
 	while (nc < 4096) {
