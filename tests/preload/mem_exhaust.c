@@ -57,9 +57,9 @@ int main(void)
 	pthread_create(&w, NULL, quick, NULL);
 	pthread_join(w, NULL);
 	/* The size may change while it is read: a runtime's own thread can map
-	 * memory at any moment (under weft, sysmon starting a worker makes
-	 * glibc reserve a 64 MiB malloc arena for sysmon, at the first look at
-	 * /proc that lasts).  A limit set from a size read before such a
+	 * memory at any moment (under weft, sysmon starting a worker for the
+	 * warm-up's queued thread makes glibc reserve a 64 MiB malloc arena
+	 * for sysmon).  A limit set from a size read before such a
 	 * mapping would leave no room, nothing for the chunks below to take
 	 * and give back, and the rounds after them nothing to run in.  So the
 	 * limit is set again until the size it was set from still holds after
