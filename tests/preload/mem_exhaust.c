@@ -57,10 +57,10 @@ int main(void)
 	pthread_create(&w, NULL, quick, NULL);
 	pthread_join(w, NULL);
 	/* The size may change while it is read: a runtime's own thread can map
-	 * memory at any moment (under weft, sysmon starting a worker for the
-	 * warm-up's queued thread makes glibc reserve a 64 MiB malloc arena
-	 * for sysmon).  A limit set from a size read before such a
-	 * mapping would leave no room, nothing for the chunks below to take
+	 * memory at any moment (under weft, glibc reserves a 64 MiB malloc
+	 * arena for sysmon when sysmon starts its first worker, which the
+	 * warm-up may have asked for).  A limit set from a size read before
+	 * such a mapping would leave no room, nothing for the chunks below to take
 	 * and give back, and the rounds after them nothing to run in.  So the
 	 * limit is set again until the size it was set from still holds after
 	 * it: the room above is then the program's. */
