@@ -10,8 +10,9 @@
  * A callback runs without the heap lock; wt_timer_del waits for a callback
  * in flight, so a task may reuse its timer as soon as del returns.
  *
- * The heap array is mmap'd and grows by doubling (never the program's
- * malloc).  Lock order: a park bucket lock may be held while adding a timer
+ * The heap array is static for the first HEAP0 timers, so the first
+ * sleep of a process whose memory is exhausted needs no mapping; beyond,
+ * it is mmap'd and grows by doubling (never the program's malloc).  Lock order: a park bucket lock may be held while adding a timer
  * (bucket -> T.lock); callbacks take bucket locks with no timer lock.
  */
 #include <string.h>
@@ -24,12 +25,15 @@
 #include "sysmon.h"
 #include "throw.h"
 
+#define HEAP0 1024
+static struct wt_timer *heap0[HEAP0]; /* [T.lock] the heap until it outgrows it */
+
 static struct {
 	wt_lock_t lock;
-	struct wt_timer **heap;   /* [T.lock] */
+	struct wt_timer **heap;   /* [T.lock] heap0, or a mapping of cap entries */
 	int n, cap;               /* [T.lock] */
 	_Atomic int64_t next;     /* [atomic] heap[0]->when or INT64_MAX, for cheap polling */
-} T = { .lock = WT_LOCK_INIT(WT_RANK_TIMERS), .next = INT64_MAX };
+} T = { .lock = WT_LOCK_INIT(WT_RANK_TIMERS), .heap = heap0, .cap = HEAP0, .next = INT64_MAX };
 
 int64_t wt_nanotime(void)
 {
@@ -117,14 +121,13 @@ void wt_timer_add(struct wt_timer *t, int64_t when)
 	bool earliest;
 	wt_lock(&T.lock);
 	if (T.n == T.cap) {
-		int cap = T.cap ? T.cap * 2 : 1024;
+		int cap = T.cap * 2;
 		struct wt_timer **h = wt_mmap_anon(cap * sizeof *h);
 		if (!h)
 			wt_throw("out of memory growing the timer heap");
-		if (T.heap) {
-			memcpy(h, T.heap, T.n * sizeof *h);
+		memcpy(h, T.heap, T.n * sizeof *h);
+		if (T.heap != heap0)
 			wt_syscall6(SYS_munmap, (long)T.heap, T.cap * sizeof *h, 0, 0, 0, 0);
-		}
 		T.heap = h;
 		T.cap = cap;
 	}
@@ -195,12 +198,12 @@ int wt_timer_run(int64_t now, struct wt_m *m)
 
 /* Fork child (fork.c): every timer belonged to a task that is gone (the
  * forking task waits on none).  A heap whose lock was held may be torn:
- * drop its array (it leaks) rather than trust it. */
+ * drop its array (a mapping leaks) rather than trust it. */
 void wt_timer_fork_reset(void)
 {
 	if (atomic_load_explicit(&T.lock.v, memory_order_relaxed)) {
-		T.heap = NULL;
-		T.cap = 0;
+		T.heap = heap0;
+		T.cap = HEAP0;
 	}
 	T.n = 0;
 	atomic_store_explicit(&T.lock.v, 0, memory_order_relaxed);
