@@ -176,7 +176,8 @@ static int park(const void *addr, const struct how *h)
 	/* The same pair with wt_sig_send, which sets sigpend, then (membarrier
 	 * or fence) reads addr: a signal sent before this check is seen here;
 	 * one sent after finds the waiter queued (wt_park_interrupt). */
-	if (t && (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask)) {
+	if (t && ((atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask) ||
+		  wt_sig_proc_for(t))) {
 		not_parked(b, addr, h, WT_PARK_INTR);
 		/* Its handlers run now, as they would have as it resumed: a
 		 * caller that waits again would otherwise come back here until
@@ -214,7 +215,7 @@ static int park(const void *addr, const struct how *h)
 		atomic_signal_fence(memory_order_seq_cst);
 		/* The handlers, now that the wait is over: the task's own, and
 		 * those that interrupted weft on its worker meanwhile. */
-		if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) ||
+		if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) || wt_sig_proc_for(t) ||
 		    (t->m && atomic_load_explicit(&t->m->defer_ready, memory_order_relaxed)))
 			wt_sig_defer_run(t->m);
 		return result;
@@ -490,7 +491,8 @@ bool wt_park_woken_counted(struct wt_task *t)
 {
 	return t->wait_on && t->waiter.counted &&
 	       atomic_load_explicit(&t->waiter.state, memory_order_relaxed) == WT_WAITER_WOKEN &&
-	       !(atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask);
+	       !(atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask) &&
+	       !wt_sig_proc_for(t);
 }
 
 /* A sleep: parks the current task until deadline (mono ns) on a key nobody

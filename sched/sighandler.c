@@ -64,6 +64,7 @@
 #include "task.h"
 #include "text.h"
 #include "worker.h"
+#include "park.h"
 
 /* ---- the program's handlers ----
  * For each signal whose kernel handler is weft's (the trampoline, crash.c's
@@ -387,21 +388,37 @@ static bool process_directed(int sig, const siginfo_t *si)
 	       sig != SIGBUS && sig != SIGPIPE && sig != SIGXFSZ;
 }
 
-/* ---- signals handed to another task ----
- * The siginfo of a signal handed to a task other than the one its thread
- * ran (to_main, route), for that task's deliver (sigtask.c: it queues the
- * signal to itself with this siginfo; the kernel takes any si_code a
- * thread queues for itself).  One slot per signal, claimed by its bit in
- * `claim`; while claimed, another of the same kind coalesces, as a pending
- * signal does.  owner NULL: no task takes it now (every live one blocks
- * it): it is pending for the process (proc_pend) until a task unblocks or
- * waits for it. */
+/* ---- signals pending for the process ----
+ * A process-directed signal that no task on the thread it came to may run
+ * now (it came to a worker's g0, or to a task that blocks it) is pending
+ * for the process, as in the kernel's shared queue: its bit in proc_pend,
+ * its siginfo in handed[sig] (owner NULL).  It belongs to no task until one
+ * takes it (wt_sig_proc_take): a task that does not block it, or waits for
+ * it in sigwait*, at each of its points that look at its own queue (a
+ * switch-in, the start and end of a park, a mask change, a poke's handler,
+ * the start of a sigwait).  A taker is asked to look (nudge): a parked one
+ * is taken out of its wait, a running one is poked; a runnable one looks as
+ * it is switched in.  So a task whose park a pending signal ended runs the
+ * handler before it returns to its own code, as the kernel runs it before
+ * the thread leaves its wait; and a task that exits or blocks the signal
+ * first leaves it pending, and asks another taker (wt_sig_proc_retarget).
+ * Pairs: the router sets proc_pend (an atomic RMW), then a process-wide
+ * barrier, then reads each task's state, mask and sigwait set; a task
+ * writes its mask (or queues its waiter), then reads proc_pend: one sees
+ * the other.
+ * The main task is also handed process-directed signals with their siginfo
+ * (to_main): owner main, the bit in main's own queue.  While a slot is
+ * claimed (its bit in `claim`), another signal of its kind coalesces, as a
+ * pending one does; one that comes while a taker is between claiming the
+ * bit and freeing the slot coalesces with the one taken, whose handler has
+ * not run yet. */
 static struct {
 	struct wt_task *owner;  /* [claim bit] */
 	siginfo_t si;           /* [claim bit] */
 } handed[65];
 static _Atomic uint64_t handed_claim, handed_ready; /* [atomic] */
-static _Atomic uint64_t proc_pend;                  /* [atomic] handed, owner NULL */
+_Atomic uint64_t wt_sig_procpend;                   /* [atomic] handed, owner NULL */
+#define proc_pend wt_sig_procpend
 
 bool wt_sig_handed_info(struct wt_task *t, int sig, siginfo_t *out)
 {
@@ -420,8 +437,10 @@ uint64_t wt_sig_proc_pending(void)
 	return atomic_load_explicit(&proc_pend, memory_order_relaxed);
 }
 
-/* Context: t, on its worker, holding no weft lock (sigtask.c, after t
- * unblocked or began to wait for some of `want`).  Returns those raised. */
+/* Context: t, on its worker, holding no weft lock (sigtask.c: t does not
+ * block or waits for some of `want`).  The slot is freed before the raise,
+ * whose system call is a point where a handler may route another signal.
+ * Returns those raised. */
 uint64_t wt_sig_proc_take(struct wt_task *t, uint64_t want)
 {
 	uint64_t r = atomic_load_explicit(&proc_pend, memory_order_acquire) & want, took = 0;
@@ -440,54 +459,154 @@ uint64_t wt_sig_proc_take(struct wt_task *t, uint64_t want)
 	return took;
 }
 
+/* Would t take a signal of bit now: alive, and not blocking it or waiting
+ * for it.  An exiting task blocks every signal (wt_sig_task_exit). */
 static bool takes(struct wt_task *t, uint64_t bit)
 {
 	int st = atomic_load_explicit(&t->state, memory_order_relaxed);
-	return st != WT_DEAD && st != WT_IDLE && !(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit);
+	return st != WT_DEAD && st != WT_IDLE &&
+	       (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit) ||
+		(__atomic_load_n(&t->sigwait, __ATOMIC_RELAXED) & bit));
 }
 
-/* Queues sig on t with its siginfo (t NULL: pending for the process).
- * While one of its kind is on its way to a task with its siginfo, t gets
- * it as pthread_kill would send it, and a second one for the process
- * coalesces.  Context: as route. */
-static void hand(struct wt_task *t, int sig, const siginfo_t *si)
+/* Asks t to look at the process's pending signals: out of a wait it is
+ * parked in (one it does not block), a poke when it runs.  Context: any,
+ * holding at most alllock (which keeps t's struct in place). */
+static void nudge(struct wt_task *t, uint64_t bit)
+{
+	if (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit))
+		wt_park_interrupt(t);
+	if (t != wt_cur() && atomic_load_explicit(&t->state, memory_order_relaxed) == WT_RUNNING) {
+		struct wt_m *m = __atomic_load_n(&t->m, __ATOMIC_RELAXED);
+		if (m)
+			wt_sig_poke(m);
+	}
+}
+
+/* Nudges one task that takes each signal of `bits` pending for the
+ * process: the main task first, as the kernel prefers the main thread,
+ * else the first in the list; none but `not`.  Context: a worker or a
+ * task, holding no weft lock; after the barrier that follows the setting
+ * of the bits. */
+static void find_takers(uint64_t bits, struct wt_task *not)
+{
+	struct wt_task *mt = wt_main_task;
+	while (bits) {
+		uint64_t bit = bits & -bits;
+		bits &= ~bit;
+		if (!(wt_sig_proc_pending() & bit))
+			continue; /* taken meanwhile */
+		if (mt && mt != not && takes(mt, bit)) {
+			nudge(mt, bit);
+			continue;
+		}
+		wt_lock(&wt_sched.alllock);
+		struct wt_task *t = wt_sched.alltasks;
+		while (t && (t == not || !takes(t, bit)))
+			t = t->alllink;
+		if (t)
+			nudge(t, bit);
+		wt_unlock(&wt_sched.alllock);
+	}
+}
+
+/* Queues sig on the main task with its siginfo (to_main).  While one of
+ * its kind is on its way or pending for the process, this one coalesces;
+ * main is asked to look in case the pending one waits for a taker.
+ * Context: as route. */
+static void hand_main(struct wt_task *mt, int sig, const siginfo_t *si)
 {
 	uint64_t bit = WT_SIGBIT(sig);
 	if (atomic_fetch_or(&handed_claim, bit) & bit) {
-		if (t)
-			wt_sig_send(t, sig);
+		if (wt_sig_proc_pending() & bit)
+			nudge(mt, bit);
 		return;
 	}
 	handed[sig].si = *si;
-	handed[sig].owner = t;
+	handed[sig].owner = mt;
 	atomic_fetch_or_explicit(&handed_ready, bit, memory_order_release);
-	if (t)
-		wt_sig_send(t, sig);
-	else
-		atomic_fetch_or_explicit(&proc_pend, bit, memory_order_release);
+	wt_sig_send(mt, sig);
 }
 
 /* A signal no task on this thread may run now (it came to a worker's g0,
- * or to a task that blocks it) goes to a task that does not block it: the
- * main task first, as the kernel prefers the main thread, else any; with
- * none, it waits for the process (proc_pend).  The list's lock keeps the
- * chosen task's struct in place until it is queued.  Context: a worker,
+ * or to a task that blocks it) becomes pending for the process, and a task
+ * that takes it is asked to look (the main task first).  One of its kind
+ * already pending or on its way coalesces with it.  Context: a worker,
  * holding no weft lock (a handler at a wt_syscall6_sigok point, or
  * wt_sig_defer_run). */
 static void route(int sig, const siginfo_t *si)
 {
 	uint64_t bit = WT_SIGBIT(sig);
-	struct wt_task *mt = wt_main_task;
-	if (mt && takes(mt, bit)) {
-		hand(mt, sig, si);
-		return;
+	if (!(atomic_fetch_or(&handed_claim, bit) & bit)) {
+		handed[sig].si = *si;
+		handed[sig].owner = NULL;
+		atomic_fetch_or_explicit(&handed_ready, bit, memory_order_release);
+		atomic_fetch_or(&proc_pend, bit);
+	} else if (!(wt_sig_proc_pending() & bit)) {
+		return; /* on its way to the main task */
 	}
-	wt_lock(&wt_sched.alllock);
-	struct wt_task *t = wt_sched.alltasks;
-	while (t && !takes(t, bit))
-		t = t->alllink;
-	hand(t, sig, si);
-	wt_unlock(&wt_sched.alllock);
+	wt_sig_barrier();
+	find_takers(bit, NULL);
+}
+
+/* kill(getpid(), sig) or sigqueue to the process from a task, for a signal
+ * whose handler is the program's.  Natively the kernel queues it for the
+ * process and chooses its thread within the call: the sender itself takes
+ * it as the call returns when it does not block it, else a thread that
+ * does not is marked to take it at its next return from the kernel (a
+ * waiting one is woken).  Sent to the kernel, it would reach a worker's
+ * thread only later, once that thread runs, while the only task that takes
+ * it may have left its wait and gone on (exited, or blocked it): so it is
+ * made pending for the process here, in the call, and the sender takes it
+ * or a taker is asked to look.  Returns 0, or -ENOSYS for the kernel to
+ * send it (no program handler; a signal weft keeps).  Context: a task,
+ * holding no weft lock. */
+int wt_sig_send_process(int sig, int code, union sigval v)
+{
+	uint64_t bit = WT_SIGBIT(sig);
+	struct wt_task *t = wt_cur();
+	if (!t || sig < 1 || sig > 64 || !wrapped(sig) || kept(sig) || !(wt_sig_handled() & bit))
+		return -ENOSYS;
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = sig;
+	si.si_code = code;
+	si.si_pid = wt_pid;
+	si.si_uid = (uid_t)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0);
+	si.si_value = v;
+	if (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit)) {
+		if (!(atomic_fetch_or(&handed_claim, bit) & bit)) {
+			handed[sig].si = si;
+			handed[sig].owner = NULL;
+			atomic_fetch_or_explicit(&handed_ready, bit, memory_order_release);
+			atomic_fetch_or(&proc_pend, bit);
+		}
+		wt_sig_deliver(t); /* runs it, or one of its kind pending */
+		return 0;
+	}
+	route(sig, &si);
+	return 0;
+}
+
+/* t no longer takes some of the signals pending for the process (it
+ * blocked them, or exits): those handed to it as the main task and not yet
+ * raised become pending for the process, and other takers are asked to
+ * look for `bits`.  Context: t, after its new mask is stored, holding no
+ * weft lock. */
+void wt_sig_proc_retarget(struct wt_task *t, uint64_t bits)
+{
+	uint64_t mine = atomic_load_explicit(&handed_ready, memory_order_acquire) & bits;
+	for (uint64_t b = mine; b; b &= b - 1) {
+		uint64_t bit = b & -b;
+		int sig = __builtin_ctzll(bit) + 1;
+		if (handed[sig].owner != t || !(atomic_fetch_and(&t->sigpend, ~bit) & bit))
+			continue;
+		handed[sig].owner = NULL;
+		atomic_fetch_or(&proc_pend, bit);
+	}
+	wt_sig_barrier();
+	if (wt_sig_proc_pending() & bits)
+		find_takers(wt_sig_proc_pending() & bits, t);
 }
 
 /* The kernel gives a process-directed signal to the main thread when it
@@ -502,7 +621,7 @@ static bool to_main(int sig, const siginfo_t *si)
 	struct wt_task *mt = wt_main_task, *cur = wt_cur();
 	if (!mt || mt == cur || !process_directed(sig, si) || !takes(mt, WT_SIGBIT(sig)))
 		return false;
-	hand(mt, sig, si);
+	hand_main(mt, sig, si);
 	return true;
 }
 
@@ -636,7 +755,8 @@ void wt_sig_redeliver(void *uc)
 void wt_sig_defer_run(struct wt_m *m)
 {
 	struct wt_task *t = wt_cur();
-	if (t && !t->sig_hold && atomic_load_explicit(&t->sigpend, memory_order_relaxed))
+	if (t && !t->sig_hold &&
+	    (atomic_load_explicit(&t->sigpend, memory_order_relaxed) || wt_sig_proc_for(t)))
 		wt_sig_deliver(t);
 	if (!m)
 		return;
