@@ -12,7 +12,7 @@
  * before the waiter returns to its own code).  Under weft the waiter
  * could exit with the signal pending for the process and nobody to take
  * it: the sender waited for ever.  A sender sends only while the flag is
- * set, under a lock main takes to clear it.  A watchdog thread (every signal
+ * set, under a lock main takes to clear it.  A watchdog thread (both
  * blocked) ends a run still going after 60 s.
  */
 #include <pthread.h>
