@@ -346,13 +346,13 @@ bool wt_park_has_waiters(const void *addr)
 }
 
 /* Takes t out of its wait, if it is in one, with `result`. */
-static void interrupt(struct wt_task *t, int result, bool only_cancelable)
+static bool interrupt(struct wt_task *t, int result, bool only_cancelable)
 {
 	struct wt_waiter *w = &t->waiter;
 	atomic_thread_fence(memory_order_seq_cst);
 	const void *addr = w->addr;
 	if (!addr)
-		return;
+		return false;
 	struct bucket *b = bucket_of(addr);
 	bool fire = false;
 	wt_spin_lock(&b->lock);
@@ -370,6 +370,7 @@ static void interrupt(struct wt_task *t, int result, bool only_cancelable)
 	wt_spin_unlock(&b->lock);
 	if (fire)
 		wt_ready(t);
+	return fire;
 }
 
 /* Context: the context that follows t's park on its worker (proc.c's
@@ -408,9 +409,9 @@ void wt_park_cancel(struct wt_task *t)
  * whatever wait t is in; it runs the handler as it resumes, and the waiting
  * call acts as natively after a handler (a condvar or mutex wait goes on, a
  * sleep or sem_wait returns EINTR). */
-void wt_park_interrupt(struct wt_task *t)
+bool wt_park_interrupt(struct wt_task *t)
 {
-	interrupt(t, WT_PARK_INTR, false);
+	return interrupt(t, WT_PARK_INTR, false);
 }
 
 /* Fork child (fork.c): the other tasks are gone, so are their waiter records

@@ -470,44 +470,59 @@ static bool takes(struct wt_task *t, uint64_t bit)
 }
 
 /* Asks t to look at the process's pending signals: out of a wait it is
- * parked in (one it does not block), a poke when it runs.  Context: any,
- * holding at most alllock (which keeps t's struct in place). */
-static void nudge(struct wt_task *t, uint64_t bit)
+ * parked in (one it does not block), a poke when it runs.  Returns whether
+ * t was taken out of a wait.  Context: any, holding at most alllock
+ * (which keeps t's struct in place). */
+static bool nudge(struct wt_task *t, uint64_t bit)
 {
-	if (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit))
-		wt_park_interrupt(t);
+	if (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit) && wt_park_interrupt(t))
+		return true;
 	if (t != wt_cur() && atomic_load_explicit(&t->state, memory_order_relaxed) == WT_RUNNING) {
 		struct wt_m *m = __atomic_load_n(&t->m, __ATOMIC_RELAXED);
 		if (m)
 			wt_sig_poke(m);
 	}
+	return false;
+}
+
+/* Would t take bit now and is it parked: a sure taker once nudged. */
+static bool parked_taker(struct wt_task *t, uint64_t bit)
+{
+	return atomic_load_explicit(&t->state, memory_order_relaxed) == WT_WAITING &&
+	       !(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit);
 }
 
 /* Nudges one task that takes each signal of `bits` pending for the
  * process: the main task first, as the kernel prefers the main thread,
- * else the first in the list; none but `not`.  Context: a worker or a
- * task, holding no weft lock; after the barrier that follows the setting
- * of the bits. */
-static void find_takers(uint64_t bits, struct wt_task *not)
+ * else the first in the list; none but `not`.  parked: only a parked
+ * taker, taken out of its wait (no barrier is needed for it: its mask
+ * cannot change while it waits, and it looks at the pending signals as
+ * its park ends, after the readying that follows the bucket lock the
+ * interrupt took); returns whether every bit found one.  Otherwise:
+ * after the barrier that follows the setting of the bits, any taker.
+ * Context: a worker or a task, holding no weft lock. */
+static bool find_takers(uint64_t bits, struct wt_task *not, bool parked)
 {
 	struct wt_task *mt = wt_main_task;
+	bool all = true;
 	while (bits) {
 		uint64_t bit = bits & -bits;
 		bits &= ~bit;
 		if (!(wt_sig_proc_pending() & bit))
 			continue; /* taken meanwhile */
-		if (mt && mt != not && takes(mt, bit)) {
-			nudge(mt, bit);
+		if (mt && mt != not &&
+		    (parked ? parked_taker(mt, bit) : takes(mt, bit)) &&
+		    (nudge(mt, bit) || !parked))
 			continue;
-		}
+		bool found = false;
 		wt_lock(&wt_sched.alllock);
-		struct wt_task *t = wt_sched.alltasks;
-		while (t && (t == not || !takes(t, bit)))
-			t = t->alllink;
-		if (t)
-			nudge(t, bit);
+		for (struct wt_task *t = wt_sched.alltasks; t && !found; t = t->alllink)
+			if (t != not && t != mt && (parked ? parked_taker(t, bit) : takes(t, bit)))
+				found = nudge(t, bit) || !parked;
 		wt_unlock(&wt_sched.alllock);
+		all &= found;
 	}
+	return all;
 }
 
 /* Queues sig on the main task with its siginfo (to_main).  While one of
@@ -545,8 +560,10 @@ static void route(int sig, const siginfo_t *si)
 	} else if (!(wt_sig_proc_pending() & bit)) {
 		return; /* on its way to the main task */
 	}
+	if (find_takers(bit, NULL, true))
+		return;
 	wt_sig_barrier();
-	find_takers(bit, NULL);
+	find_takers(bit, NULL, false);
 }
 
 /* kill(getpid(), sig) or sigqueue to the process from a task, for a signal
@@ -606,7 +623,7 @@ void wt_sig_proc_retarget(struct wt_task *t, uint64_t bits)
 	}
 	wt_sig_barrier();
 	if (wt_sig_proc_pending() & bits)
-		find_takers(wt_sig_proc_pending() & bits, t);
+		find_takers(wt_sig_proc_pending() & bits, t, false);
 }
 
 /* The kernel gives a process-directed signal to the main thread when it
