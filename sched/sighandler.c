@@ -250,6 +250,19 @@ static bool is_handler(const struct sigaction *sa)
 	return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
 }
 
+/* Signals whose default action ends the process (not those it ignores,
+ * and not the stop signals, whose default the kernel must do itself). */
+static bool keeps_default(int sig)
+{
+	switch (sig) {
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return false;
+	default:
+		return sig < 32;
+	}
+}
+
 static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	struct sigaction prev, kold;
@@ -281,6 +294,16 @@ static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *ol
 			wt_sig_handler_set(sig, had ? &prev : NULL, NULL);
 			return r;
 		}
+	} else if (sa->sa_handler == SIG_DFL && keeps_default(sig) &&
+		   wt_sig_handler_get(sig, &prev) && is_handler(&prev)) {
+		/* A handler back to the default action: the trampoline stays the
+		 * kernel's handler, and does the default action on a task that
+		 * takes the signal (default_action).  Installed in the kernel, the
+		 * default would act on whichever thread took the signal: an idle
+		 * worker that unblocked it for the handler would end the process
+		 * with a signal every task blocks (one a sigwait waits for). */
+		had = wt_sig_handler_set(sig, sa, &prev);
+		kold = prev;
 	} else {
 		int r = libc_sigaction(sig, sa, &kold);
 		if (r < 0)
@@ -605,6 +628,37 @@ int wt_sig_send_process(int sig, int code, union sigval v)
 	return 0;
 }
 
+/* A signal sent to the process from outside, with a handler of the
+ * program's, while every worker runs a task that blocks it (no idle worker
+ * takes it: wt_sig_idle), stays in the kernel's queue for the process even
+ * when a task that takes it waits: natively the kernel gives it to that
+ * waiting thread at once.  sysmon takes such signals from the kernel, at
+ * most once a millisecond, with their siginfo, and routes them.  A sigwait
+ * for one without a handler needs none of this: its thread waits in the
+ * kernel, which gives it the signal.  Context: sysmon (every signal
+ * blocked on its thread, so rt_sigpending reports the process's queue). */
+void wt_sig_sweep(int64_t now)
+{
+	static int64_t next;
+	uint64_t h = wt_sig_eff(wt_sig_handled());
+	if (!h || now < next)
+		return;
+	next = now + 1000000;
+	uint64_t pend = 0;
+	if (wt_syscall6(SYS_rt_sigpending, (long)&pend, 8, 0, 0, 0, 0) < 0)
+		return;
+	for (pend &= h; pend; pend &= pend - 1) {
+		int sig = __builtin_ctzll(pend) + 1;
+		if (!wrapped(sig) || kept(sig))
+			continue;
+		uint64_t one = pend & -pend;
+		struct timespec zero = { 0, 0 };
+		siginfo_t si;
+		if (wt_syscall6(SYS_rt_sigtimedwait, (long)&one, (long)&si, (long)&zero, 8, 0, 0) == sig)
+			route(sig, &si);
+	}
+}
+
 /* t no longer takes some of the signals pending for the process (it
  * blocked them, or exits): those handed to it as the main task and not yet
  * raised become pending for the process, and other takers are asked to
@@ -660,6 +714,20 @@ static void moved(void *ucv, struct wt_m *from, struct wt_m *to)
 	to->sigmask = WT_SIGMASK_UNKNOWN;
 }
 
+/* A signal whose handler the program set back to the default (set_wrapped)
+ * came to a task that takes it: the kernel does the default action now, on
+ * this thread, as the signal is raised again once this handler returns.
+ * Context: the trampoline, on a task. */
+static void default_action(int sig)
+{
+	struct sigaction d;
+	memset(&d, 0, sizeof d);
+	d.sa_handler = SIG_DFL;
+	if (libc_sigaction(sig, &d, NULL) == 0)
+		wt_syscall6(SYS_tgkill, wt_pid, (long)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), sig,
+			    0, 0, 0);
+}
+
 void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 {
 	if (!synchronous(sig, si) && interrupted_weft(ucv)) {
@@ -682,6 +750,10 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	struct sigaction u;
 	if (!wt_sig_handler_take(sig, &u))
 		return; /* the program reset it meanwhile */
+	if (u.sa_handler == SIG_DFL) {
+		default_action(sig);
+		return;
+	}
 	if (u.sa_flags & SA_RESETHAND) {
 		struct sigaction d;
 		memset(&d, 0, sizeof d);

@@ -34,6 +34,7 @@ void wt_sig_handlers_fork_reset(void);      /* fork child */
 
 void wt_sig_trampoline(int sig, siginfo_t *si, void *uc);
 bool wt_sig_defer_poke(void);               /* sysmon: poke threads with deferred ones */
+void wt_sig_sweep(int64_t now);             /* sysmon: handled ones stuck in the kernel */
 void wt_sig_redeliver(void *uc);            /* a poke on this thread: raise them again */
 void wt_sig_defer_run(struct wt_m *m);      /* m, outside weft's locks: run or hand them on */
 /* Context: a task or g0 on m, outside weft's locks and switches. */
