@@ -37,8 +37,8 @@
  * A process-directed signal the main task does not block is moved to it
  * (to_main).  A program's handler never runs on a worker outside a task:
  * a signal that comes to g0 (an idle worker takes every handled signal:
- * sigtask.c's wt_sig_idle) is handed to a task that takes it (route), or
- * kept for the process while every task blocks it.  While deferred,
+ * sigtask.c's wt_sig_idle) is pending for the process until a task that
+ * takes it does (route; "signals pending for the process" below).  While deferred,
  * signals of one kind coalesce, as a blocked one does.  A thread with no
  * worker (a thread weft did not create) runs the handler at once, as
  * before, and so do faults (SIGILL, SIGFPE, SIGTRAP, SIGSYS from the

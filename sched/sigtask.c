@@ -12,8 +12,11 @@
  *      it are raised (wt_sig_switchin), so their handlers run on it.
  * g0 keeps the mask of the task that ran last, and before it sleeps
  * unblocks every signal the program handles (wt_sig_idle): a
- * process-directed signal that comes to g0 is handed to a task that takes
- * it (sighandler.c), never handled there.
+ * process-directed signal that comes to g0 is pending for the process until
+ * a task that takes it does (sighandler.c), never handled there.  Every
+ * point that looks at a task's own queue (switch-in, park, mask change,
+ * poke, sigwait) also takes what is pending for the process and the task
+ * does not block (deliver).
  * SIGSEGV and SIGBUS (crash.c; trap-mode TLS repair) and SIGURG (pokes, and
  * preemption) are never blocked at the thread level: wt_sig_eff removes
  * them, and the task's own field keeps what the program asked for.

@@ -57,6 +57,7 @@ intptr_t wt_cur_tpoff;
 struct wt_config wt_cfg;
 int wt_tls_mode = 1;
 bool wt_sig_fence;
+_Atomic uint64_t wt_sig_procpend; /* nothing pending for the process */
 _Atomic int wt_nimplicit;
 _Atomic long wt_netpoll_waiters;
 struct wt_task *_Atomic stub_netpoll_list;
