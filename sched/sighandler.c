@@ -332,13 +332,6 @@ int wt_sig_action(int sig, const struct sigaction *sa, struct sigaction *old)
 	return 0;
 }
 
-/* Fork child: a claim another thread held at the fork is dropped (it had
- * not published, so the live copies are whole). */
-void wt_sig_handlers_fork_reset(void)
-{
-	for (int sig = 0; sig < 65; sig++)
-		atomic_fetch_and_explicit(&handlers[sig].seq, ~1ul, memory_order_relaxed);
-}
 
 /* This thread's worker, or NULL.  Context: a signal handler. */
 static struct wt_m *self_m(void)
@@ -442,6 +435,18 @@ static struct {
 static _Atomic uint64_t handed_claim, handed_ready; /* [atomic] */
 _Atomic uint64_t wt_sig_procpend;                   /* [atomic] handed, owner NULL */
 #define proc_pend wt_sig_procpend
+
+/* Fork child: a claim another thread held at the fork is dropped (it had
+ * not published, so the live copies are whole). */
+void wt_sig_handlers_fork_reset(void)
+{
+	for (int sig = 0; sig < 65; sig++)
+		atomic_fetch_and_explicit(&handlers[sig].seq, ~1ul, memory_order_relaxed);
+	/* A child starts with no pending signals (fork(2)). */
+	atomic_store_explicit(&proc_pend, 0, memory_order_relaxed);
+	atomic_store_explicit(&handed_ready, 0, memory_order_relaxed);
+	atomic_store_explicit(&handed_claim, 0, memory_order_relaxed);
+}
 
 bool wt_sig_handed_info(struct wt_task *t, int sig, siginfo_t *out)
 {
