@@ -6,9 +6,9 @@
  * a ticker thread wakes it every 10 ms.  Two sender threads loop on
  * kill(getpid(), SIGUSRi), each waiting for the handler's sem_post before
  * sending again.  After a while main clears the flag and joins everyone:
- * the waiter leaves its wait and exits, and each sender's last signal must have run by then
- * (natively the kernel chose the waiter within kill and runs the handler
- * before the waiter returns to its own code).  Under weft the waiter
+ * the waiter leaves its wait and exits, and each sender's last signal
+ * must have run by then (natively the kernel chose the waiter within kill
+ * and runs the handler before the waiter returns to its own code).  Under weft the waiter
  * could exit with the signal pending for the process and nobody to take
  * it: the sender waited for ever.  A sender sends only while the flag is
  * set, under a lock main takes to clear it.  A watchdog thread (both
