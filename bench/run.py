@@ -223,6 +223,16 @@ def exp_signal_rate(ms, reps):
         row("  rounds without a handler after 1 s", n["lost"], w["lost"], ratio=False)
 
 
+def exp_signal_storm(ms, rounds, reps):
+    m = {"hz": r"handlers per second:\s+([\d.]+)", "lost": r"stranded:\s+(\d+)"}
+    section("signal_storm: two senders kill(getpid()) for a thread parked in pthread_cond_wait, "
+            "%d rounds of %d ms (median of %d)" % (rounds, ms, reps))
+    n, _ = median_runs("signal_storm", [ms, rounds], False, reps, 60, m)
+    w, _ = median_runs("signal_storm", [ms, rounds], True, reps, 60, m)
+    row("handlers per second", n["hz"], w["hz"], higher_better=True)
+    row("  signals no thread took (sender gave up after 2 s)", n["lost"], w["lost"], ratio=False)
+
+
 def exp_spawn(count, reps):
     m = {"all": r"create\+join all:\s+([\d.]+)", "loop": r"create-join loop:\s+([\d.]+)",
          "create": r"create all:\s+([\d.]+)", "thr": r"OS threads after create:\s+(\d+)"}
@@ -530,11 +540,11 @@ def main():
     if mode.startswith("--only="):
         only, mode = mode[len("--only="):].split(","), "--full"
     if mode not in ("--demo", "--full", "--signal"):
-        sys.exit("usage: bench/run.py --demo | --full | --signal (the signal_rate row alone) "
+        sys.exit("usage: bench/run.py --demo | --full | --signal (the signal rows alone) "
                  "| --only=NAME,... [--strict]")
     for p in ("switch", "pipe_switch", "futex_pshared", "fork_waits", "spawn", "waiters", "burst", "blocking",
               "timeslice", "tightloop", "cpubound", "echo_server", "echo_load", "grow",
-              "connect", "signal_rate"):
+              "connect", "signal_rate", "signal_storm"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
             sys.exit("bench: %s/%s missing: run `make bench-progs`" % (BIN, p))
     if not os.path.exists(LIB):
@@ -548,6 +558,7 @@ def main():
     t0 = time.monotonic()
     if mode == "--signal":
         exp_signal_rate(1000, 3)
+        exp_signal_storm(300, 3, 5)
     elif mode == "--demo":
         exp_switch(20000, 3)
         exp_spawn(10000, 1)
@@ -565,6 +576,7 @@ def main():
                 ("futex_pshared", lambda: exp_futex_pshared(20000, 3)),
                 ("fork_waits", lambda: exp_fork_waits(1000, 200, 3, 3)),
                 ("signal_rate", lambda: exp_signal_rate(1000, 3)),
+                ("signal_storm", lambda: exp_signal_storm(300, 3, 5)),
                 ("spawn", lambda: exp_spawn(10000, 3)),
                 ("waiters", lambda: (exp_waiters(10000, 120), exp_waiters(100000, 240))),
                 ("waiters_small", lambda: exp_waiters_small(100000, 64 << 10, 240)),

@@ -208,7 +208,8 @@ static int park(const void *addr, const struct how *h)
 	/* The same pair with wt_sig_send, which sets sigpend, then (membarrier
 	 * or fence) reads addr: a signal sent before this check is seen here;
 	 * one sent after finds the waiter queued (wt_park_interrupt). */
-	if (t && (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask)) {
+	if (t && ((atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask) ||
+		  wt_sig_proc_for(t))) {
 		not_parked(b, addr, h, WT_PARK_INTR);
 		/* Its handlers run now, as they would have as it resumed: a
 		 * caller that waits again would otherwise come back here until
@@ -242,7 +243,7 @@ static int park(const void *addr, const struct how *h)
 		atomic_signal_fence(memory_order_seq_cst);
 		/* The handlers, now that the wait is over: the task's own, and
 		 * those that interrupted weft on its worker meanwhile. */
-		if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) ||
+		if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) || wt_sig_proc_for(t) ||
 		    (t->m && atomic_load_explicit(&t->m->defer_ready, memory_order_relaxed)))
 			wt_sig_defer_run(t->m);
 		return result;
@@ -373,13 +374,13 @@ bool wt_park_has_waiters(const void *addr)
 }
 
 /* Takes t out of its wait, if it is in one, with `result`. */
-static void interrupt(struct wt_task *t, int result, bool only_cancelable)
+static bool interrupt(struct wt_task *t, int result, bool only_cancelable)
 {
 	struct wt_waiter *w = &t->waiter;
 	atomic_thread_fence(memory_order_seq_cst);
 	const void *addr = w->addr;
 	if (!addr)
-		return;
+		return false;
 	struct bucket *b = bucket_of(addr);
 	bool fire = false;
 	wt_spin_lock(&b->lock);
@@ -397,6 +398,7 @@ static void interrupt(struct wt_task *t, int result, bool only_cancelable)
 	wt_spin_unlock(&b->lock);
 	if (fire)
 		wt_ready(t);
+	return fire;
 }
 
 /* Context: the context that follows t's park on its worker (proc.c's
@@ -435,9 +437,9 @@ void wt_park_cancel(struct wt_task *t)
  * whatever wait t is in; it runs the handler as it resumes, and the waiting
  * call acts as natively after a handler (a condvar or mutex wait goes on, a
  * sleep or sem_wait returns EINTR). */
-void wt_park_interrupt(struct wt_task *t)
+bool wt_park_interrupt(struct wt_task *t)
 {
-	interrupt(t, WT_PARK_INTR, false);
+	return interrupt(t, WT_PARK_INTR, false);
 }
 
 /* Fork child (fork.c): the other tasks are gone, so are their waiter records
@@ -518,7 +520,8 @@ bool wt_park_woken_counted(struct wt_task *t)
 {
 	return t->wait_on && t->waiter.counted &&
 	       atomic_load_explicit(&t->waiter.state, memory_order_relaxed) == WT_WAITER_WOKEN &&
-	       !(atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask);
+	       !(atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask) &&
+	       !wt_sig_proc_for(t);
 }
 
 /* A sleep: parks the current task until deadline (mono ns) on a key nobody

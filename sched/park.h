@@ -74,7 +74,7 @@ bool wt_park_has_waiters(const void *addr);
  * runnable together (wt_inject); returns the count. */
 int wt_unpark_collect(const void *addr, int n, struct wt_task **list);
 void wt_park_cancel(struct wt_task *t);        /* pthread_cancel of a parked t */
-void wt_park_interrupt(struct wt_task *t);     /* a signal arrived for t */
+bool wt_park_interrupt(struct wt_task *t);     /* a signal for t: true if taken out of a wait */
 bool wt_park_intr_locked(struct wt_task *t);   /* after_park: a signal came as t switched out */
 void wt_park_fork_reset(void);
 

@@ -105,7 +105,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(open) R(open64) R(openat) R(openat64)                                \
 	R(__open_2) R(__open64_2) R(__openat_2) R(__openat64_2)                \
 	R(creat) R(creat64) R(flock) R(fcntl) R(fcntl64) R(lockf) R(lockf64)   \
-	R(pause) R(sigsuspend) R(raise) R(wait3) R(wait4)                               \
+	R(pause) R(sigsuspend) R(raise) R(kill) R(sigqueue) R(wait3) R(wait4)                               \
 	R(msgrcv) R(msgsnd) R(semop) R(semtimedop)                             \
 	R(mq_receive) R(mq_send) R(mq_timedreceive) R(mq_timedsend)            \
 	R(fdatasync) R(sync) R(syncfs) R(truncate) R(truncate64)               \

@@ -37,8 +37,8 @@
  * A process-directed signal the main task does not block is moved to it
  * (to_main).  A program's handler never runs on a worker outside a task:
  * a signal that comes to g0 (an idle worker takes every handled signal:
- * sigtask.c's wt_sig_idle) is handed to a task that takes it (route), or
- * kept for the process while every task blocks it.  While deferred,
+ * sigtask.c's wt_sig_idle) is pending for the process until a task that
+ * takes it does (route; "signals pending for the process" below).  While deferred,
  * signals of one kind coalesce, as a blocked one does.  A thread with no
  * worker (a thread weft did not create) runs the handler at once, as
  * before, and so do faults (SIGILL, SIGFPE, SIGTRAP, SIGSYS from the
@@ -64,6 +64,7 @@
 #include "task.h"
 #include "text.h"
 #include "worker.h"
+#include "park.h"
 
 /* ---- the program's handlers ----
  * For each signal whose kernel handler is weft's (the trampoline, crash.c's
@@ -249,6 +250,19 @@ static bool is_handler(const struct sigaction *sa)
 	return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
 }
 
+/* Signals whose default action ends the process (not those it ignores,
+ * and not the stop signals, whose default the kernel must do itself). */
+static bool keeps_default(int sig)
+{
+	switch (sig) {
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return false;
+	default:
+		return sig < 32;
+	}
+}
+
 static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	struct sigaction prev, kold;
@@ -280,6 +294,16 @@ static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *ol
 			wt_sig_handler_set(sig, had ? &prev : NULL, NULL);
 			return r;
 		}
+	} else if (sa->sa_handler == SIG_DFL && keeps_default(sig) &&
+		   wt_sig_handler_get(sig, &prev) && is_handler(&prev)) {
+		/* A handler back to the default action: the trampoline stays the
+		 * kernel's handler, and does the default action on a task that
+		 * takes the signal (default_action).  Installed in the kernel, the
+		 * default would act on whichever thread took the signal: an idle
+		 * worker that unblocked it for the handler would end the process
+		 * with a signal every task blocks (one a sigwait waits for). */
+		had = wt_sig_handler_set(sig, sa, &prev);
+		kold = prev;
 	} else {
 		int r = libc_sigaction(sig, sa, &kold);
 		if (r < 0)
@@ -308,13 +332,6 @@ int wt_sig_action(int sig, const struct sigaction *sa, struct sigaction *old)
 	return 0;
 }
 
-/* Fork child: a claim another thread held at the fork is dropped (it had
- * not published, so the live copies are whole). */
-void wt_sig_handlers_fork_reset(void)
-{
-	for (int sig = 0; sig < 65; sig++)
-		atomic_fetch_and_explicit(&handlers[sig].seq, ~1ul, memory_order_relaxed);
-}
 
 /* This thread's worker, or NULL.  Context: a signal handler. */
 static struct wt_m *self_m(void)
@@ -387,21 +404,49 @@ static bool process_directed(int sig, const siginfo_t *si)
 	       sig != SIGBUS && sig != SIGPIPE && sig != SIGXFSZ;
 }
 
-/* ---- signals handed to another task ----
- * The siginfo of a signal handed to a task other than the one its thread
- * ran (to_main, route), for that task's deliver (sigtask.c: it queues the
- * signal to itself with this siginfo; the kernel takes any si_code a
- * thread queues for itself).  One slot per signal, claimed by its bit in
- * `claim`; while claimed, another of the same kind coalesces, as a pending
- * signal does.  owner NULL: no task takes it now (every live one blocks
- * it): it is pending for the process (proc_pend) until a task unblocks or
- * waits for it. */
+/* ---- signals pending for the process ----
+ * A process-directed signal that no task on the thread it came to may run
+ * now (it came to a worker's g0, or to a task that blocks it) is pending
+ * for the process, as in the kernel's shared queue: its bit in proc_pend,
+ * its siginfo in handed[sig] (owner NULL).  It belongs to no task until one
+ * takes it (wt_sig_proc_take): a task that does not block it, or waits for
+ * it in sigwait*, at each of its points that look at its own queue (a
+ * switch-in, the start and end of a park, a mask change, a poke's handler,
+ * the start of a sigwait).  A taker is asked to look (nudge): a parked one
+ * is taken out of its wait, a running one is poked; a runnable one looks as
+ * it is switched in.  So a task whose park a pending signal ended runs the
+ * handler before it returns to its own code, as the kernel runs it before
+ * the thread leaves its wait; and a task that exits or blocks the signal
+ * first leaves it pending, and asks another taker (wt_sig_proc_retarget).
+ * Pairs: the router sets proc_pend (an atomic RMW), then a process-wide
+ * barrier, then reads each task's state, mask and sigwait set; a task
+ * writes its mask (or queues its waiter), then reads proc_pend: one sees
+ * the other.
+ * The main task is also handed process-directed signals with their siginfo
+ * (to_main): owner main, the bit in main's own queue.  While a slot is
+ * claimed (its bit in `claim`), another signal of its kind coalesces, as a
+ * pending one does; one that comes while a taker is between claiming the
+ * bit and freeing the slot coalesces with the one taken, whose handler has
+ * not run yet. */
 static struct {
 	struct wt_task *owner;  /* [claim bit] */
 	siginfo_t si;           /* [claim bit] */
 } handed[65];
 static _Atomic uint64_t handed_claim, handed_ready; /* [atomic] */
-static _Atomic uint64_t proc_pend;                  /* [atomic] handed, owner NULL */
+_Atomic uint64_t wt_sig_procpend;                   /* [atomic] handed, owner NULL */
+#define proc_pend wt_sig_procpend
+
+/* Fork child: a claim another thread held at the fork is dropped (it had
+ * not published, so the live copies are whole). */
+void wt_sig_handlers_fork_reset(void)
+{
+	for (int sig = 0; sig < 65; sig++)
+		atomic_fetch_and_explicit(&handlers[sig].seq, ~1ul, memory_order_relaxed);
+	/* A child starts with no pending signals (fork(2)). */
+	atomic_store_explicit(&proc_pend, 0, memory_order_relaxed);
+	atomic_store_explicit(&handed_ready, 0, memory_order_relaxed);
+	atomic_store_explicit(&handed_claim, 0, memory_order_relaxed);
+}
 
 bool wt_sig_handed_info(struct wt_task *t, int sig, siginfo_t *out)
 {
@@ -420,8 +465,10 @@ uint64_t wt_sig_proc_pending(void)
 	return atomic_load_explicit(&proc_pend, memory_order_relaxed);
 }
 
-/* Context: t, on its worker, holding no weft lock (sigtask.c, after t
- * unblocked or began to wait for some of `want`).  Returns those raised. */
+/* Context: t, on its worker, holding no weft lock (sigtask.c: t does not
+ * block or waits for some of `want`).  The slot is freed before the raise,
+ * whose system call is a point where a handler may route another signal.
+ * Returns those raised. */
 uint64_t wt_sig_proc_take(struct wt_task *t, uint64_t want)
 {
 	uint64_t r = atomic_load_explicit(&proc_pend, memory_order_acquire) & want, took = 0;
@@ -440,59 +487,218 @@ uint64_t wt_sig_proc_take(struct wt_task *t, uint64_t want)
 	return took;
 }
 
+/* Would t take a signal of bit now: alive, and not blocking it or waiting
+ * for it.  An exiting task blocks every signal (wt_sig_task_exit). */
 static bool takes(struct wt_task *t, uint64_t bit)
 {
 	int st = atomic_load_explicit(&t->state, memory_order_relaxed);
-	return st != WT_DEAD && st != WT_IDLE && !(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit);
+	return st != WT_DEAD && st != WT_IDLE &&
+	       (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit) ||
+		(__atomic_load_n(&t->sigwait, __ATOMIC_RELAXED) & bit));
 }
 
-/* Queues sig on t with its siginfo (t NULL: pending for the process).
- * While one of its kind is on its way to a task with its siginfo, t gets
- * it as pthread_kill would send it, and a second one for the process
- * coalesces.  Context: as route. */
-static void hand(struct wt_task *t, int sig, const siginfo_t *si)
+/* Asks t to look at the process's pending signals: out of a wait it is
+ * parked in (one it does not block), a poke when it runs.  Returns whether
+ * t was taken out of a wait.  Context: any, holding at most alllock
+ * (which keeps t's struct in place). */
+static bool nudge(struct wt_task *t, uint64_t bit)
+{
+	if (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit) && wt_park_interrupt(t))
+		return true;
+	if (t != wt_cur() && atomic_load_explicit(&t->state, memory_order_relaxed) == WT_RUNNING) {
+		struct wt_m *m = __atomic_load_n(&t->m, __ATOMIC_RELAXED);
+		if (m)
+			wt_sig_poke(m);
+	}
+	return false;
+}
+
+/* Would t take bit now and is it parked: a sure taker once nudged. */
+static bool parked_taker(struct wt_task *t, uint64_t bit)
+{
+	return atomic_load_explicit(&t->state, memory_order_relaxed) == WT_WAITING &&
+	       !(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit);
+}
+
+/* Nudges one task that takes each signal of `bits` pending for the
+ * process: the main task first, as the kernel prefers the main thread,
+ * else the first in the list; none but `not`.  parked: only a parked
+ * taker, taken out of its wait (no barrier is needed for it: its mask
+ * cannot change while it waits, and it looks at the pending signals as
+ * its park ends, after the readying that follows the bucket lock the
+ * interrupt took); returns whether every bit found one.  Otherwise:
+ * after the barrier that follows the setting of the bits, any taker.
+ * Context: a worker or a task, holding no weft lock. */
+static bool find_takers(uint64_t bits, struct wt_task *not, bool parked)
+{
+	struct wt_task *mt = wt_main_task;
+	bool all = true;
+	while (bits) {
+		uint64_t bit = bits & -bits;
+		bits &= ~bit;
+		if (!(wt_sig_proc_pending() & bit))
+			continue; /* taken meanwhile */
+		if (mt && mt != not &&
+		    (parked ? parked_taker(mt, bit) : takes(mt, bit)) &&
+		    (nudge(mt, bit) || !parked))
+			continue;
+		bool found = false;
+		wt_lock(&wt_sched.alllock);
+		for (struct wt_task *t = wt_sched.alltasks; t && !found; t = t->alllink)
+			if (t != not && t != mt && (parked ? parked_taker(t, bit) : takes(t, bit)))
+				found = nudge(t, bit) || !parked;
+		wt_unlock(&wt_sched.alllock);
+		all &= found;
+	}
+	return all;
+}
+
+/* Queues sig on the main task with its siginfo (to_main).  While one of
+ * its kind is on its way or pending for the process, this one coalesces;
+ * main is asked to look in case the pending one waits for a taker.
+ * Context: as route. */
+static void hand_main(struct wt_task *mt, int sig, const siginfo_t *si)
 {
 	uint64_t bit = WT_SIGBIT(sig);
 	if (atomic_fetch_or(&handed_claim, bit) & bit) {
-		if (t)
-			wt_sig_send(t, sig);
+		if (wt_sig_proc_pending() & bit)
+			nudge(mt, bit);
 		return;
 	}
 	handed[sig].si = *si;
-	handed[sig].owner = t;
+	handed[sig].owner = mt;
 	atomic_fetch_or_explicit(&handed_ready, bit, memory_order_release);
-	if (t)
-		wt_sig_send(t, sig);
-	else
-		atomic_fetch_or_explicit(&proc_pend, bit, memory_order_release);
+	wt_sig_send(mt, sig);
 }
 
+/* A signal for task t with its siginfo (pthread_sigqueue,
+ * rt_tgsigqueueinfo, a CPU-clock timer's): the siginfo goes with it when no
+ * other of its number is pending for the process or on its way; else t
+ * gets the signal with the siginfo its handler is then given.  Context: a
+ * task or a worker, holding no weft lock. */
 void wt_sig_send_info(struct wt_task *t, int sig, const siginfo_t *si)
 {
-	hand(t, sig, si);
+	uint64_t bit = WT_SIGBIT(sig);
+	if (!(atomic_fetch_or(&handed_claim, bit) & bit)) {
+		handed[sig].si = *si;
+		handed[sig].owner = t;
+		atomic_fetch_or_explicit(&handed_ready, bit, memory_order_release);
+	}
+	wt_sig_send(t, sig);
 }
 
 /* A signal no task on this thread may run now (it came to a worker's g0,
- * or to a task that blocks it) goes to a task that does not block it: the
- * main task first, as the kernel prefers the main thread, else any; with
- * none, it waits for the process (proc_pend).  The list's lock keeps the
- * chosen task's struct in place until it is queued.  Context: a worker,
+ * or to a task that blocks it) becomes pending for the process, and a task
+ * that takes it is asked to look (the main task first).  One of its kind
+ * already pending or on its way coalesces with it.  Context: a worker,
  * holding no weft lock (a handler at a wt_syscall6_sigok point, or
  * wt_sig_defer_run). */
 static void route(int sig, const siginfo_t *si)
 {
 	uint64_t bit = WT_SIGBIT(sig);
-	struct wt_task *mt = wt_main_task;
-	if (mt && takes(mt, bit)) {
-		hand(mt, sig, si);
-		return;
+	if (!(atomic_fetch_or(&handed_claim, bit) & bit)) {
+		handed[sig].si = *si;
+		handed[sig].owner = NULL;
+		atomic_fetch_or_explicit(&handed_ready, bit, memory_order_release);
+		atomic_fetch_or(&proc_pend, bit);
+	} else if (!(wt_sig_proc_pending() & bit)) {
+		return; /* on its way to the main task */
 	}
-	wt_lock(&wt_sched.alllock);
-	struct wt_task *t = wt_sched.alltasks;
-	while (t && !takes(t, bit))
-		t = t->alllink;
-	hand(t, sig, si);
-	wt_unlock(&wt_sched.alllock);
+	if (find_takers(bit, NULL, true))
+		return;
+	wt_sig_barrier();
+	find_takers(bit, NULL, false);
+}
+
+/* kill(getpid(), sig) or sigqueue to the process from a task, for a signal
+ * whose handler is the program's.  Natively the kernel queues it for the
+ * process and chooses its thread within the call: the sender itself takes
+ * it as the call returns when it does not block it, else a thread that
+ * does not is marked to take it at its next return from the kernel (a
+ * waiting one is woken).  Sent to the kernel, it would reach a worker's
+ * thread only later, once that thread runs, while the only task that takes
+ * it may have left its wait and gone on (exited, or blocked it): so it is
+ * made pending for the process here, in the call, and the sender takes it
+ * or a taker is asked to look.  Returns 0, or -ENOSYS for the kernel to
+ * send it (no program handler; a signal weft keeps).  Context: a task,
+ * holding no weft lock. */
+int wt_sig_send_process(int sig, int code, union sigval v)
+{
+	uint64_t bit = WT_SIGBIT(sig);
+	struct wt_task *t = wt_cur();
+	if (!t || sig < 1 || sig > 64 || !wrapped(sig) || kept(sig) || !(wt_sig_handled() & bit))
+		return -ENOSYS;
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = sig;
+	si.si_code = code;
+	si.si_pid = wt_pid;
+	si.si_uid = (uid_t)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0);
+	si.si_value = v;
+	if (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit)) {
+		if (!(atomic_fetch_or(&handed_claim, bit) & bit)) {
+			handed[sig].si = si;
+			handed[sig].owner = NULL;
+			atomic_fetch_or_explicit(&handed_ready, bit, memory_order_release);
+			atomic_fetch_or(&proc_pend, bit);
+		}
+		wt_sig_deliver(t); /* runs it, or one of its kind pending */
+		return 0;
+	}
+	route(sig, &si);
+	return 0;
+}
+
+/* A signal sent to the process from outside, with a handler of the
+ * program's, while every worker runs a task that blocks it (no idle worker
+ * takes it: wt_sig_idle), stays in the kernel's queue for the process even
+ * when a task that takes it waits: natively the kernel gives it to that
+ * waiting thread at once.  sysmon takes such signals from the kernel, at
+ * most once a millisecond, with their siginfo, and routes them.  A sigwait
+ * for one without a handler needs none of this: its thread waits in the
+ * kernel, which gives it the signal.  Context: sysmon (every signal
+ * blocked on its thread, so rt_sigpending reports the process's queue). */
+void wt_sig_sweep(int64_t now)
+{
+	static int64_t next;
+	uint64_t h = wt_sig_eff(wt_sig_handled());
+	if (!h || now < next)
+		return;
+	next = now + 1000000;
+	uint64_t pend = 0;
+	if (wt_syscall6(SYS_rt_sigpending, (long)&pend, 8, 0, 0, 0, 0) < 0)
+		return;
+	for (pend &= h; pend; pend &= pend - 1) {
+		int sig = __builtin_ctzll(pend) + 1;
+		if (!wrapped(sig) || kept(sig))
+			continue;
+		uint64_t one = pend & -pend;
+		struct timespec zero = { 0, 0 };
+		siginfo_t si;
+		if (wt_syscall6(SYS_rt_sigtimedwait, (long)&one, (long)&si, (long)&zero, 8, 0, 0) == sig)
+			route(sig, &si);
+	}
+}
+
+/* t no longer takes some of the signals pending for the process (it
+ * blocked them, or exits): those handed to it as the main task and not yet
+ * raised become pending for the process, and other takers are asked to
+ * look for `bits`.  Context: t, after its new mask is stored, holding no
+ * weft lock. */
+void wt_sig_proc_retarget(struct wt_task *t, uint64_t bits)
+{
+	uint64_t mine = atomic_load_explicit(&handed_ready, memory_order_acquire) & bits;
+	for (uint64_t b = mine; b; b &= b - 1) {
+		uint64_t bit = b & -b;
+		int sig = __builtin_ctzll(bit) + 1;
+		if (handed[sig].owner != t || !(atomic_fetch_and(&t->sigpend, ~bit) & bit))
+			continue;
+		handed[sig].owner = NULL;
+		atomic_fetch_or(&proc_pend, bit);
+	}
+	wt_sig_barrier();
+	if (wt_sig_proc_pending() & bits)
+		find_takers(wt_sig_proc_pending() & bits, t, false);
 }
 
 /* A process CPU-time limit the kernel found expired (ITIMER_PROF,
@@ -520,7 +726,7 @@ static bool to_main(int sig, const siginfo_t *si)
 		return false;
 	if (cur && cpu_timer_sig(sig, si) && takes(cur, WT_SIGBIT(sig)))
 		return false;
-	hand(mt, sig, si);
+	hand_main(mt, sig, si);
 	return true;
 }
 
@@ -540,6 +746,20 @@ static void moved(void *ucv, struct wt_m *from, struct wt_m *to)
 		uc->uc_stack.ss_flags = 0;
 	}
 	to->sigmask = WT_SIGMASK_UNKNOWN;
+}
+
+/* A signal whose handler the program set back to the default (set_wrapped)
+ * came to a task that takes it: the kernel does the default action now, on
+ * this thread, as the signal is raised again once this handler returns.
+ * Context: the trampoline, on a task. */
+static void default_action(int sig)
+{
+	struct sigaction d;
+	memset(&d, 0, sizeof d);
+	d.sa_handler = SIG_DFL;
+	if (libc_sigaction(sig, &d, NULL) == 0)
+		wt_syscall6(SYS_tgkill, wt_pid, (long)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), sig,
+			    0, 0, 0);
 }
 
 void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
@@ -564,6 +784,10 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	struct sigaction u;
 	if (!wt_sig_handler_take(sig, &u))
 		return; /* the program reset it meanwhile */
+	if (u.sa_handler == SIG_DFL) {
+		default_action(sig);
+		return;
+	}
 	if (u.sa_flags & SA_RESETHAND) {
 		struct sigaction d;
 		memset(&d, 0, sizeof d);
@@ -654,7 +878,8 @@ void wt_sig_redeliver(void *uc)
 void wt_sig_defer_run(struct wt_m *m)
 {
 	struct wt_task *t = wt_cur();
-	if (t && !t->sig_hold && atomic_load_explicit(&t->sigpend, memory_order_relaxed))
+	if (t && !t->sig_hold &&
+	    (atomic_load_explicit(&t->sigpend, memory_order_relaxed) || wt_sig_proc_for(t)))
 		wt_sig_deliver(t);
 	if (!m)
 		return;

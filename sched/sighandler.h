@@ -34,6 +34,7 @@ void wt_sig_handlers_fork_reset(void);      /* fork child */
 
 void wt_sig_trampoline(int sig, siginfo_t *si, void *uc);
 bool wt_sig_defer_poke(void);               /* sysmon: poke threads with deferred ones */
+void wt_sig_sweep(int64_t now);             /* sysmon: handled ones stuck in the kernel */
 void wt_sig_redeliver(void *uc);            /* a poke on this thread: raise them again */
 void wt_sig_defer_run(struct wt_m *m);      /* m, outside weft's locks: run or hand them on */
 /* Context: a task or g0 on m, outside weft's locks and switches. */
@@ -61,10 +62,24 @@ static inline void wt_sig_unlocked(void)
 void wt_sig_send_info(struct wt_task *t, int sig, const siginfo_t *si);
 /* The siginfo of sig handed to t by another thread (to_main, route). */
 bool wt_sig_handed_info(struct wt_task *t, int sig, siginfo_t *out);
-/* Handed to no task: every task blocked them (sigpending's process part). */
+/* Pending for the process, handed to no task yet (sigpending's process
+ * part; sighandler.c).  [atomic] */
+extern _Atomic uint64_t wt_sig_procpend;
 uint64_t wt_sig_proc_pending(void);
-/* t unblocked or waits for `want`: raises on its thread those pending for
- * the process, and returns them. */
+/* t does not block or waits for `want`: raises on its thread those pending
+ * for the process, and returns them. */
 uint64_t wt_sig_proc_take(struct wt_task *t, uint64_t want);
+/* t stopped taking `bits` (blocked them, or exits): other tasks that take
+ * them are asked to look.  Context: t, after storing its mask. */
+void wt_sig_proc_retarget(struct wt_task *t, uint64_t bits);
+/* kill or sigqueue to this process from a task: 0, or -ENOSYS when the
+ * kernel is to send it (no program handler).  Context: a task. */
+int wt_sig_send_process(int sig, int code, union sigval v);
+/* Pending for the process, not blocked by t.  Context: any. */
+static inline uint64_t wt_sig_proc_for(const struct wt_task *t)
+{
+	return atomic_load_explicit(&wt_sig_procpend, memory_order_relaxed) &
+	       ~__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED);
+}
 
 #endif

@@ -12,8 +12,11 @@
  *      it are raised (wt_sig_switchin), so their handlers run on it.
  * g0 keeps the mask of the task that ran last, and before it sleeps
  * unblocks every signal the program handles (wt_sig_idle): a
- * process-directed signal that comes to g0 is handed to a task that takes
- * it (sighandler.c), never handled there.
+ * process-directed signal that comes to g0 is pending for the process until
+ * a task that takes it does (sighandler.c), never handled there.  Every
+ * point that looks at a task's own queue (switch-in, park, mask change,
+ * poke, sigwait) also takes what is pending for the process and the task
+ * does not block (deliver).
  * SIGSEGV and SIGBUS (crash.c; trap-mode TLS repair) and SIGURG (pokes, and
  * preemption) are never blocked at the thread level: wt_sig_eff removes
  * them, and the task's own field keeps what the program asked for.
@@ -115,7 +118,7 @@ static bool deliver(struct wt_task *t)
 		uint64_t pend = atomic_load_explicit(&t->sigpend, memory_order_relaxed);
 		uint64_t take = pend & (~t->sigmask | __atomic_load_n(&t->sigwait, __ATOMIC_RELAXED));
 		if (!take)
-			return any;
+			break;
 		uint64_t bit = take & -take;
 		if (!(atomic_fetch_and(&t->sigpend, ~bit) & bit))
 			continue;
@@ -135,6 +138,14 @@ static bool deliver(struct wt_task *t)
 		else
 			raise_self(sig);
 	}
+	/* Those pending for the process that t takes (sighandler.c). */
+	uint64_t want = ~t->sigmask | __atomic_load_n(&t->sigwait, __ATOMIC_RELAXED);
+	if (unlikely(wt_sig_proc_pending() & want)) {
+		uint64_t took = wt_sig_proc_take(t, want);
+		__atomic_fetch_or(&t->sigraised, took & t->sigmask, __ATOMIC_RELAXED);
+		any |= (took & ~t->sigmask) != 0;
+	}
+	return any;
 }
 
 void wt_sig_deliver(struct wt_task *t)
@@ -150,7 +161,8 @@ void wt_sig_switchin_slow(struct wt_task *t)
 		sigmask_set_deliver(eff);
 		m->sigmask = eff;
 	}
-	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) && !t->sig_hold)
+	if ((atomic_load_explicit(&t->sigpend, memory_order_relaxed) || wt_sig_proc_for(t)) &&
+	    !t->sig_hold)
 		deliver(t); /* held: park.c delivers once the park is over */
 	/* Signals that interrupted weft on this worker (sighandler.c). */
 	wt_sig_defer_check(t->m);
@@ -180,6 +192,7 @@ void wt_sig_setmask(struct wt_task *t, uint64_t mask)
 	/* The kernel ignores SIGKILL/SIGSTOP; glibc strips its internal
 	 * SIGCANCEL (32) and SIGSETXID (33). */
 	mask &= ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) | WT_SIGBIT(32) | WT_SIGBIT(33));
+	uint64_t more = mask & ~t->sigmask;
 	__atomic_store_n(&t->sigmask, mask, __ATOMIC_RELAXED);
 	uint64_t eff = wt_sig_eff(mask);
 	sigmask_set_deliver(eff);
@@ -190,6 +203,23 @@ void wt_sig_setmask(struct wt_task *t, uint64_t mask)
 		deliver(t);
 	if (unlikely(wt_sig_proc_pending() & ~mask))
 		wt_sig_proc_take(t, ~mask);
+	/* Signals pending for the process that a router may have asked t to
+	 * take before it saw the new mask; the main task's handed ones. */
+	if (unlikely(more & (wt_sig_proc_pending() | t->sigpend)))
+		wt_sig_proc_retarget(t, more);
+}
+
+/* Context: t, exiting (task.c), after its destructors: what t may still
+ * take runs now, as natively the thread takes a signal the kernel chose it
+ * for at its next return from the kernel; then t blocks every signal, so
+ * routers pass it by, and what is pending for the process goes to other
+ * takers. */
+void wt_sig_task_exit(struct wt_task *t)
+{
+	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) || wt_sig_proc_for(t))
+		deliver(t);
+	wt_sig_defer_check(t->m);
+	wt_sig_setmask(t, ~0ull);
 }
 
 /* ---- sigwait, sigwaitinfo, sigtimedwait on a task ----
@@ -280,8 +310,9 @@ int wt_sig_suspend(struct wt_task *t, uint64_t mask)
 	return -EINTR;
 }
 
-/* The sender's half of the Dekker pairs above. */
-static void barrier(void)
+/* The sender's half of the Dekker pairs above (and of sighandler.c's
+ * process-pending ones). */
+void wt_sig_barrier(void)
 {
 	if (!wt_sig_fence &&
 	    wt_syscall6(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0, 0, 0, 0) == 0)
@@ -324,7 +355,7 @@ int wt_sig_send(struct wt_task *t, int sig)
 		return 0;
 	}
 	atomic_fetch_or(&t->sigpend, bit);
-	barrier();
+	wt_sig_barrier();
 	bool blocked = __atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit;
 	bool waited = __atomic_load_n(&t->sigwait, __ATOMIC_RELAXED) & bit;
 	if (blocked && !waited)
@@ -359,7 +390,8 @@ bool wt_sig_poked(void *uc)
 	 * park returns (park.c). */
 	if (!t || t->sig_hold)
 		return false;
-	uint64_t pend = atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask;
+	uint64_t pend = (atomic_load_explicit(&t->sigpend, memory_order_relaxed) |
+			 wt_sig_proc_pending()) & ~t->sigmask;
 	if (!deliver(t))
 		return false;
 	if (t->m && t->m->insyscall != 0 && wt_arch_uc_in_syscall(uc) &&

@@ -19,6 +19,7 @@
 #define WT_SIGMASK_UNKNOWN (~0ull)
 extern bool wt_sig_fence;                  /* no membarrier: fence on switch-in */
 extern int wt_pid;                         /* getpid(), refreshed in a fork child */
+extern _Atomic uint64_t wt_sig_procpend;   /* pending for the process (sighandler.c) */
 void wt_sig_init(void);                    /* start: poke handler, membarrier */
 uint64_t wt_sig_thread_init(struct wt_m *m); /* a worker thread, first thing */
 void wt_sig_block_all(void);               /* sysmon */
@@ -29,6 +30,8 @@ void wt_sig_switchin_slow(struct wt_task *t);
 void wt_sig_deliver(struct wt_task *t);    /* on t: raise what t may take now */
 int wt_sig_send(struct wt_task *t, int sig); /* pthread_kill to a task: 0 or -errno */
 void wt_sig_setmask(struct wt_task *t, uint64_t mask);
+void wt_sig_task_exit(struct wt_task *t);  /* t exiting: run, then block all */
+void wt_sig_barrier(void);                 /* a sender's side of the signal Dekker pairs */
 void wt_sig_urg_send(int tid, union sigval v); /* weft's SIGURG, value v */
 void wt_sig_poke(struct wt_m *m);          /* SIGURG to m's thread */
 /* sigwait on t (sigtask.c), around the caller's wait in the kernel for
@@ -71,6 +74,7 @@ static inline void wt_sig_switchin(struct wt_task *t)
 		atomic_thread_fence(memory_order_seq_cst);
 	if (unlikely((wt_sig_eff(t->sigmask) != t->m->sigmask) |
 		     (atomic_load_explicit(&t->sigpend, memory_order_relaxed) != 0) |
+		     ((atomic_load_explicit(&wt_sig_procpend, memory_order_relaxed) & ~t->sigmask) != 0) |
 		     (atomic_load_explicit(&t->m->defer_ready, memory_order_relaxed) != 0)))
 		wt_sig_switchin_slow(t);
 }

@@ -103,8 +103,10 @@ static void *sysmon(void *arg)
 		wt_setxid_poll();
 		wt_sysmon_cancel(now);
 		bool busy = wt_sysmon_wake_idle_work();
-		if (busy)
+		if (busy) {
 			wt_sysmon_preempt(now);
+			wt_sig_sweep(now);
+		}
 		if (now >= next_procs) {
 			wt_procs_update();
 			next_procs = now + 1000000000ll;

@@ -576,6 +576,7 @@ WT_NORETURN void wt_task_exit(void *retval)
 	extern void __call_tls_dtors(void);
 	__call_tls_dtors();
 	run_key_dtors();
+	wt_sig_task_exit(t);
 	wt_pshared_release(t);
 	wt_tidaddr_exit(t);
 	if (unlikely(wt_tl_on))

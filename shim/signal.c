@@ -215,6 +215,28 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 	return -wt_sig_send(t, sig);
 }
 
+/* kill and sigqueue to this process from a task, for a signal with a
+ * program handler: queued for the process and its taker chosen within the
+ * call, as the kernel does (sched/sighandler.c); anything else is the
+ * kernel's. */
+WT_EXPORT int kill(pid_t pid, int sig)
+{
+	wt_real_init();
+	if (wt_runtime_on() && pid == wt_pid && wt_cur() &&
+	    wt_sig_send_process(sig, SI_USER, (union sigval){ 0 }) == 0)
+		return 0;
+	return real.kill(pid, sig);
+}
+
+WT_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
+{
+	wt_real_init();
+	if (wt_runtime_on() && pid == wt_pid && wt_cur() &&
+	    wt_sig_send_process(sig, SI_QUEUE, val) == 0)
+		return 0;
+	return real.sigqueue(pid, sig, val);
+}
+
 /* pthread_sigqueue to a task: queued to it with glibc's siginfo (SI_QUEUE,
  * our pid and uid, the value), as rt_tgsigqueueinfo through syscall() is
  * (the kernel refuses a task's id).  An exited task's pthread_t may lie in
