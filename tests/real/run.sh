@@ -99,9 +99,10 @@ if cc -g -O1 -fsanitize=address -pthread -o "$tmp/asan_overflow" "$here/asan_ove
 else
   fail=$((fail+1)); echo "FAIL asan-stack-overflow: cc failed"; tail -3 "$tmp/cc.err"
 fi
-# A JVM (OpenJDK 17): thousands of threads, a pool, wait/notify, and
-# StackOverflowError caught in main and in threads, inside the guard zones
-# the JVM makes in the stacks pthread_getattr_np reports (sched/stack.c).
+# A JVM (OpenJDK 17 on Debian 12, 21 on Debian 13: the Makefile's DEBS):
+# thousands of threads, a pool, wait/notify, and StackOverflowError caught
+# in main and in threads, inside the guard zones the JVM makes in the
+# stacks pthread_getattr_np reports (sched/stack.c).
 jdir="$tmp/java"
 mkdir -p "$jdir"
 if javac -d "$jdir" "$here/java_threads.java" 2>"$tmp/javac.err"; then
