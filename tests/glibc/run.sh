@@ -12,8 +12,8 @@
 # bind-mounted into it for the run and unmounted after it, also when it
 # fails or is interrupted.
 #
-# Prints per release the glibc and gcc versions, each failing test and
-# the two "preload: N passed, N failed" lines; the whole output is
+# Prints per release the glibc and gcc versions, the compiler's warnings,
+# each failing test and the two "preload: N passed, N failed" lines; the whole output is
 # DIR/RELEASE.log.  Exits 1 if any release failed to set up, build or pass.
 dir=$1; shift
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -106,6 +106,7 @@ for rel; do
     echo "weft: building weft on $rel failed:"; grep -m3 -i 'error\|weft:' "$log"
     rc=1; unmount; continue
   fi
+  grep ': warning:' "$log" | sed "s/^/$rel: /"
   for g in "" 1; do
     GOMAXPROCS=$g in_root "sh tests/run-preload.sh $lib $bins$progs" > "$dir/$rel.out" 2>&1 ||
       rc=1
