@@ -99,6 +99,7 @@ for rel; do
   done
   glibc=$(in_root 'getconf GNU_LIBC_VERSION') gcc=$(in_root 'gcc -dumpfullversion')
   echo "$rel: $glibc, gcc $gcc" | tee -a "$log"
+  t0=$(date +%s)
   lib=/weft/build/libweft.so bins=/weft/build/tests/preload
   progs=$(for f in "$src"/tests/preload/*.c "$src"/tests/preload/*.cc; do
             n=${f##*/}; printf ' %s/%s' $bins "${n%.*}"; done)
@@ -107,6 +108,7 @@ for rel; do
     rc=1; unmount; continue
   fi
   grep ': warning:' "$log" | sed "s/^/$rel: /"
+  t1=$(date +%s)
   for g in "" 1; do
     GOMAXPROCS=$g in_root "sh tests/run-preload.sh $lib $bins$progs" > "$dir/$rel.out" 2>&1 ||
       rc=1
@@ -115,6 +117,7 @@ for rel; do
   done
   rm -f "$dir/$rel.out"
   unmount
-  echo "$rel: $(( $(date +%s) - start )) s"
+  t2=$(date +%s)
+  echo "$rel: $((t2 - start)) s: chroot $((t0 - start)) s, build $((t1 - t0)) s, tests $((t2 - t1)) s"
 done
 exit $rc
