@@ -29,15 +29,21 @@ endif
 WFLAGS  := -Wall -Wextra -Wno-unused-parameter -std=gnu11
 # The runtime never uses the stack protector: g0 may run on another TCB.
 LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread -Iarch/$(ARCH)
+# DEBS: the Debian packages (make deps); a|b|c is the first of a, b, c the
+# release has: Debian 12 has OpenJDK 17, Debian 13 21 and 25; criterion's
+# library links libgit2-1.5 on 12, libgit2-1.9 on 13; unstable's static
+# qemu-user has no -static package of its own.
 ifeq ($(ARCH),$(HOST_ARCH))
 B       ?= build
 DEBS    := libunwind-dev libelf-dev libcriterion-dev python3 gdb zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev guile-3.0 man-db \
-           openjdk-17-jdk-headless stress-ng redis-server redis-tools libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0
+           openjdk-17-jdk-headless|openjdk-21-jdk-headless|openjdk-25-jdk-headless stress-ng \
+           redis-server redis-tools libjemalloc2 libtcmalloc-minimal4|libtcmalloc-minimal4t64 \
+           libmimalloc2.0|libmimalloc3
 else
 B       ?= build/$(ARCH)
-DEBS    := gcc-$(ARCH)-linux-gnu g++-$(ARCH)-linux-gnu qemu-user-static python3 \
+DEBS    := gcc-$(ARCH)-linux-gnu g++-$(ARCH)-linux-gnu qemu-user-static|qemu-user-binfmt python3 \
            libc6:$(DEB_ARCH) libunwind-dev:$(DEB_ARCH) libelf-dev:$(DEB_ARCH) \
-           libffi8:$(DEB_ARCH) libgit2-1.5:$(DEB_ARCH) libgc-dev:$(DEB_ARCH) libcriterion-dev
+           libffi8:$(DEB_ARCH) libgit2-1.5:$(DEB_ARCH)|libgit2-1.9:$(DEB_ARCH) libgc-dev:$(DEB_ARCH) libcriterion-dev
 endif
 
 LIB_SRC := $(wildcard sched/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.c)
@@ -46,37 +52,34 @@ LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(patsubst %.S,$(B)/obj/%.o,$
 
 all: deps $(B)/libweft.so $(B)/weft $(B)/man/weft.1 $(B)/man/weft.7
 
-# Debian packages the build and tests need: installed when root, else named.
+# Debian packages the build and tests need: installed when root, else named
+# (tools/deps.sh; a|b: the first of them the release has).
 deps: $(B)/.deps
 $(B)/.deps:
 	@mkdir -p $(B)
-	@missing=""; \
-	for p in $(DEBS); do \
-	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "weft: installing$$missing"; \
-	    case "$$missing" in *:$(DEB_ARCH)*) \
-	      dpkg --print-foreign-architectures | grep -qx $(DEB_ARCH) || \
-	        { dpkg --add-architecture $(DEB_ARCH) && apt-get update >/dev/null 2>&1; };; esac; \
-	    (apt-get install -y $$missing >/dev/null 2>&1 || \
-	     (apt-get update >/dev/null 2>&1 && apt-get install -y $$missing >/dev/null)) || \
-	     { echo "weft: could not install$$missing"; exit 1; }; \
-	  else echo "weft: missing Debian packages:$$missing (run: sudo apt-get install$$missing)"; exit 1; fi; \
-	fi
+	@sh tools/deps.sh $(DEB_ARCH) $(foreach p,$(DEBS),'$(p)')
 	@touch $@
+
+# weft needs glibc 2.34 or later (README, "Supported glibc"): the version
+# the compiler builds against, checked before anything is compiled.
+GLIBC_MIN := 2.34
+glibc-check:
+	@v=$$(printf '#include <features.h>\n__GLIBC__ __GLIBC_MINOR__\n' | $(CC) -E -P - 2>/dev/null | tail -n1); \
+	set -- $$v; \
+	if [ "$$1" != 2 ] || [ "$${2:-0}" -lt $(word 2,$(subst ., ,$(GLIBC_MIN))) ] 2>/dev/null; then \
+	  echo "weft: needs glibc $(GLIBC_MIN) or later; $(CC) builds against $$(echo $$v | tr ' ' .)"; exit 1; \
+	fi
 
 # The anonymous version script, made from the WT_EXPORT markers in shim/.
 shim/exports.map: $(wildcard shim/*.c) tools/gen-exports.sh
 	sh tools/gen-exports.sh shim/*.c > $@
 
 # Each object depends on the headers it includes (-MMD -MP: build/obj/*.d).
-$(B)/obj/%.o: %.c | deps
+$(B)/obj/%.o: %.c | glibc-check deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(LIBFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/obj/%.o: %.S | deps
+$(B)/obj/%.o: %.S | glibc-check deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -Iarch/$(ARCH) -MMD -MP -c $< -o $@
 
@@ -137,7 +140,9 @@ check-exports: $(B)/libweft.so
 include tests/tests.mk
 include bench/bench.mk
 
+# --one-file-system: nothing mounted under $(B) (test-glibc's chroots bind
+# /proc, /sys and /dev while they run) is emptied.
 clean:
-	rm -rf $(B)
+	rm -rf --one-file-system $(B)
 
-.PHONY: all deps check-exports clean install uninstall
+.PHONY: all deps glibc-check check-exports clean install uninstall

@@ -32,6 +32,11 @@
 #define WT_ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uintptr_t)(a) - 1))
 #define WT_ALIGN_DOWN(x, a) ((x) & ~((uintptr_t)(a) - 1))
 
+/* x, of which the compiler may assume nothing: glibc declares some
+ * arguments nonnull (fclose's and pclose's since 2.41), and a shim's test
+ * for the NULL a program passes all the same must not be dropped. */
+#define WT_OPAQUE(x) ({ __typeof__(x) wt_opaque_ = (x); __asm__("" : "+r"(wt_opaque_)); wt_opaque_; })
+
 struct wt_task;
 struct wt_m;
 struct wt_p;

@@ -41,6 +41,12 @@
 
 #include "base.h"
 
+/* glibc 2.34 or later (README, "glibc and Debian releases"); the
+ * Makefile's glibc-check says so before anything is compiled. */
+#if !__GLIBC_PREREQ(2, 34)
+#error "weft: needs glibc 2.34 or later"
+#endif
+
 /* glibc's _FORTIFY_SOURCE entry points (declared only by fortified headers). */
 int __open_2(const char *path, int flags);
 int __open64_2(const char *path, int flags);
@@ -48,8 +54,8 @@ int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
 
 /* The originals, each typed as libc declares it.  R: required (weft stops
- * with "weft: libc has no X" when missing); O: optional, newer than glibc
- * 2.30 — NULL when libc lacks it, and its callers handle NULL; S: required,
+ * with "weft: libc has no X" when missing); O: optional — NULL when libc
+ * lacks it (glibc has each since 2.34), and its callers handle NULL; S: required,
  * its field typed by hand below.  The users are named in each group. */
 #define WT_REAL_LIST(R, O, S)                                                   \
 	/* threads: shim/pthread_create.c; worker.c, sysmon.c, dump.c, tls.c */ \

@@ -132,18 +132,22 @@ static void *need(const char *name)
 }
 
 /* ---- malloc's per-thread cache ----
- * glibc's malloc keeps a cache of freed chunks per thread (the tcache: 64
- * bins, uint16_t counts[64] then the bins' heads, chunks linked through
- * their first word with safe-linking), reached from a TLS variable of
- * libc's.  A thread's cache goes back when the thread ends
- * (__libc_thread_freeres, which libc does not export); a task's, never:
- * each task that called malloc kept about 1 KB at its end (its cache and
- * what the cache held).  The variable's offset is found once at start
- * (tcache_probe: the TLS word pointing at a cache whose bin holds the two
- * chunks just freed); the cache of an ended task is then emptied and
- * freed on g0 (wt_tls_tcache_free).  Not found (another malloc), it stays
- * as before. */
+ * glibc's malloc keeps a cache of freed chunks per thread (the tcache: a
+ * uint16_t per bin, then the bins' heads, chunks linked through their
+ * first word with safe-linking; 64 bins, 76 from glibc 2.42), reached from
+ * a TLS variable of libc's.  A thread's cache goes back when the thread
+ * ends (__libc_thread_freeres, which libc does not export); a task's,
+ * never: each task that called malloc kept about 1 KB at its end (its
+ * cache and what the cache held).  The variable's offset and the bin count
+ * are found once at start (tcache_probe: the TLS word pointing at a cache
+ * whose bin holds the two chunks just freed); the cache of an ended task is
+ * then emptied and freed on g0 (wt_tls_tcache_free).  From glibc 2.42 the
+ * variable starts (and, malloc failing, ends) pointing at a placeholder in
+ * libc's own data, which is not freed.  Not found (another malloc), it
+ * stays as before. */
 static ptrdiff_t tcache_off; /* from the thread pointer; 0 = not found */
+static int tcache_bins;      /* 64 or 76: the entries start after the counts */
+static uintptr_t libc_lo, libc_hi; /* libc's image: its placeholders */
 
 /* Reads n bytes at p without faulting (false: not mapped). */
 static bool peek(const void *p, void *out, size_t n)
@@ -153,11 +157,50 @@ static bool peek(const void *p, void *out, size_t n)
 			   (long)&l, 1, (long)&r, 1, 0) == (long)n;
 }
 
+static size_t tcache_entries_at(int bins) { return WT_ALIGN_UP(bins * sizeof(uint16_t), 8); }
+
+/* w holds a cache of `bins` bins whose bin for the two chunks holds b, then a. */
+static bool tcache_holds(uintptr_t w, int bins, uintptr_t a, uintptr_t b)
+{
+	uint16_t counts[76];
+	uintptr_t entries[76], next;
+	if (!peek((void *)w, counts, bins * sizeof(uint16_t)) ||
+	    !peek((void *)(w + tcache_entries_at(bins)), entries, bins * sizeof(uintptr_t)))
+		return false;
+	for (int k = 0; k < bins; k++)
+		if (entries[k] == b && counts[k] > 0 && peek((void *)b, &next, sizeof next) &&
+		    (next ^ (b >> 12)) == a)
+			return true;
+	return false;
+}
+
+/* libc's image, from the object that holds malloc. */
+static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t want = (uintptr_t)arg, lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+		if (s < lo)
+			lo = s;
+		if (s + ph->p_memsz > hi)
+			hi = s + ph->p_memsz;
+	}
+	if (want < lo || want >= hi)
+		return 0;
+	libc_lo = lo;
+	libc_hi = hi;
+	return 1;
+}
+
 /* Context: the initial thread, at start (a new thread's first malloc would
  * make it an arena of its own, which the process keeps). */
 static void tcache_probe(uintptr_t tp)
 {
-	/* 1000 bytes: a bin near the cache's last, rarely full. */
+	dl_iterate_phdr(find_libc, (void *)(uintptr_t)malloc);
+	/* 1000 bytes: a bin near the small bins' last, rarely full. */
 	void *pa = malloc(1000), *pb = malloc(1000);
 	uintptr_t a = (uintptr_t)pa, b = (uintptr_t)pb; /* compared after the frees */
 	free(pa);
@@ -167,22 +210,18 @@ static void tcache_probe(uintptr_t tp)
 	 * outwards (down in variant II, up in variant I): the initial thread's
 	 * may end before wt_tls_static_size. */
 	uintptr_t piece[64];
-	struct { uint16_t counts[64]; uintptr_t entries[64]; } tc;
 	for (size_t k = 0; k * sizeof piece < wt_tls_static_size && !tcache_off; k++) {
 		uintptr_t at = WT_ARCH_TLS_ABOVE_TP ? tp + k * sizeof piece : tp - (k + 1) * sizeof piece;
 		if (!peek((void *)at, piece, sizeof piece))
 			break;
 		for (int i = 63; i >= 0 && !tcache_off; i--) {
 			uintptr_t w = piece[i];
-			if (!w || (w & 15) || !peek((void *)w, &tc, sizeof tc))
+			if (!w || (w & 15))
 				continue;
-			for (int k = 0; k < 64; k++) {
-				uintptr_t next;
-				if (tc.entries[k] == b && tc.counts[k] >= 2 &&
-				    peek((void *)b, &next, sizeof next) && (next ^ (b >> 12)) == a) {
-					tcache_off = (ptrdiff_t)(at + (size_t)i * 8) - (ptrdiff_t)tp;
-					break;
-				}
+			int bins = tcache_holds(w, 64, a, b) ? 64 : tcache_holds(w, 76, a, b) ? 76 : 0;
+			if (bins) {
+				tcache_bins = bins;
+				tcache_off = (ptrdiff_t)(at + (size_t)i * 8) - (ptrdiff_t)tp;
 			}
 		}
 	}
@@ -194,11 +233,11 @@ void wt_tls_tcache_free(uintptr_t tp)
 		return;
 	uintptr_t **var = (uintptr_t **)(tp + tcache_off);
 	uintptr_t *tc = *var;
-	if (!tc)
+	if (!tc || ((uintptr_t)tc >= libc_lo && (uintptr_t)tc < libc_hi))
 		return;
 	*var = NULL;
-	uintptr_t *entries = (uintptr_t *)((char *)tc + 128);
-	for (int k = 0; k < 64; k++) {
+	uintptr_t *entries = (uintptr_t *)((char *)tc + tcache_entries_at(tcache_bins));
+	for (int k = 0; k < tcache_bins; k++) {
 		uintptr_t *e = (uintptr_t *)entries[k];
 		while (e) {
 			uintptr_t *next = (uintptr_t *)(e[0] ^ ((uintptr_t)e >> 12));

@@ -83,7 +83,7 @@ static struct timeval ns_tv(int64_t ns)
 /* RUSAGE_THREAD on a task: its CPU time, split between user and system
  * time as its worker thread's is; the other fields are the worker
  * thread's. */
-WT_EXPORT int getrusage(int who, struct rusage *ru)
+WT_EXPORT int getrusage(__rusage_who_t who, struct rusage *ru)
 {
 	wt_real_init();
 	int r = real.getrusage(who, ru);

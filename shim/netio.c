@@ -542,7 +542,7 @@ WT_EXPORT int dup3(int old, int new, int fl)
 WT_EXPORT int fclose(FILE *fp)
 {
 	wt_real_init();
-	int fd = fp ? fileno(fp) : -1;
+	int fd = WT_OPAQUE(fp) ? fileno(fp) : -1;
 	if (fd >= 0 && !own_fd(fd))
 		wt_netpoll_close(fd); /* before, as close() */
 	return real.fclose(fp);

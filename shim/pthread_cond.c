@@ -9,7 +9,8 @@
  *                                        about to be;
  *   __wrefs                              glibc's flags, as pthread_cond_init
  *                                        writes them: bit 0 process-shared,
- *                                        bit 1 CLOCK_MONOTONIC.
+ *                                        bit 1 CLOCK_MONOTONIC (which word:
+ *                                        wrefs_word).
  * seq and nwaiters are written only under seq's bucket lock, so neither
  * side of a wait spends a locked instruction on them.
  * Process-shared condvars are left to glibc, their waits made PSHARED and
@@ -39,6 +40,9 @@
  * allows).  broadcast wakes all rather than requeueing them on the mutex
  * (glibc >= 2.25 does the same).
  */
+#include <stddef.h>
+#include <string.h>
+
 #include "shim.h"
 #include "../sched/prio.h"
 #include "../sched/proc.h"
@@ -46,9 +50,40 @@
 
 #define SEQ(c) ((_Atomic unsigned *)&(c)->__data.__wseq)
 #define NWAIT(c) ((_Atomic unsigned *)&(c)->__data.__wseq + 1)
-#define FLAGS(c) __atomic_load_n(&(c)->__data.__wrefs, __ATOMIC_RELAXED)
 #define F_SHARED 1u
 #define F_MONO 2u
+
+/* Which 32-bit word of a pthread_cond_t is __wrefs: the tenth up to glibc
+ * 2.40, the eighth from 2.41 (which dropped __g_refs).  Found once in a
+ * condvar glibc itself initialised process-shared with CLOCK_MONOTONIC, so
+ * a library built with one glibc's headers runs with the other. */
+static unsigned wrefs_word(void)
+{
+	static unsigned at; /* 0: not known yet; every thread finds the same */
+	unsigned k = __atomic_load_n(&at, __ATOMIC_RELAXED);
+	if (k)
+		return k;
+	pthread_condattr_t a;
+	pthread_cond_t c;
+	unsigned w[sizeof c / sizeof(unsigned)];
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_condattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	wt_real_init();
+	real.pthread_cond_init(&c, &a);
+	memcpy(w, &c, sizeof w);
+	k = offsetof(pthread_cond_t, __data.__wrefs) / sizeof(unsigned);
+	for (unsigned i = 4; i < sizeof c / sizeof(unsigned); i++)
+		if (w[i] == (F_SHARED | F_MONO)) {
+			k = i;
+			break;
+		}
+	real.pthread_cond_destroy(&c);
+	__atomic_store_n(&at, k, __ATOMIC_RELAXED);
+	return k;
+}
+
+#define FLAGS(c) __atomic_load_n((unsigned *)(c) + wrefs_word(), __ATOMIC_RELAXED)
 
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, int64_t deadline)
 {

@@ -6,8 +6,10 @@
  * THREAD_SELF agree.  A pthread_t weft did not make (a thread that existed
  * before weft started) is passed to glibc.
  */
+#include <gnu/libc-version.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <sys/prctl.h>
 #include <string.h>
 
@@ -40,14 +42,33 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	return 0;
 }
 
+/* glibc from 2.43 keeps a thread's state in one word (joinstate): an
+ * ended thread's cached descriptor says "exited" whether it was joined or
+ * detached, and join, tryjoin, timedjoin and detach on it return 0. */
+static bool joins_ended(void)
+{
+	static int v; /* 0 unknown, 1 no, 2 yes: each thread computes the same */
+	int k = __atomic_load_n(&v, __ATOMIC_RELAXED);
+	if (!k) {
+		unsigned maj = 0, min = 0;
+		sscanf(gnu_get_libc_version(), "%u.%u", &maj, &min);
+		k = maj > 2 || (maj == 2 && min >= 43) ? 2 : 1;
+		__atomic_store_n(&v, k, __ATOMIC_RELAXED);
+	}
+	return k == 2;
+}
+
 /* A pthread_t of weft's whose task is gone, as glibc answers for a
- * descriptor it cached: joined, the tid it set to -1 makes join, timedjoin
- * and detach ESRCH and tryjoin EBUSY; detached, its joinid makes join and
- * detach EINVAL.  try: tryjoin.  0 when th was never weft's. */
+ * descriptor it cached: before 2.43, joined, the tid it set to -1 makes
+ * join, timedjoin and detach ESRCH and tryjoin EBUSY; detached, its joinid
+ * makes join and detach EINVAL; from 2.43 each is 0 (joins_ended).  try:
+ * tryjoin.  -1 when th was never weft's. */
 static int ended_join_err(pthread_t th, bool try)
 {
 	int e = wt_task_ended(th);
 	if (e < 0)
+		return -1;
+	if (joins_ended())
 		return 0;
 	if (e == WT_ENDED_DETACHED)
 		return EINVAL;
@@ -60,7 +81,7 @@ static int join(pthread_t th, void **ret, int64_t deadline)
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t) {
 		int e = ended_join_err(th, deadline == WT_JOIN_TRY);
-		if (e)
+		if (e >= 0)
 			return e;
 		wt_real_init();
 		if (deadline == -1)
@@ -112,7 +133,7 @@ WT_EXPORT int pthread_detach(pthread_t th)
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t) {
 		int e = ended_join_err(th, false);
-		if (e)
+		if (e >= 0)
 			return e;
 		wt_real_init();
 		return real.pthread_detach(th);

@@ -59,7 +59,7 @@ WT_EXPORT FILE *popen(const char *cmd, const char *mode)
 WT_EXPORT int pclose(FILE *fp)
 {
 	wt_real_init();
-	int fd = fp ? fileno(fp) : -1;
+	int fd = WT_OPAQUE(fp) ? fileno(fp) : -1;
 	wt_netpoll_close(fd); /* libc closes it: forget the number first */
 	return BRACKETED(real.pclose(fp));
 }

@@ -45,9 +45,13 @@ $(TB)/preload/%: tests/preload/%.cc tests/preload/weft_check.h
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -Wall -std=c++20 -pthread -o $@ $<
 
+# The library and the preload test programs (test-glibc builds these in
+# each chroot, then runs them as test-preload does).
+preload-build: $(B)/libweft.so $(PRELOAD_BIN)
+
 # Twice: the default GOMAXPROCS, and GOMAXPROCS=1 (where a wait that blocks
 # its worker instead of parking shows up as a hang).
-test-preload: $(B)/libweft.so $(PRELOAD_BIN)
+test-preload: preload-build
 	sh tests/run-preload.sh $(abspath $(B)/libweft.so) $(TB)/preload $(PRELOAD_BIN)
 	GOMAXPROCS=1 sh tests/run-preload.sh $(abspath $(B)/libweft.so) $(TB)/preload $(PRELOAD_BIN)
 
@@ -92,6 +96,14 @@ test-tools: all $(TB)/preload/basic_join
 
 test: all check-exports test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe test-tools
 
+# weft built, and its preload tests run (both GOMAXPROCS values), with the
+# glibc and gcc of other Debian releases: a debootstrap chroot of each in
+# $(B)/glibc, kept for the next run (tests/glibc/run.sh).  Needs root.
+GLIBC_RELEASES ?= trixie sid
+test-glibc:
+	@sh tools/deps.sh $(DEB_ARCH) debootstrap
+	sh tests/glibc/run.sh $(B)/glibc $(GLIBC_RELEASES)
+
 # aarch64 on this machine: built with Debian's cross compiler into
 # build/aarch64 and run under qemu-user (tests/qemu.sh): the unit tests,
 # the preload tests (native and under weft, both GOMAXPROCS values) and the
@@ -113,4 +125,4 @@ test-emulated: all
 	ulimit -v $(EMU_VMEM_KB) && WEFT_EMULATED=1 WEFT_TEST_THREADS=1000 \
 	  $(MAKE) --no-print-directory ARCH=$(ARCH) test-unit test-preload test-observe
 
-.PHONY: stress test test-aarch64 test-emulated test-tools test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe
+.PHONY: preload-build stress test test-glibc test-aarch64 test-emulated test-tools test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe

@@ -61,6 +61,7 @@ static void *spin(void *arg)
 	volatile unsigned long x = 0;
 	while (!stop)
 		x++;
+	(void)x;
 	return NULL;
 }
 

@@ -5,7 +5,9 @@
  * answers from it: a joined thread (its tid set to -1) gives ESRCH to join,
  * timedjoin and detach and EBUSY to tryjoin; a detached one (joinid set)
  * gives EINVAL to join and detach; pthread_kill sends nothing to a thread
- * that has exited and returns 0; pthread_cancel returns 0.  (POSIX leaves
+ * that has exited and returns 0; pthread_cancel returns 0.  glibc 2.43
+ * keeps one state word that says "exited" for both: join, tryjoin,
+ * timedjoin and detach all return 0 there.  (POSIX leaves
  * the use of a joined or detached thread's ID undefined; this is what
  * glibc deterministically does while no new thread reuses the
  * descriptor, which no thread is created here to do.)  A second join used

@@ -40,6 +40,7 @@ static void *worker(void *arg)
 		volatile double x = 0; /* a little CPU between hand-offs */
 		for (int i = 0; i < 2000; i++)
 			x += i * 0.5;
+		(void)x;
 	}
 	return (void *)mine;
 }

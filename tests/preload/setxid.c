@@ -49,6 +49,7 @@ static void *spinner(void *a)
 	volatile unsigned long n = 0;
 	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
 		n++;
+	(void)n;
 	return a;
 }
 

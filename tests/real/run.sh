@@ -92,7 +92,10 @@ check redis-io-threads redis-server python3 "$here/redis_incr.py"
 # liballoc_hook.so is a malloc that creates threads from its first call.
 bin=$(dirname "$lib")/tests/preload
 adir=/usr/lib/$(gcc -print-multiarch 2>/dev/null)
-for a in "$adir/libjemalloc.so.2" "$adir/libtcmalloc_minimal.so.4" "$adir/libmimalloc.so.2" \
+# mimalloc's soname is 2 in Debian 12, 3 in Debian 13.
+mim=$adir/libmimalloc.so.2
+[ -f "$mim" ] || [ ! -f "$adir/libmimalloc.so.3" ] || mim=$adir/libmimalloc.so.3
+for a in "$adir/libjemalloc.so.2" "$adir/libtcmalloc_minimal.so.4" "$mim" \
          "$bin/liballoc_hook.so"; do
   an=$(basename "$a" | sed 's/^lib//; s/\.so.*//')
   if [ ! -f "$a" ]; then
@@ -135,9 +138,10 @@ if cc -g -O1 -fsanitize=address -pthread -o "$tmp/asan_overflow" "$here/asan_ove
 else
   fail=$((fail+1)); echo "FAIL asan-stack-overflow: cc failed"; tail -3 "$tmp/cc.err"
 fi
-# A JVM (OpenJDK 17): thousands of threads, a pool, wait/notify, and
-# StackOverflowError caught in main and in threads, inside the guard zones
-# the JVM makes in the stacks pthread_getattr_np reports (sched/stack.c).
+# A JVM (OpenJDK 17 on Debian 12, 21 on Debian 13: the Makefile's DEBS):
+# thousands of threads, a pool, wait/notify, and StackOverflowError caught
+# in main and in threads, inside the guard zones the JVM makes in the
+# stacks pthread_getattr_np reports (sched/stack.c).
 jdir="$tmp/java"
 mkdir -p "$jdir"
 if javac -d "$jdir" "$here/java_threads.java" 2>"$tmp/javac.err"; then
