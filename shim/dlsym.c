@@ -1,29 +1,35 @@
 /*
- * dlsym.c — dlsym(RTLD_NEXT, name) of a name weft interposes.
+ * dlsym.c — dlsym(RTLD_NEXT, "pthread_create") from a library after weft.
  *
- * A library loaded after libweft.so that looks up "the next" definition
- * of an interposed name gets glibc's and bypasses weft: jemalloc makes its
+ * A library loaded after libweft.so that looks up "the next"
+ * pthread_create gets glibc's and bypasses weft: jemalloc makes its
  * background thread with dlsym(RTLD_NEXT, "pthread_create"), and that
  * thread is then an OS thread weft does not run, started by glibc's
  * pthread_create from a task without weft's thread-pointer pin (in trap
  * mode, sched/tls.c, a revert while glibc blocks every signal kills the
- * process).  So such a lookup, from an object after libweft.so in the
- * load order, answers weft's own function, as a plain call of the name
- * from that object would.  Every other lookup (another handle, a name
- * weft does not define, a caller before libweft.so or libweft.so itself)
- * goes to glibc's dlsym unchanged: the exported entry (arch dlsym.S)
- * jumps there with the caller's return address in place, which glibc
- * reads to know whom RTLD_NEXT is next to.
+ * process).  So that lookup, from an object after libweft.so in the load
+ * order, answers weft's own pthread_create, as a plain call from that
+ * object would.  Every other lookup goes to glibc's dlsym unchanged: the
+ * exported entry (arch dlsym.S) jumps there with the caller's return
+ * address in place, which glibc reads to know whom RTLD_NEXT is next to.
+ * Nothing here calls dlopen or dlsym: a sanitizer runtime intercepts
+ * dlopen and looks its own functions up this way before it can run.
+ * Other names keep glibc's answer: a library that wraps one (an
+ * interceptor) chains to the next definition on purpose.
  * export: dlsym
  */
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "shim.h"
 #include "../sched/throw.h"
+
+extern __typeof__(pthread_create) wt_own_pthread_create; /* pthread_create.c */
 
 /* glibc's dlsym, jumped to by dlsym.S.  [atomic] set before first use. */
 __attribute__((visibility("hidden"))) void *(*_Atomic wt_dlsym_next)(void *, const char *);
@@ -48,49 +54,33 @@ static void init(void)
 	atomic_store_explicit(&wt_dlsym_next, next, memory_order_release);
 }
 
-/* A handle of libweft.so, made on the first redirected lookup (not in
- * init: dlopen allocates, and a program's malloc may look names up).  NULL
- * while this thread is making it: the lookups made meanwhile go to glibc. */
-static void *self_dlopen(struct link_map *self)
+/* No libc call: a sanitizer runtime intercepts strcmp and the like, and
+ * its interceptors do not work before it has looked their targets up. */
+static bool is_pthread_create(const char *s)
 {
-	static _Atomic(void *) handle;
-	static __thread bool making;
-	void *h = atomic_load_explicit(&handle, memory_order_acquire);
-	if (h || making)
-		return h;
-	making = true;
-	h = dlopen(self->l_name, RTLD_LAZY | RTLD_NOLOAD);
-	making = false;
-	atomic_store_explicit(&handle, h, memory_order_release);
-	return h;
+	const char *w = "pthread_create";
+	while (*w && *s == *w)
+		s++, w++;
+	return !*w && !*s;
 }
 
-/* Context: dlsym.S, any thread, before or after the runtime started; may
- * itself call dlsym (which comes back here from libweft and goes on).
- * Returns weft's function for name, or NULL to go to glibc's dlsym. */
+/* Context: dlsym.S, any thread, before or after the runtime started.
+ * Returns weft's function, or NULL to go to glibc's dlsym. */
 __attribute__((visibility("hidden"))) void *wt_dlsym_redirect(void *handle, const char *name,
 							       void *caller)
 {
 	if (!atomic_load_explicit(&wt_dlsym_next, memory_order_acquire))
 		init();
-	if (handle != RTLD_NEXT || !name)
+	if (handle != RTLD_NEXT || !name || !is_pthread_create(name))
 		return NULL;
 	struct link_map *self = atomic_load_explicit(&self_map, memory_order_acquire);
 	Dl_info info;
 	struct link_map *from = NULL;
-	if (!self ||
-	    !dladdr1(caller, &info, (void **)&from, RTLD_DL_LINKMAP) || !from || from == self)
+	if (!self || !dladdr1(caller, &info, (void **)&from, RTLD_DL_LINKMAP) || !from ||
+	    from == self)
 		return NULL;
-	bool after = false;
-	for (struct link_map *l = self->l_next; l && !after; l = l->l_next)
-		after = l == from;
-	if (!after)
-		return NULL;
-	void *h = self_dlopen(self);
-	if (!h)
-		return NULL;
-	void *f = dlsym(h, name); /* libweft.so first in its own scope */
-	if (!f || !dladdr1(f, &info, (void **)&from, RTLD_DL_LINKMAP) || from != self)
-		return NULL; /* not one of weft's names */
-	return f;
+	for (struct link_map *l = self->l_next; l; l = l->l_next)
+		if (l == from)
+			return (void *)wt_own_pthread_create;
+	return NULL; /* a caller before libweft.so: glibc's answer is weft's */
 }

@@ -42,6 +42,11 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	return 0;
 }
 
+/* weft's own pthread_create, whatever definition comes first in the
+ * process (shim/dlsym.c hands it out). */
+extern __typeof__(pthread_create) wt_own_pthread_create
+	__attribute__((alias("pthread_create"), visibility("hidden"), nothrow));
+
 /* glibc from 2.43 keeps a thread's state in one word (joinstate): an
  * ended thread's cached descriptor says "exited" whether it was joined or
  * detached, and join, tryjoin, timedjoin and detach on it return 0. */
