@@ -14,8 +14,10 @@
  * address in place, which glibc reads to know whom RTLD_NEXT is next to.
  * Nothing here calls dlopen or dlsym: a sanitizer runtime intercepts
  * dlopen and looks its own functions up this way before it can run.
- * Other names keep glibc's answer: a library that wraps one (an
- * interceptor) chains to the next definition on purpose.
+ * The object weft's own pthread_create calls on (libc's, or a wrapper's
+ * such as a sanitizer's interceptor) gets glibc's answer, and so do other
+ * names: a library that wraps one chains to the next definition on
+ * purpose.
  * export: dlsym
  */
 #include <dlfcn.h>
@@ -35,6 +37,9 @@ extern __typeof__(pthread_create) wt_own_pthread_create; /* pthread_create.c */
 __attribute__((visibility("hidden"))) void *(*_Atomic wt_dlsym_next)(void *, const char *);
 /* libweft.so's map.  [atomic] init may run twice at once, alike. */
 static _Atomic(struct link_map *) self_map;
+/* The map of the object with the pthread_create that comes after weft's.
+ * [atomic] found once, alike by any thread. */
+static _Atomic(struct link_map *) next_map;
 
 /* glibc 2.34's version of dlsym first: it exists on every glibc weft
  * supports, so no failing lookup (whose error message glibc allocates, and
@@ -78,6 +83,20 @@ __attribute__((visibility("hidden"))) void *wt_dlsym_redirect(void *handle, cons
 	struct link_map *from = NULL;
 	if (!self || !dladdr1(caller, &info, (void **)&from, RTLD_DL_LINKMAP) || !from ||
 	    from == self)
+		return NULL;
+	/* The object that holds the definition after libweft.so's (libc, or
+	 * a wrapper such as a sanitizer's interceptor, which weft's own
+	 * pthread_create calls on): its lookup chains on to libc, or weft
+	 * and it would call each other for ever. */
+	struct link_map *next = atomic_load_explicit(&next_map, memory_order_acquire);
+	if (!next) {
+		void *f = atomic_load_explicit(&wt_dlsym_next, memory_order_relaxed)(RTLD_NEXT,
+										     "pthread_create");
+		if (!f || !dladdr1(f, &info, (void **)&next, RTLD_DL_LINKMAP) || !next)
+			return NULL;
+		atomic_store_explicit(&next_map, next, memory_order_release);
+	}
+	if (from == next)
 		return NULL;
 	for (struct link_map *l = self->l_next; l; l = l->l_next)
 		if (l == from)
