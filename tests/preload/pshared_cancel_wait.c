@@ -10,10 +10,15 @@
  * waits too.  Afterwards the condvar still works: a
  * second waiter is signalled and returns 0, and both objects destroy
  * cleanly.  A cancel that does not act shows as SIGALRM (alarm(20)), whose
- * exit status differs from the native run's.
+ * exit status differs from the native run's.  From glibc 2.41 on, glibc's
+ * cancellation of a blocked call no longer opens the window weft acts in
+ * (README: Known limits): the condvar cases are then left out, natively
+ * and under weft alike, and the line says so.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
+#include <gnu/libc-version.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -144,7 +149,12 @@ int main(void)
 	}
 	wait_waiting(1);
 
-	for (int k = WAIT; k <= CLOCKWAIT; k++) {
+	int major = 0, minor = 0;
+	sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor);
+	bool window = major == 2 && minor < 41;
+	if (!window)
+		printf("condvar waits: not cancelled during the wait on glibc 2.41 and later\n");
+	for (int k = WAIT; window && k <= CLOCKWAIT; k++) {
 		cleanup_ran = cleanup_held = 0;
 		int before = s->waiting;
 		pthread_t t;
