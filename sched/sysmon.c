@@ -58,11 +58,13 @@ _Atomic int wt_sysmon_tid;           /* [atomic] set by sysmon itself */
 #define DELAY_IDLE 10000000ll       /* 10 ms: all procs idle */
 #define QUIET_CYCLES 50             /* cycles at DELAY_MIN before doubling */
 
-static __thread bool self; /* this thread is sysmon */
+/* sysmon's thread pointer, set as it starts.  [atomic] A __thread flag
+ * would be reached through __tls_get_addr from every task that asks. */
+static _Atomic uintptr_t self_tp;
 
 bool wt_sysmon_self(void)
 {
-	return self;
+	return wt_arch_get_tp() == atomic_load_explicit(&self_tp, memory_order_relaxed);
 }
 
 void wt_sysmon_kick(void)
@@ -77,7 +79,7 @@ void wt_sysmon_kick(void)
 static void *sysmon(void *arg)
 {
 	(void)arg;
-	self = true;
+	atomic_store_explicit(&self_tp, wt_arch_get_tp(), memory_order_relaxed);
 	atomic_store_explicit(&wt_sysmon_tid, (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0),
 			      memory_order_relaxed);
 	wt_sig_block_all();
@@ -164,6 +166,7 @@ void wt_sysmon_start(void)
 /* Fork child: the sysmon thread is gone; fork.c starts a new one. */
 void wt_sysmon_fork_reset(void)
 {
+	atomic_store_explicit(&self_tp, 0, memory_order_relaxed);
 	atomic_store(&kick, 0);
 	atomic_store(&sleeping, 0);
 	atomic_store(&wt_sysmon_tid, 0);
