@@ -227,7 +227,15 @@ bool wt_sysmon_make_workers(void)
 		int w = atomic_exchange_explicit(&p->want_m, 0, memory_order_acquire);
 		if (!w)
 			continue;
-		newm_or_wait(p, w & WT_WANT_M_SPINNING);
+		/* A worker that went idle since startm asked takes p: the
+		 * thread count stays what the procs need. */
+		wt_lock(&wt_sched.lock);
+		struct wt_m *m = midleget();
+		wt_unlock(&wt_sched.lock);
+		if (m)
+			handm(m, p, w & WT_WANT_M_SPINNING);
+		else
+			newm_or_wait(p, w & WT_WANT_M_SPINNING);
 		made = true;
 	}
 	return made;
