@@ -28,9 +28,10 @@
  *    the global run queue and reschedules (proc.c: wt_preempt_yield), and
  *    on resumption restores all of it and returns to the interrupted pc.
  *    Not at a safe point, the request stays in m->preempt and the task
- *    yields at its next exit from a blocking call or yield
- *    (wt_preempt_wanted); any switch meanwhile makes it stale, since it
- *    names the schedtick.
+ *    yields at its next exit from a blocking call or yield, or as an
+ *    interposed call that does not block returns to the program
+ *    (wt_preempt_wanted; shim.h: RETURN_POINT); any switch meanwhile
+ *    makes it stale, since it names the schedtick.
  *
  * 2. System calls nobody intercepted.  A proc whose tick has not moved for
  *    a sysmon tick while its worker's CPU clock stood still is suspect;
@@ -320,6 +321,18 @@ void wt_preempt_park(void)
 	 * (a signal frame for the unwinder) into the interrupted code. */
 	if (wt_cancel_async_pending(t))
 		wt_cancel_act();
+}
+
+void wt_preempt_at_return(struct wt_task *t, uintptr_t ret)
+{
+	char here; /* this frame lies on the stack the caller runs on */
+	struct wt_m *m = t->m;
+	/* Not inside a blocking call of a signal handler's, nor from libc
+	 * or weft (their locks may be held), nor on a signal stack. */
+	if (m->insyscall || m->curg != t || wt_pc_no_switch(ret) ||
+	    !on_task_stack(t, (uintptr_t)&here, 4096))
+		return;
+	wt_preempt_yield();
 }
 
 /* ---- cancellation ----

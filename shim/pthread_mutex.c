@@ -340,7 +340,10 @@ WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 			wt_pshared_robust_locked();
 		return r;
 	}
-	return mutex_trylock(m);
+	int r = mutex_trylock(m);
+	if (r == EBUSY) /* a loop of failed attempts never switches */
+		RETURN_POINT();
+	return r;
 }
 
 static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
@@ -393,6 +396,7 @@ WT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 		wt_prio_point(); /* a real-time waiter above the caller runs now */
 	}
 	wt_sig_unlocked();
+	RETURN_POINT();
 	return r;
 }
 

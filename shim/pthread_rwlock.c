@@ -362,7 +362,10 @@ WT_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 		wt_real_init();
 		return PSHARED(real.pthread_rwlock_tryrdlock(l));
 	}
-	return rdlock(l, -1, true, false);
+	int r = rdlock(l, -1, true, false);
+	if (r == EBUSY) /* a loop of failed attempts never switches */
+		RETURN_POINT();
+	return r;
 }
 
 WT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
@@ -371,7 +374,10 @@ WT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 		wt_real_init();
 		return PSHARED(real.pthread_rwlock_trywrlock(l));
 	}
-	return wrlock(l, -1, true, false);
+	int r = wrlock(l, -1, true, false);
+	if (r == EBUSY)
+		RETURN_POINT();
+	return r;
 }
 
 WT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abs)
@@ -428,5 +434,6 @@ WT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	else
 		r = rdunlock(l);
 	wt_sig_unlocked();
+	RETURN_POINT();
 	return r;
 }

@@ -39,15 +39,17 @@ WT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 
 WT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 {
-	return atomic_exchange_explicit((_Atomic int *)l, WT_ARCH_SPIN_HELD, memory_order_acquire) ==
-			       WT_ARCH_SPIN_FREE
-		       ? 0
-		       : EBUSY;
+	if (atomic_exchange_explicit((_Atomic int *)l, WT_ARCH_SPIN_HELD, memory_order_acquire) ==
+	    WT_ARCH_SPIN_FREE)
+		return 0;
+	RETURN_POINT(); /* a loop of failed attempts never switches */
+	return EBUSY;
 }
 
 WT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	atomic_store_explicit((_Atomic int *)l, WT_ARCH_SPIN_FREE, memory_order_release);
 	wt_sig_unlocked();
+	RETURN_POINT();
 	return 0;
 }

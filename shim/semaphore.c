@@ -152,7 +152,10 @@ WT_EXPORT int sem_trywait(sem_t *sem)
 		wt_real_init();
 		return real.sem_trywait(sem);
 	}
-	return trydown(S(sem)) ? 0 : fail(EAGAIN);
+	if (trydown(S(sem)))
+		return 0;
+	RETURN_POINT(); /* a loop of failed attempts never switches */
+	return fail(EAGAIN);
 }
 
 static int timedwait(sem_t *sem, clockid_t clk, const struct timespec *abs)
@@ -205,6 +208,7 @@ WT_EXPORT int sem_post(sem_t *sem)
 		wt_prio_point(); /* a real-time waiter above the caller runs now */
 	}
 	wt_sig_unlocked();
+	RETURN_POINT();
 	return 0;
 }
 

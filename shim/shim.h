@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "../sched/runtime.h"
+#include "../sched/preempt.h"
 #include "../sched/prio.h"
 #include "../sched/pshared.h"
 #include "../sched/sigtask.h"
@@ -25,6 +26,12 @@
 #include "../sched/tls.h"
 
 #define WT_EXPORT __attribute__((visibility("default")))
+
+/* RETURN_POINT(): an interposed call that did not switch returns to the
+ * program now; a preemption that found no safe point in weft's or libc's
+ * code on the way is done here (sched/preempt.h).  A macro: it names the
+ * return address of the exported function it is written in. */
+#define RETURN_POINT() wt_preempt_return_point((uintptr_t)__builtin_return_address(0))
 
 /* BRACKETED(call): the value of call, a libc call that may block, made
  * between wt_entersyscall and wt_exitsyscall (sched/syscall.c), so that
