@@ -26,9 +26,10 @@
  *           clearing SCHED_RESET_ON_FORK;
  *   EACCES  (setpriority) a nice below the current one that RLIMIT_NICE
  *           does not allow (20 - nice > the limit), without CAP_SYS_NICE.
- * The capability and the limits are read from the kernel at each call
- * (capget, prlimit), so a program that dropped the capability, or runs as
- * a user, gets the error a native call gets.  And, as the kernel's
+ * The capability and the limits are the kernel's (capget, prlimit), read
+ * again after every change weft sees ("the caller's privileges" below),
+ * so a program that dropped the capability, or runs as a user, gets the
+ * error a native call gets.  And, as the kernel's
  * real-time group scheduling does even for root: EPERM for a real-time
  * policy when the process's cgroup (v1 cpu controller) has no real-time
  * runtime (cpu.rt_runtime_us 0, with sched_rt_runtime_us not -1).
@@ -77,20 +78,76 @@ static bool valid_policy(int pol)
 	       pol == SCHED_IDLE;
 }
 
+/* ---- the caller's privileges ----
+ * The kernel reads CAP_SYS_NICE and RLIMIT_RTPRIO / RLIMIT_NICE inside each
+ * change; weft has to ask for them (capget, prlimit: two system calls
+ * where the native change is one).  It keeps what it read until the
+ * process changes its credentials or limits through a call weft sees
+ * (wt_prio_creds_changed: the set*id family, capset, prctl, setrlimit,
+ * prlimit, and their syscall() forms), and for at most CREDS_RECHECK_NS
+ * (a prlimit on this process by another one, or a raw system call weft
+ * does not see, takes effect within that).  A program that changes
+ * priorities in its lock loop (stress-ng's mutex stressor) then makes
+ * none.  Each value is read and published on its own: a reader racing a
+ * refresh sees an older or a newer reading, each one the kernel gave. */
+#define CREDS_RECHECK_NS 1000000000
+static _Atomic uint64_t creds_gen = 1; /* [atomic] bumped by every change */
+struct cred_cache {
+	_Atomic uint64_t gen; /* [atomic] creds_gen when read; 0 never */
+	_Atomic int64_t at;   /* [atomic] when read */
+	_Atomic unsigned long val;
+};
+static struct cred_cache cap_cache, rtprio_cache, nice_cache;
+
+void wt_prio_creds_changed(void)
+{
+	atomic_fetch_add(&creds_gen, 1);
+}
+
+static bool cached(struct cred_cache *c, unsigned long *out)
+{
+	uint64_t g = atomic_load_explicit(&c->gen, memory_order_acquire);
+	if (g != atomic_load_explicit(&creds_gen, memory_order_relaxed) ||
+	    wt_nanotime() - atomic_load_explicit(&c->at, memory_order_relaxed) >= CREDS_RECHECK_NS)
+		return false;
+	*out = atomic_load_explicit(&c->val, memory_order_relaxed);
+	return true;
+}
+
+static void keep(struct cred_cache *c, uint64_t gen, unsigned long v)
+{
+	atomic_store_explicit(&c->val, v, memory_order_relaxed);
+	atomic_store_explicit(&c->at, wt_nanotime(), memory_order_relaxed);
+	/* Release: pairs with cached()'s acquire, which then reads v. */
+	atomic_store_explicit(&c->gen, gen, memory_order_release);
+}
+
 static bool cap_sys_nice(void)
 {
+	unsigned long v;
+	if (cached(&cap_cache, &v))
+		return v;
+	uint64_t gen = atomic_load(&creds_gen); /* before the read: a change meanwhile re-reads */
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = { { 0 } };
 	if (wt_syscall6(SYS_capget, (long)&h, (long)d, 0, 0, 0, 0) < 0)
 		return false;
-	return d[0].effective & (1u << CAP_NICE_BIT);
+	v = (d[0].effective & (1u << CAP_NICE_BIT)) != 0;
+	keep(&cap_cache, gen, v);
+	return v;
 }
 
 static unsigned long rlim_cur(int res)
 {
+	struct cred_cache *c = res == RLIMIT_RTPRIO ? &rtprio_cache : &nice_cache;
+	unsigned long v;
+	if (cached(c, &v))
+		return v;
+	uint64_t gen = atomic_load(&creds_gen);
 	struct rlimit r;
 	if (wt_syscall6(SYS_prlimit64, 0, res, 0, (long)&r, 0, 0) < 0)
 		return 0;
+	keep(c, gen, r.rlim_cur);
 	return r.rlim_cur;
 }
 

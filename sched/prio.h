@@ -12,6 +12,10 @@
 #include "runtime.h"
 #include "rtq.h"
 
+/* The process changed its credentials, capabilities or resource limits:
+ * the privilege checks read them again.  Context: any, after the change. */
+void wt_prio_creds_changed(void);
+
 /* What a new task starts with (pthread_create): from its creator, or the
  * attribute's explicit values.  Filled by wt_prio_attr before the task
  * exists, so that a refusal creates nothing. */

@@ -277,8 +277,11 @@ WT_EXPORT int prctl(int op, ...)
 		*(unsigned long *)a = wt_tidaddr_get(t);
 		return 0;
 	}
-	if (!t || (op != PR_SET_NAME && op != PR_GET_NAME))
-		return real.prctl(op, a, b, c, d);
+	if (!t || (op != PR_SET_NAME && op != PR_GET_NAME)) {
+		int r = real.prctl(op, a, b, c, d);
+		wt_prio_creds_changed(); /* capability sets, secure bits */
+		return r;
+	}
 	char buf[16];
 	if (op == PR_SET_NAME) {
 		/* The kernel copies at most 15 bytes and fails on a bad address;

@@ -21,6 +21,7 @@
 static int xid(long nr, long a, long b, long c)
 {
 	long r = wt_setxid(nr, a, b, c);
+	wt_prio_creds_changed(); /* an id change can change capabilities */
 	if (r < 0) {
 		errno = (int)-r;
 		return -1;

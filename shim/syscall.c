@@ -268,6 +268,16 @@ WT_EXPORT long syscall(long nr, ...)
 		return futex((int *)a, (int)b, (int)c, d, (int *)e, (int)f);
 	case SYS_futex_waitv:
 		return BRACKETED(real.syscall(nr, a, b, c, d, e, f));
+	case SYS_capset:
+	case SYS_setrlimit:
+	case SYS_setuid:
+	case SYS_setreuid:
+	case SYS_setresuid:
+	case SYS_setfsuid: {
+		long r = real.syscall(nr, a, b, c, d, e, f);
+		wt_prio_creds_changed(); /* what the priority checks read */
+		return r;
+	}
 	case SYS_gettid:
 	case SYS_tkill:
 	case SYS_tgkill:

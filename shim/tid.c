@@ -157,9 +157,15 @@ long wt_shim_tid_syscall(long nr, const long *a)
 	case SYS_kcmp:
 		return real.syscall(nr, process_of((pid_t)a[0]), process_of((pid_t)a[1]), a[2], a[3],
 				    a[4]);
+	case SYS_prlimit64:
+		if (a[2]) { /* a new limit */
+			long r = real.syscall(nr, process_of((pid_t)a[0]), a[1], a[2], a[3], a[4], a[5]);
+			wt_prio_creds_changed();
+			return r;
+		}
+		return real.syscall(nr, process_of((pid_t)a[0]), a[1], a[2], a[3], a[4], a[5]);
 	case SYS_process_vm_readv:
 	case SYS_process_vm_writev:
-	case SYS_prlimit64:
 	case SYS_move_pages:
 	case SYS_migrate_pages:
 		return real.syscall(nr, process_of((pid_t)a[0]), a[1], a[2], a[3], a[4], a[5]);
