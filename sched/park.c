@@ -51,11 +51,21 @@ struct bucket {
 } __attribute__((aligned(64)));
 
 static struct bucket buckets[NBUCKETS];
+/* The buckets ever used (bit i: buckets[i]), set before a bucket's lock is
+ * first taken and never cleared: a fork child resets those alone, instead
+ * of reading all 256 KiB (most of it never touched, a page fault a page
+ * in the child).  [atomic] */
+static _Atomic uint64_t used[NBUCKETS / 64];
 
 static struct bucket *bucket_of(const void *addr)
 {
 	uint64_t h = ((uintptr_t)addr >> 2) * 0x9e3779b97f4a7c15ull;
-	return &buckets[h >> (64 - 12)];
+	unsigned i = (unsigned)(h >> (64 - 12));
+	uint64_t bit = 1ull << (i & 63);
+	/* seq_cst: the bucket's lock, taken after, is not seen before it. */
+	if (unlikely(!(atomic_load_explicit(&used[i / 64], memory_order_relaxed) & bit)))
+		atomic_fetch_or(&used[i / 64], bit);
+	return &buckets[i];
 }
 
 /* A word only bucket-locked code writes moves by d: no locked instruction. */
@@ -447,11 +457,13 @@ bool wt_park_interrupt(struct wt_task *t)
  * stay shared with the parent. */
 void wt_park_fork_reset(void)
 {
-	for (int i = 0; i < NBUCKETS; i++) {
-		struct bucket *b = &buckets[i];
-		if (b->head || b->tail || atomic_load_explicit(&b->lock.v, memory_order_relaxed)) {
-			b->head = b->tail = NULL;
-			atomic_store_explicit(&b->lock.v, 0, memory_order_relaxed);
+	for (int w = 0; w < NBUCKETS / 64; w++) {
+		for (uint64_t u = atomic_load_explicit(&used[w], memory_order_relaxed); u; u &= u - 1) {
+			struct bucket *b = &buckets[w * 64 + __builtin_ctzll(u)];
+			if (b->head || b->tail || atomic_load_explicit(&b->lock.v, memory_order_relaxed)) {
+				b->head = b->tail = NULL;
+				atomic_store_explicit(&b->lock.v, 0, memory_order_relaxed);
+			}
 		}
 	}
 }

@@ -440,8 +440,11 @@ _Atomic uint64_t wt_sig_procpend;                   /* [atomic] handed, owner NU
  * not published, so the live copies are whole). */
 void wt_sig_handlers_fork_reset(void)
 {
+	/* Written only where a change was under way: a page the child writes
+	 * is a page copied. */
 	for (int sig = 0; sig < 65; sig++)
-		atomic_fetch_and_explicit(&handlers[sig].seq, ~1ul, memory_order_relaxed);
+		if (atomic_load_explicit(&handlers[sig].seq, memory_order_relaxed) & 1)
+			atomic_fetch_and_explicit(&handlers[sig].seq, ~1ul, memory_order_relaxed);
 	/* A child starts with no pending signals (fork(2)). */
 	atomic_store_explicit(&proc_pend, 0, memory_order_relaxed);
 	atomic_store_explicit(&handed_ready, 0, memory_order_relaxed);

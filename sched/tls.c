@@ -288,6 +288,7 @@ static char *guard_base;
 static size_t guard_stride, guard_below;
 static int guard_max;
 static struct wt_m **guard_m;
+static _Atomic int guard_hi; /* [atomic] guard_m's entries in use lie below */
 
 static bool trap_init(void)
 {
@@ -311,6 +312,11 @@ bool wt_tls_worker_guard(struct wt_m *m)
 		return false;
 	m->guard_tp = (uintptr_t)(guard_base + (size_t)m->id * guard_stride + guard_below);
 	atomic_store_explicit((_Atomic(struct wt_m *) *)&guard_m[m->id], m, memory_order_release);
+	int hi = atomic_load_explicit(&guard_hi, memory_order_relaxed);
+	while (hi <= m->id &&
+	       !atomic_compare_exchange_weak_explicit(&guard_hi, &hi, m->id + 1, memory_order_relaxed,
+						      memory_order_relaxed))
+		;
 	return true;
 }
 
@@ -589,7 +595,10 @@ void wt_tls_fork_reset(void)
 	wt_tls_static_fork_reset();
 	if (!guard_m)
 		return;
-	for (int i = 0; i < guard_max; i++)
+	/* Up to the highest in use: the rest was never touched, and reading
+	 * it would fault a page in at a time. */
+	int hi = atomic_load_explicit(&guard_hi, memory_order_relaxed);
+	for (int i = 0; i < hi; i++)
 		if (guard_m[i])
 			atomic_store_explicit((_Atomic(struct wt_m *) *)&guard_m[i], NULL,
 					      memory_order_relaxed);
