@@ -98,16 +98,6 @@ struct snap {
 static void on_sigquit(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig, (void)si, (void)uc;
-	/* A fork child that has not created a task yet has no sysmon
-	 * (sysmon.h: wt_sysmon_start_later) and one task, the one this
-	 * handler interrupted: nothing to walk that the handler may walk. */
-	if (atomic_load_explicit(&wt_sysmon_deferred, memory_order_relaxed)) {
-		wt_print("weft: SIGQUIT: one task (a fork child that created none); no task dump\n");
-		if (wt_cfg.sigquit == WT_SIGQUIT_EXIT)
-			for (;;)
-				wt_syscall6(SYS_exit_group, 2, 0, 0, 0, 0, 0);
-		return;
-	}
 	atomic_store_explicit(&wt_dump_req, 1, memory_order_relaxed);
 	wt_sysmon_kick();
 }

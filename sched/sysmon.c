@@ -155,19 +155,6 @@ static void *sysmon(void *arg)
 	return NULL;
 }
 
-_Atomic int wt_sysmon_deferred;
-
-void wt_sysmon_start_later(void)
-{
-	atomic_store(&wt_sysmon_deferred, 1);
-}
-
-void wt_sysmon_start_deferred(void)
-{
-	if (atomic_exchange(&wt_sysmon_deferred, 0))
-		wt_sysmon_start();
-}
-
 void wt_sysmon_start(void)
 {
 	if (wt_thread_spawn(sysmon, NULL, 256 << 10) != 0)
@@ -183,6 +170,5 @@ void wt_sysmon_fork_reset(void)
 	atomic_store(&kick, 0);
 	atomic_store(&sleeping, 0);
 	atomic_store(&wt_sysmon_tid, 0);
-	atomic_store(&wt_sysmon_deferred, 0);
 	wt_dump_fork_reset();
 }

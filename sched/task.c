@@ -80,7 +80,6 @@
 #include "stack.h"
 #include "start.h"
 #include "syscall.h"
-#include "sysmon.h"
 #include "task.h"
 #include "unjoined.h"
 #include "timeline.h"
@@ -173,7 +172,6 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 	err = wt_prio_attr(attr, wt_cur(), &prio);
 	if (err)
 		return err;
-	wt_sysmon_needed();
 	struct wt_task *t = wt_task_alloc();
 	if (!t)
 		return -EAGAIN;
