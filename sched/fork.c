@@ -108,6 +108,8 @@ static void reset(bool reclaimed)
 	child_trap = wt_tls_trap;
 	wt_tls_trap = false;
 	wt_tls_mode = WT_TLS_SYSCALL;
+	if (m)
+		m->tp_mode = WT_TLS_SYSCALL;
 
 	if (t) {
 		*(int *)(wt_tls_pd(t->tp) + wt_off_tid) = t->tid;

@@ -52,6 +52,8 @@
 #include "netpoll.h"
 #include "print.h"
 #include "proc.h"
+#include "rtq.h"
+#include "runq.h"
 #include "slab.h"
 #include "uring.h"
 
@@ -389,6 +391,48 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 	return 0;
 }
 
+/* ---- waiting in the call itself ----
+ * A process whose only runnable task would wait for a descriptor gains
+ * nothing from the poller: no other task can use the CPU meanwhile, and
+ * the poller's way costs an attempt, epoll_wait calls, and a thread
+ * wake-up for an event from another process (a pipe between two
+ * processes: five system calls a side per message where native makes
+ * one).  Then the task makes the blocking call itself, on its worker,
+ * between entersyscall and exitsyscall, as for a regular file: if work
+ * appears meanwhile, sysmon takes the proc from the call as from any
+ * other (syscall.c).  "Alone": its proc's queue, the global and the
+ * real-time queues are empty, every other proc is idle, and no task waits
+ * on the poller (nobody would be left to look for its events but
+ * sysmon).  One task at a time: a worker blocked this way is an OS thread
+ * held, and with a cap of one the count of such threads cannot grow with
+ * the count of tasks.  Only for a descriptor the program left blocking
+ * (an O_NONBLOCK one wants EAGAIN, which the attempt gave). */
+static _Atomic int direct_busy; /* [atomic] a task blocks in its call */
+
+bool wt_netpoll_direct_begin(int fd)
+{
+	struct wt_task *t = wt_cur();
+	struct wt_m *m = t ? t->m : NULL;
+	struct wt_p *p = m ? m->p : NULL;
+	if (!p || m->insyscall || atomic_load_explicit(&direct_busy, memory_order_relaxed) ||
+	    atomic_load_explicit(&wt_netpoll_waiters, memory_order_relaxed) > 0 ||
+	    wt_runq_len(p) != 0 || wt_rt_any() ||
+	    atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed) != 0 ||
+	    atomic_load_explicit(&wt_sched.npidle, memory_order_relaxed) !=
+		    atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed) - 1)
+		return false;
+	struct pd *pd = pd_of(fd, true);
+	if (!pd || nonblock(pd, fd) != NB_BLOCKING)
+		return false;
+	int z = 0;
+	return atomic_compare_exchange_strong(&direct_busy, &z, 1);
+}
+
+void wt_netpoll_direct_end(void)
+{
+	atomic_store(&direct_busy, 0);
+}
+
 /* close(fd) or dup2(x, fd) by the program: forget what we knew of the number
  * and fail the tasks waiting on it with EBADF (natively a blocked call keeps
  * waiting on the old file; reading a recycled number would be worse). */
@@ -418,6 +462,7 @@ void wt_netpoll_after_fork(void)
 	atomic_store_explicit(&started, 0, memory_order_relaxed);
 	atomic_store_explicit(&blocker, 0, memory_order_relaxed);
 	atomic_store_explicit(&wt_netpoll_waiters, 0, memory_order_relaxed);
+	atomic_store_explicit(&direct_busy, 0, memory_order_relaxed);
 	atomic_store_explicit(&init_lock.v, 0, memory_order_relaxed);
 }
 

@@ -24,6 +24,12 @@ static inline bool wt_netpoll_restarts(void)
 	struct wt_task *t = wt_cur();
 	return !(t && t->sig_norestart);
 }
+/* The calling task is alone in the process: it may make its blocking call
+ * on fd itself instead of waiting on the poller (netpoll.c, "waiting in
+ * the call itself"); then wt_netpoll_direct_end after the call.  Context:
+ * a task, after a non-blocking attempt said EAGAIN. */
+bool wt_netpoll_direct_begin(int fd);
+void wt_netpoll_direct_end(void);
 int wt_netpoll_register(int fd);
 void wt_netpoll_close(int fd);
 void wt_netpoll_close_range(unsigned lo, unsigned hi);

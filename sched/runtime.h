@@ -264,6 +264,13 @@ struct wt_p {
 struct wt_m {
 	struct wt_ctx g0;               /* [owner m] scheduler context */
 	uintptr_t cur_tp;               /* [owner m] tp this thread should have */
+	int tp_mode;                    /* [owner m] how a switch writes it: WT_TLS_WRFSBASE or
+					 * WT_TLS_SYSCALL (tls.h); the field right after cur_tp
+					 * (switch.S reads it there) */
+	/* [owner m] trap mode: faults and switches counted, for the choice
+	 * of tp_mode (tls.c: wt_tls_adapt) */
+	uint64_t tp_faults, tp_switches, tp_look_faults, tp_look_switches;
+	int64_t tp_look_kswitches;
 	uintptr_t g0_tp;                /* [const] the worker's own TCB */
 	uintptr_t guard_tp;             /* [const] trap mode: base the kernel knows */
 	uintptr_t fork_tp;              /* [owner m] trap mode: the task's base, pinned from

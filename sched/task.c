@@ -407,7 +407,7 @@ void wt_task_after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 {
 	(void)arg;
 	/* Syscall mode: g0 still runs on the dead task's thread pointer. */
-	if (wt_tls_mode == WT_TLS_SYSCALL && m->cur_tp == t->tp && t->tp != m->g0_tp) {
+	if (m->tp_mode == WT_TLS_SYSCALL && m->cur_tp == t->tp && t->tp != m->g0_tp) {
 		wt_arch_set_tp(m->g0_tp);
 		m->cur_tp = m->g0_tp;
 	}

@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -323,10 +324,75 @@ bool wt_tls_worker_guard(struct wt_m *m)
 /* On m's own thread, with m->cur_tp set. */
 void wt_tls_worker_enter(struct wt_m *m)
 {
+	m->tp_mode = wt_tls_mode;
 	if (!wt_tls_trap)
 		return;
 	wt_arch_set_tp(m->guard_tp);
 	wt_arch_set_tp_fast(m->cur_tp);
+}
+
+/* ---- trap mode, per worker ----
+ * A revert costs a fault: the kernel's signal delivery and sigreturn
+ * (measured here, in a paravirtualised guest: about 30 µs, where a system
+ * call costs about 1 µs and arch_prctl about 3.6).  A worker whose thread
+ * the kernel switches often (a task that blocks in the kernel, as a
+ * process reading a pipe from another one does on every message) pays a
+ * fault per kernel switch, and trap mode is then slower than setting the
+ * base by system call on every task switch.  So each worker chooses for
+ * itself, from what it counts: faults (wt_tls_fault) and task switches
+ * (wt_tls_switching).  More than one fault per TP_RATIO switches: syscall
+ * mode (the kernel's base is the task's from then on, and a kernel switch
+ * costs nothing).  In syscall mode weft cannot count faults that do not
+ * happen, so it counts the thread's kernel switches instead
+ * (getrusage(RUSAGE_THREAD) every WT_TLS_LOOK task switches): fewer than one
+ * per TP_RATIO task switches, trap mode again.  Both changes are made on
+ * the worker's own thread (the fault handler, or a switch), which alone
+ * writes its base. */
+#define TP_RATIO 8
+#define TP_MIN_FAULTS 64 /* faults before trap mode is judged */
+
+static int64_t kernel_switches(void)
+{
+	struct rusage ru;
+	if (wt_syscall6(SYS_getrusage, RUSAGE_THREAD, (long)&ru, 0, 0, 0, 0) < 0)
+		return -1;
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+static void look_reset(struct wt_m *m)
+{
+	m->tp_look_faults = m->tp_faults;
+	m->tp_look_switches = m->tp_switches;
+	m->tp_look_kswitches = m->tp_mode == WT_TLS_SYSCALL ? kernel_switches() : -1;
+}
+
+/* On m's own thread (a fault handler or a switch). */
+static void to_syscall_mode(struct wt_m *m)
+{
+	m->tp_mode = WT_TLS_SYSCALL;
+	wt_arch_set_tp(m->cur_tp);
+	look_reset(m);
+}
+
+void wt_tls_adapt(struct wt_m *m)
+{
+	uint64_t sw = m->tp_switches - m->tp_look_switches;
+	if (m->tp_mode == WT_TLS_WRFSBASE) {
+		if ((m->tp_faults - m->tp_look_faults) * TP_RATIO > sw &&
+		    m->tp_faults - m->tp_look_faults >= TP_MIN_FAULTS)
+			to_syscall_mode(m);
+		else
+			look_reset(m);
+		return;
+	}
+	int64_t ks = kernel_switches();
+	if (m->tp_look_kswitches >= 0 && ks >= 0 &&
+	    (uint64_t)(ks - m->tp_look_kswitches) * TP_RATIO < sw) {
+		m->tp_mode = WT_TLS_WRFSBASE;
+		wt_arch_set_tp(m->guard_tp); /* the kernel's base a guard again */
+		wt_arch_set_tp_fast(m->cur_tp);
+	}
+	look_reset(m);
 }
 
 /* On m's thread, on g0, before the thread exits (worker.c): the kernel
@@ -352,6 +418,10 @@ bool wt_tls_fault(uintptr_t addr)
 	if (!m)
 		return false;
 	wt_arch_set_tp_fast(m->cur_tp);
+	/* On m's thread: the fault was its own. */
+	if (m->tp_mode == WT_TLS_WRFSBASE && ++m->tp_faults - m->tp_look_faults >= TP_MIN_FAULTS &&
+	    (m->tp_faults - m->tp_look_faults) * TP_RATIO > m->tp_switches - m->tp_look_switches)
+		to_syscall_mode(m);
 	return true;
 }
 

@@ -87,6 +87,15 @@ bool wt_tls_fault(uintptr_t addr);         /* SIGSEGV: repaired a reverted fs? *
  * right one back now, about 20 ns, rather than at the next TLS access by
  * a fault, a few µs.  tp is the one in use (m->cur_tp, a task's tp).
  * Context: the thread itself; touches no TLS. */
+/* Trap mode: m switches tasks (proc.c, before wt_ctx_switch); every
+ * TP_LOOK switches or so it looks at its mode (tls.c).  Context: m. */
+#define WT_TLS_LOOK 4096
+void wt_tls_adapt(struct wt_m *m);
+static inline void wt_tls_switching(struct wt_m *m)
+{
+	if (unlikely(wt_tls_trap) && ++m->tp_switches - m->tp_look_switches >= WT_TLS_LOOK)
+		wt_tls_adapt(m);
+}
 static inline void wt_tls_after_sleep(uintptr_t tp)
 {
 	if (unlikely(wt_tls_trap))

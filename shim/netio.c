@@ -83,6 +83,15 @@ static long io(struct op *o, int mode, int64_t *deadline)
 {
 	if (wt_fd_kind(o->fd) == WT_FD_FILE)
 		return plain(o);
+	/* Nothing else of the process can run: the call itself, as natively
+	 * (no timeout of weft's own to keep; SO_RCVTIMEO and SO_SNDTIMEO are
+	 * the kernel's there). */
+	bool untimed = *deadline == WT_DEADLINE_SOCKOPT || *deadline == -1;
+	if (untimed && wt_netpoll_direct_begin(o->fd)) {
+		long r = plain(o);
+		wt_netpoll_direct_end();
+		return r;
+	}
 	for (;;) {
 		uint32_t s = wt_netpoll_seq(o->fd, mode);
 		long r = o->nowait ? o->nowait(o) : -EOPNOTSUPP;
@@ -98,6 +107,11 @@ static long io(struct op *o, int mode, int64_t *deadline)
 		}
 		if (r != -EAGAIN)
 			return r;
+		if (untimed && *deadline == WT_DEADLINE_SOCKOPT && wt_netpoll_direct_begin(o->fd)) {
+			r = plain(o);
+			wt_netpoll_direct_end();
+			return r;
+		}
 		switch (wt_netpoll_wait(o->fd, mode, s, deadline)) {
 		case 0:
 			continue;

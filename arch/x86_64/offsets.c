@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "arch.h"
+#include "../../sched/runtime.h"
 #include "../../sched/tls.h"
 
 struct tcbhead {
@@ -38,7 +39,9 @@ _Static_assert(offsetof(struct wt_switch_frame, ret) == WT_FRAME_RET, "frame ret
 _Static_assert(sizeof(struct wt_switch_frame) == WT_FRAME_SIZE, "frame size");
 _Static_assert(WT_FRAME_SIZE % 16 == 0, "the frame keeps the stack 16-byte aligned");
 
-_Static_assert(WT_TLS_WRFSBASE == WT_TLS_MODE_FAST, "switch.S tests wt_tls_mode against this");
+_Static_assert(WT_TLS_WRFSBASE == WT_TLS_MODE_FAST, "switch.S tests tp_mode against this");
+_Static_assert(offsetof(struct wt_m, tp_mode) - offsetof(struct wt_m, cur_tp) == WT_CURTP_MODE,
+	       "wt_m.tp_mode from cur_tp");
 
 _Static_assert(offsetof(struct tcbhead, tcb) == WT_TCB_TCB, "tcbhead.tcb");
 _Static_assert(offsetof(struct tcbhead, self) == WT_TCB_SELF, "tcbhead.self");

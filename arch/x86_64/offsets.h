@@ -34,6 +34,8 @@
 /* The value of wt_tls_mode (sched/tls.h: WT_TLS_WRFSBASE) for which
  * switch.S loads the thread pointer with wrfsbase. */
 #define WT_TLS_MODE_FAST 0
+/* struct wt_m's tp_mode, from its cur_tp (wt_ctx_switch's third argument) */
+#define WT_CURTP_MODE 8
 
 /* glibc's tcbhead_t (x86_64; stable since glibc 2.3), at the thread pointer. */
 #define WT_TCB_TCB 0x00              /* the TCB itself */

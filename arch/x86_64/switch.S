@@ -20,8 +20,9 @@
  *   +48  rbp
  *   +56  return address
  *
- * Thread pointer: wt_tls_mode WT_TLS_MODE_FAST (0) writes it with wrfsbase
- * (no system call), any other with arch_prctl(ARCH_SET_FS).  tp.c and sched/tls.c explain how mode 0
+ * Thread pointer: the worker's tp_mode (the int after *cur_tp, struct
+ * wt_m) WT_TLS_MODE_FAST (0) writes it with wrfsbase (no system call),
+ * any other with arch_prctl(ARCH_SET_FS).  tp.c and sched/tls.c explain how mode 0
  * stays correct on kernels that do not know user space uses wrfsbase.
  * *cur_tp is stored before the write, so a fault handler that repairs the
  * thread pointer always finds the value this thread should have.
@@ -71,7 +72,7 @@ wt_ctx_switch:
 	cmpq	%rax, (%rdx)		/* already loaded on this thread? */
 	je	2f
 	movq	%rax, (%rdx)		/* *cur_tp first: see the header */
-	cmpl	$WT_TLS_MODE_FAST, wt_tls_mode(%rip)	/* WT_TLS_WRFSBASE (sched/tls.h)? */
+	cmpl	$WT_TLS_MODE_FAST, WT_CURTP_MODE(%rdx)	/* this worker's tp_mode: WRFSBASE? */
 	jne	1f
 	wrfsbase %rax
 	jmp	2f
