@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #define N     20000
-#define STEPS 4000
+#define STEPS 1500
 
 int main(void)
 {

@@ -1,4 +1,4 @@
-// A std::thread per task: 20000 small tasks, each run on a thread of its
+// A std::thread per task: 5000 small tasks, each run on a thread of its
 // own, at most 16 alive at once, results gathered through a mutex.
 #include <cstdio>
 #include <mutex>
@@ -19,7 +19,7 @@ static void task(unsigned n)
 
 int main()
 {
-	const unsigned tasks = 20000, batch = 16;
+	const unsigned tasks = 5000, batch = 16;
 	for (unsigned base = 0; base < tasks; base += batch) {
 		std::vector<std::thread> ts;
 		for (unsigned i = base; i < base + batch && i < tasks; i++)
