@@ -12,6 +12,8 @@ The programs of bench/real/ are built into OUT/bin, the input data are
 generated (seeded) into OUT/data, and MariaDB's data directory with
 sysbench's table is made once into OUT/mariadb-template.
 
+--table: the table of the JSON an earlier run kept, without running.
+
 --test: one short case (stress-ng --switch, 2000 ops, -n 1) into a
 temporary directory; exits 0 when the harness produced its table and JSON.
 """
@@ -207,6 +209,8 @@ def main():
     p.add_argument("--weft", default=os.path.join(ROOT, "build", "weft"))
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--test", action="store_true", help="one short case, to check the harness")
+    p.add_argument("--table", action="store_true",
+                   help="only print the table of the JSON kept in OUT by an earlier run")
     args = p.parse_args()
     weft = os.path.abspath(args.weft)
     if args.test:
@@ -227,9 +231,19 @@ def main():
                          % (", ".join(sorted(unknown)), ", ".join(c[0] for c in todo)))
             todo = [c for c in todo if c[0] in want]
     figs = os.path.join(out, "mariadb-figures.txt")
-    if os.path.exists(figs):
-        os.unlink(figs)
     rows = []
+    if args.table:
+        for name, _, _ in todo:
+            try:
+                with open(os.path.join(out, name + ".json")) as f:
+                    r = json.load(f)
+            except (OSError, ValueError):
+                continue
+            args.n = r["runs"]
+            rows.append((name, r))
+        todo = []
+    elif os.path.exists(figs):
+        os.unlink(figs)
     for name, argv, _ in todo:
         if callable(argv):
             argv = argv()
@@ -241,7 +255,8 @@ def main():
                          "" if r is None or r["same"] else ": outputs differ: "
                          + " | ".join(r["diff"][:6])))
         rows.append((name, r))
-    print("weft compare -n %d, medians; %d CPUs%s" % (args.n, os.cpu_count(),
+    ns = sorted({r["runs"] for _, r in rows if r is not None}) or [args.n]
+    print("weft compare -n %s, medians; %d CPUs%s" % ("/".join(map(str, ns)), os.cpu_count(),
           "" if not args.test else " (harness check)"))
     table(rows)
     ratios = [r["ratio"]["wall"] for _, r in rows if r is not None and r["ratio"]["wall"]]
@@ -256,7 +271,7 @@ def main():
         ok = rows[0][1] is not None and os.path.exists(os.path.join(out, rows[0][0] + ".json"))
         shutil.rmtree(out, ignore_errors=True)
         sys.exit(0 if ok else 1)
-    sys.exit(0 if all(r is not None and r["same"] for _, r in rows) else 1)
+    sys.exit(0 if rows and all(r is not None and r["same"] for _, r in rows) else 1)
 
 
 if __name__ == "__main__":
