@@ -32,13 +32,14 @@ LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthrea
 # DEBS: the Debian packages (make deps); a|b|c is the first of a, b, c the
 # release has: Debian 12 has OpenJDK 17, Debian 13 21 and 25; criterion's
 # library links libgit2-1.5 on 12, libgit2-1.9 on 13; unstable's static
-# qemu-user has no -static package of its own.
+# qemu-user has no -static package of its own.  mariadb-server, sysbench
+# and ripgrep: make bench-real.
 ifeq ($(ARCH),$(HOST_ARCH))
 B       ?= build
 DEBS    := libunwind-dev libelf-dev libcriterion-dev python3 gdb zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev guile-3.0 man-db \
            openjdk-17-jdk-headless|openjdk-21-jdk-headless|openjdk-25-jdk-headless stress-ng \
            redis-server redis-tools libjemalloc2 libtcmalloc-minimal4|libtcmalloc-minimal4t64 \
-           libmimalloc2.0|libmimalloc3
+           libmimalloc2.0|libmimalloc3 mariadb-server sysbench ripgrep g++
 else
 B       ?= build/$(ARCH)
 DEBS    := gcc-$(ARCH)-linux-gnu g++-$(ARCH)-linux-gnu qemu-user-static|qemu-user-binfmt python3 \

@@ -29,3 +29,11 @@ demo: $(B)/libweft.so $(BENCH_BIN)
 	python3 bench/run.py --demo
 
 .PHONY: bench demo bench-progs
+
+# Real programs from Debian packages (bench/real/run.py): each through
+# `weft compare -n 5 --json`, one table of the medians and the geometric
+# mean of the wall-time ratios; the JSON is kept in $(B)/bench-real.
+bench-real: deps $(B)/libweft.so $(B)/weft
+	python3 bench/real/run.py --weft $(B)/weft --out $(B)/bench-real
+
+.PHONY: bench-real

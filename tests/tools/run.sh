@@ -1,11 +1,11 @@
 #!/bin/sh
 # run.sh BUILD PROG: the launcher as a user meets it — --help/--version,
 # usage errors, exit statuses passed through, `weft compare` (repetitions,
-# a short diff, --json, --svg), and `make install`/`make uninstall` into a
-# temporary DESTDIR, running PROG (basic_join: it checks that weft is
-# loaded, and exits 3) through the installed launcher, and reading the
-# installed manual pages.  Prints one line per check and "tools: N passed,
-# N failed".
+# a short diff, --json, --svg), make bench-real's harness (one short
+# case), and `make install`/`make uninstall` into a temporary DESTDIR,
+# running PROG (basic_join: it checks that weft is loaded, and exits 3)
+# through the installed launcher, and reading the installed manual pages.
+# Prints one line per check and "tools: N passed, N failed".
 b=$(cd "$1" && pwd) prog=$2
 weft=$b/weft
 tmp=${TMPDIR:-/tmp}/weft-tools.$$
@@ -68,6 +68,13 @@ if grep -q '^outputs: DIFFER in 2 of 2' "$tmp/out" && grep -q '^  +preload=.*lib
 else bad "compare-short-diff" "$lines lines: $(head -c 400 "$tmp/out")"; fi
 expect compare-bad-option 2 "$weft" compare -n 0 true
 expect compare-bad-env 2 "$weft" compare -e NOEQUALS true
+
+# make bench-real's harness (bench/real/run.py --test): one short case
+# through weft compare, its table and its JSON.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+expect bench-real-harness 0 python3 "$root/bench/real/run.py" --weft "$weft" --test
+grep -q '^stress-switch-short .* yes$' "$tmp/out" && grep -q '^geometric mean' "$tmp/out" &&
+  ok "bench-real-table" || bad "bench-real-table" "$(head -c 400 "$tmp/out")"
 
 # make install into a DESTDIR, run through the installed launcher without
 # WEFT_LIB, read the manual pages, then make uninstall.
