@@ -637,7 +637,7 @@ int wt_sig_send_process(int sig, int code, union sigval v)
 	si.si_signo = sig;
 	si.si_code = code;
 	si.si_pid = wt_pid;
-	si.si_uid = (uid_t)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0);
+	si.si_uid = (uid_t)wt_sig_uid();
 	si.si_value = v;
 	if (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit)) {
 		if (!(atomic_fetch_or(&handed_claim, bit) & bit)) {
