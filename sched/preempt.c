@@ -251,7 +251,7 @@ void wt_preempt_resume(void *state)
 	si.si_signo = SIGURG;
 	si.si_code = SI_QUEUE;
 	si.si_pid = wt_pid;
-	si.si_uid = (uid_t)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0);
+	si.si_uid = (uid_t)wt_sig_uid();
 	si.si_value.sival_ptr = state;
 	for (int i = 0;; i++) {
 		long r = wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid,

@@ -371,6 +371,8 @@ long wt_setxid(long nr, long a, long b, long c)
 	atomic_store_explicit(&cur, NULL, memory_order_release);
 	long r = wt_syscall6(nr, a, b, c, 0, 0, 0);
 	record(op, r < 0 ? (int)-r : 0);
+	if (r == 0)
+		wt_sig_uid_refresh(); /* the sender's real id in a siginfo of weft's */
 	bool mixed = atomic_load(&op->mixed);
 	wt_unlock(&setxid_lock);
 	if (mixed) {

@@ -33,7 +33,9 @@
  *    task raised for itself (SI_TKILL from this process) go back to the
  *    task's queue instead, so they run on that task, not on the thread; if
  *    the task was switching out to park, the park ends (park.c:
- *    wt_park_intr_locked, from proc.c's after_park).
+ *    wt_park_intr_locked, from proc.c's after_park).  So does a
+ *    process-directed one for a task that does not block it, unless the
+ *    main task takes it (keep_on_task): the task was chosen for it.
  * A process-directed signal the main task does not block is moved to it
  * (to_main).  A program's handler never runs on a worker outside a task:
  * a signal that comes to g0 (an idle worker takes every handled signal:
@@ -350,11 +352,13 @@ static bool interrupted_weft(const ucontext_t *uc)
 	return !(pc >= (uintptr_t)wt_syscall6_sigok && pc < (uintptr_t)wt_syscall6_sigok_end);
 }
 
+static bool keep_on_task(struct wt_task *t, int sig, const siginfo_t *si);
+
 static bool defer(struct wt_m *m, int sig, const siginfo_t *si)
 {
 	uint64_t bit = WT_SIGBIT(sig);
 	struct wt_task *t = wt_cur();
-	if (t && si->si_code == SI_TKILL && si->si_pid == wt_pid) {
+	if (t && ((si->si_code == SI_TKILL && si->si_pid == wt_pid) || keep_on_task(t, sig, si))) {
 		atomic_fetch_or(&t->sigpend, bit);
 		atomic_store_explicit(&m->defer_own, 1, memory_order_seq_cst);
 	} else {
@@ -636,7 +640,7 @@ int wt_sig_send_process(int sig, int code, union sigval v)
 	si.si_signo = sig;
 	si.si_code = code;
 	si.si_pid = wt_pid;
-	si.si_uid = (uid_t)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0);
+	si.si_uid = (uid_t)wt_sig_uid();
 	si.si_value = v;
 	if (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit)) {
 		if (!(atomic_fetch_or(&handed_claim, bit) & bit)) {
@@ -702,6 +706,33 @@ void wt_sig_proc_retarget(struct wt_task *t, uint64_t bits)
 	wt_sig_barrier();
 	if (wt_sig_proc_pending() & bits)
 		find_takers(wt_sig_proc_pending() & bits, t, false);
+}
+
+/* A process-directed signal that came to task t inside weft, where t does
+ * not block it and the main task does not take it (else it goes there,
+ * to_main): the kernel chose t, or t took it from those pending for the
+ * process and raised it while its thread blocked it (in a poke's handler,
+ * or a handler of its own).  It is t's from now on, as natively the
+ * thread the kernel chose runs it before it goes on in its own code: its
+ * siginfo is handed to t (or, while another of its kind is pending for the
+ * process or on its way, t gets the signal without it), and the caller
+ * queues it on t.  Kept on the worker instead, it would go back to the
+ * process only once the worker's g0 ran, after t could have left its wait
+ * and exited with nobody else to take it.  Context: the trampoline, t
+ * inside weft. */
+static bool keep_on_task(struct wt_task *t, int sig, const siginfo_t *si)
+{
+	uint64_t bit = WT_SIGBIT(sig);
+	struct wt_task *mt = wt_main_task;
+	if (!process_directed(sig, si) || (__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit) ||
+	    (mt && mt != t && takes(mt, bit)))
+		return false;
+	if (!(atomic_fetch_or(&handed_claim, bit) & bit)) {
+		handed[sig].si = *si;
+		handed[sig].owner = t;
+		atomic_fetch_or_explicit(&handed_ready, bit, memory_order_release);
+	}
+	return true;
 }
 
 /* A process CPU-time limit the kernel found expired (ITIMER_PROF,

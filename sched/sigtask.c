@@ -77,7 +77,20 @@
 
 bool wt_sig_fence;
 int wt_pid;
+/* The process's real user id, for the siginfo of a signal weft sends:
+ * read at start and again after each change of ids (setxid.c), so a kill
+ * costs no getuid.  [relaxed atomic; written at start and by a change] */
 static int uid;
+
+int wt_sig_uid(void)
+{
+	return __atomic_load_n(&uid, __ATOMIC_RELAXED);
+}
+
+void wt_sig_uid_refresh(void)
+{
+	__atomic_store_n(&uid, (int)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0), __ATOMIC_RELAXED);
+}
 
 
 static long sigmask_set(int how, uint64_t set, uint64_t *old)
@@ -331,7 +344,7 @@ void wt_sig_urg_send(int tid, union sigval v)
 	si.si_signo = SIGURG;
 	si.si_code = SI_QUEUE;
 	si.si_pid = wt_pid;
-	si.si_uid = uid;
+	si.si_uid = wt_sig_uid();
 	si.si_value = v;
 	wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, tid, SIGURG, (long)&si, 0, 0);
 }
@@ -459,7 +472,7 @@ void wt_sig_block_program(void)
 void wt_sig_init(void)
 {
 	wt_pid = (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
-	uid = (int)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0);
+	wt_sig_uid_refresh();
 	wt_sig_fence = wt_syscall6(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
 				   0, 0, 0, 0, 0) != 0;
 	/* The SIGURG handler is preempt.c's; it hands pokes to wt_sig_urg. */

@@ -21,6 +21,8 @@ extern bool wt_sig_fence;                  /* no membarrier: fence on switch-in 
 extern int wt_pid;                         /* getpid(), refreshed in a fork child */
 extern _Atomic uint64_t wt_sig_procpend;   /* pending for the process (sighandler.c) */
 void wt_sig_init(void);                    /* start: poke handler, membarrier */
+int wt_sig_uid(void);                      /* the real user id, for a siginfo */
+void wt_sig_uid_refresh(void);             /* after a change of ids (setxid.c) */
 uint64_t wt_sig_thread_init(struct wt_m *m); /* a worker thread, first thing */
 void wt_sig_block_all(void);               /* sysmon */
 void wt_sig_block_program(void);           /* pshared.c's holders: all but SIGURG */
