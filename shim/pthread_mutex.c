@@ -13,13 +13,16 @@
  *            neither robust nor process-shared is weft's too (sched/pi.c:
  *            __lock holds the holder's id and glibc's waiters bit, as
  *            glibc's does; the holder runs at its highest waiter's
- *            priority).  Robust (16), priority-protect (64), process-shared
- *            (128) mutexes, and robust or shared priority-inheritance ones,
+ *            priority).  Robust (16), process-shared (128) mutexes,
+ *            robust priority-protect ones, and robust or shared
+ *            priority-inheritance ones,
  *            are left to glibc: they need the kernel's futex protocols.  glibc's calls
  *            are made PSHARED (the owner id glibc records is unique across
  *            processes, sched/pshared.c) and a lock that may wait is
  *            BRACKETED, so the proc goes to other tasks while the worker
- *            sleeps in the kernel.
+ *            sleeps in the kernel, and one with asynchronous cancellation
+ *            enabled is cancelled there (shim.h: KWAIT).  A priority-protect
+ *            mutex (64) that is not robust is weft's, shared or not (below).
  */
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -140,8 +143,13 @@ static int pp_wait(pthread_mutex_t *m, int kind, unsigned v, int64_t deadline, b
 		tp = &ts;
 	}
 	wt_real_init();
-	long r = KWAIT(false, real.syscall(SYS_futex, w, FUTEX_WAIT_BITSET, v, tp, NULL,
-					 FUTEX_BITSET_MATCH_ANY));
+	long r;
+	if (cancel)
+		r = KWAIT(false, real.syscall(SYS_futex, w, FUTEX_WAIT_BITSET, v, tp, NULL,
+					      FUTEX_BITSET_MATCH_ANY));
+	else
+		r = BRACKETED(KPRIO(real.syscall(SYS_futex, w, FUTEX_WAIT_BITSET, v, tp, NULL,
+						 FUTEX_BITSET_MATCH_ANY)));
 	return r < 0 && errno == ETIMEDOUT ? ETIMEDOUT : 0;
 }
 
@@ -354,20 +362,25 @@ static void unrecoverable_release(pthread_mutex_t *m)
 }
 
 /* glibc's lock of a special mutex: a try first, then a wait BRACKETED.
- * abs on clk, or NULL for no timeout.  0 or a positive error number. */
-static int special_lock(pthread_mutex_t *m, int kind, clockid_t clk, const struct timespec *abs)
+ * abs on clk, or NULL for no timeout.  cancel: the program's own lock,
+ * where asynchronous cancellation acts during the wait (KWAIT); not a
+ * condition variable's re-lock.  0 or a positive error number. */
+static int special_lock(pthread_mutex_t *m, int kind, clockid_t clk, const struct timespec *abs,
+			bool cancel)
 {
 	wt_real_init();
 	int r = PSHARED(real.pthread_mutex_trylock(m));
 	if (r == ENOTRECOVERABLE)
 		unrecoverable_release(m);
-	if (r == EBUSY) {
+	if (r == EBUSY && !cancel) {
+		r = PSHARED(BRACKETED(KPRIO(real.pthread_mutex_lock(m))));
+	} else if (r == EBUSY) {
 		if (!abs)
-			r = PSHARED(BRACKETED(KPRIO(real.pthread_mutex_lock(m))));
+			r = KWAIT(true, real.pthread_mutex_lock(m));
 		else if (clk == CLOCK_REALTIME || !real.pthread_mutex_clocklock)
-			r = PSHARED(BRACKETED(KPRIO(real.pthread_mutex_timedlock(m, abs))));
+			r = KWAIT(true, real.pthread_mutex_timedlock(m, abs));
 		else
-			r = PSHARED(BRACKETED(KPRIO(real.pthread_mutex_clocklock(m, clk, abs))));
+			r = KWAIT(true, real.pthread_mutex_clocklock(m, clk, abs));
 	}
 	if ((kind & 16) && (kind & 128) && (r == 0 || r == EOWNERDEAD))
 		wt_pshared_robust_locked();
@@ -394,7 +407,7 @@ static int mutex_lock(pthread_mutex_t *m, int64_t deadline, bool cancel)
 		if (pp_ours(kind))
 			return pp_lock(m, kind, deadline, cancel, false);
 		/* A condition variable's re-lock: no timeout there. */
-		return special_lock(m, kind, CLOCK_MONOTONIC, NULL);
+		return special_lock(m, kind, CLOCK_MONOTONIC, NULL, false);
 	}
 	int me = wt_self_tid();
 	if (kind & KIND_MASK) {
@@ -519,7 +532,7 @@ WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	if (unlikely(kind & KIND_SPECIAL) && (pi_ours(kind) || pp_ours(kind)))
 		return user_lock(m, -1);
 	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
-		return kind < 0 ? EINVAL : special_lock(m, kind, CLOCK_REALTIME, NULL);
+		return kind < 0 ? EINVAL : special_lock(m, kind, CLOCK_REALTIME, NULL, true);
 	return user_lock(m, -1);
 }
 
@@ -582,7 +595,7 @@ static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *a
 		return user_lock(m, wt_ts_valid(abs) ? wt_deadline(clk, abs) : PP_BADTIME);
 	}
 	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
-		return kind < 0 ? EINVAL : special_lock(m, kind, clk, abs);
+		return kind < 0 ? EINVAL : special_lock(m, kind, clk, abs, true);
 	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
 		return EINVAL;
 	/* POSIX: no validation needed when the lock is free. */

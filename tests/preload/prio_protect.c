@@ -13,7 +13,9 @@
  *   a SCHED_FIFO 5 thread holding a ceiling-30 mutex is woken before a
  *   SCHED_FIFO 20 one that queued first (one CPU: the program pins itself);
  * - a process-shared one: a forked child blocks on it until the parent
- *   unlocks, and the child's lock raises the child's priority.
+ *   unlocks, and the child's lock raises the child's priority;
+ * - a waiter with asynchronous cancellation enabled, on a private or a
+ *   shared one, is cancelled during its wait.
  * Needs root for SCHED_FIFO (CI runs as root); without it, says so and
  * checks only the SCHED_OTHER part. */
 #define _GNU_SOURCE
@@ -27,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 #include "weft_check.h"
@@ -110,6 +113,17 @@ static void *waiter(void *arg)
 	pthread_mutex_unlock(&mu);
 	if (boosted)
 		pthread_mutex_unlock(&pp20);
+	return NULL;
+}
+
+static _Atomic int ready;
+
+static void *async_waiter(void *arg)
+{
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	ready = 1;
+	pthread_mutex_lock(arg);
+	pthread_mutex_unlock(arg);
 	return NULL;
 }
 
@@ -219,8 +233,8 @@ int main(void)
 	pthread_mutex_t *sm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 				   -1, 0);
 	init_pp(sm, PTHREAD_MUTEX_NORMAL, 25, PTHREAD_PROCESS_SHARED);
-	int pfd[2];
-	if (pipe(pfd))
+	int pfd[2], back[2]; /* parent to child, child to parent */
+	if (pipe(pfd) || pipe(back))
 		return 1;
 	pid_t child = fork();
 	if (child == 0) {
@@ -228,6 +242,7 @@ int main(void)
 		char b = 0;
 		(void)!read(pfd[0], &b, 1);
 		int e = pthread_mutex_trylock(sm);
+		(void)!write(back[1], &b, 1);
 		int l = pthread_mutex_lock(sm);
 		struct sched_param csp;
 		sched_getparam(0, &csp);
@@ -242,12 +257,30 @@ int main(void)
 	show("holding shared 25");
 	char b = 0;
 	(void)!write(pfd[1], &b, 1);
-	usleep(100000); /* the child blocks in its lock meanwhile */
+	(void)!read(back[0], &b, 1); /* the child tried */
+	usleep(100000); /* it blocks in its lock meanwhile */
 	int u = pthread_mutex_unlock(sm);
 	int st;
 	waitpid(child, &st, 0);
 	printf("shared unlock: %s\n", E(u));
 	printf("child exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+
+	/* A waiter with asynchronous cancellation is cancelled in its wait. */
+	for (int i = 0; i < 2; i++) {
+		pthread_mutex_t *m = i ? sm : &pp20;
+		printf("%s lock: %s\n", i ? "shared" : "private", E(pthread_mutex_lock(m)));
+		ready = 0;
+		pthread_t w = spawn(SCHED_FIFO, 2, async_waiter, m);
+		while (!ready)
+			usleep(1000);
+		usleep(50000); /* it sleeps in the lock meanwhile */
+		pthread_cancel(w);
+		void *res;
+		pthread_join(w, &res);
+		printf("asynchronous cancel of its waiter: %s\n",
+		       res == PTHREAD_CANCELED ? "canceled" : "returned");
+		printf("unlock: %s\n", E(pthread_mutex_unlock(m)));
+	}
 	show("end");
 
 	sp.sched_priority = 0;
