@@ -39,6 +39,10 @@
  * worker's own put back after it, so that the kernel wakes such a futex's
  * waiters in priority order across processes and the woken one preempts.
  *
+ * A task holding PTHREAD_PRIO_PROTECT mutexes runs at the highest of
+ * their ceilings (wt_prio_protect, below): its priority is set as glibc
+ * sets a native thread's, so the rules above apply to it.
+ *
  * A new task inherits its creator's policy, priority, niceness and CPU
  * mask, with SCHED_RESET_ON_FORK's reset, as clone does; a
  * PTHREAD_EXPLICIT_SCHED attribute's policy and priority replace the
