@@ -204,10 +204,13 @@ static int check(int curpol, int curprio, int nice, int pol, int prio)
 	int curbase = curpol & ~SCHED_RESET_ON_FORK;
 	bool priv = false;
 	if (rt_policy(base)) {
-		unsigned long rl = rlim_cur(RLIMIT_RTPRIO);
-		if (base != curbase && rl == 0)
+		/* The limit read only where it decides: a lowering within a
+		 * real-time policy (a priority-protect unlock) makes no call. */
+		bool change = base != curbase, raise = (unsigned long)prio > (unsigned long)curprio;
+		unsigned long rl = change || raise ? rlim_cur(RLIMIT_RTPRIO) : 0;
+		if (change && rl == 0)
 			priv = true;
-		if ((unsigned long)prio > (unsigned long)curprio && (unsigned long)prio > rl)
+		if (raise && (unsigned long)prio > rl)
 			priv = true;
 	}
 	if (curbase == SCHED_IDLE && base != SCHED_IDLE && (unsigned long)(20 - nice) > rlim_cur(RLIMIT_NICE))
