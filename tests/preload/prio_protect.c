@@ -233,16 +233,16 @@ int main(void)
 	pthread_mutex_t *sm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 				   -1, 0);
 	init_pp(sm, PTHREAD_MUTEX_NORMAL, 25, PTHREAD_PROCESS_SHARED);
-	int pfd[2], back[2]; /* parent to child, child to parent */
-	if (pipe(pfd) || pipe(back))
-		return 1;
+	/* Turns passed in the shared page, polled: 1 the parent holds it, 2
+	 * the child tried. */
+	_Atomic int *turn = (_Atomic int *)(sm + 1);
 	pid_t child = fork();
 	if (child == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		char b = 0;
-		(void)!read(pfd[0], &b, 1);
+		while (*turn != 1)
+			usleep(1000);
 		int e = pthread_mutex_trylock(sm);
-		(void)!write(back[1], &b, 1);
+		*turn = 2;
 		int l = pthread_mutex_lock(sm);
 		struct sched_param csp;
 		sched_getparam(0, &csp);
@@ -255,9 +255,9 @@ int main(void)
 	}
 	printf("shared lock: %s\n", E(pthread_mutex_lock(sm)));
 	show("holding shared 25");
-	char b = 0;
-	(void)!write(pfd[1], &b, 1);
-	(void)!read(back[0], &b, 1); /* the child tried */
+	*turn = 1;
+	while (*turn != 2)
+		usleep(1000);
 	usleep(100000); /* it blocks in its lock meanwhile */
 	int u = pthread_mutex_unlock(sm);
 	int st;
