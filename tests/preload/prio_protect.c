@@ -100,6 +100,7 @@ static void *try_other(void *arg)
 }
 
 static char order[64];
+static _Atomic int arrived;
 
 static void *waiter(void *arg)
 {
@@ -107,6 +108,7 @@ static void *waiter(void *arg)
 	int boosted = name[0] == 'P';
 	if (boosted)
 		pthread_mutex_lock(&pp20); /* ceiling 30 by then */
+	arrived++;
 	pthread_mutex_lock(&mu);
 	strcat(order, name);
 	strcat(order, " ");
@@ -224,6 +226,11 @@ int main(void)
 	pthread_mutex_lock(&mu);
 	pthread_t w1 = spawn(SCHED_FIFO, 20, waiter, "F20");
 	pthread_t w2 = spawn(SCHED_FIFO, 5, waiter, "P5");
+	/* Natively both ran at once (above main on its one CPU); with two
+	 * procs either may still be on its way to the lock. */
+	while (arrived < 2)
+		usleep(1000);
+	usleep(50000);
 	pthread_mutex_unlock(&mu);
 	pthread_join(w1, NULL);
 	pthread_join(w2, NULL);
