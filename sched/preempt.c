@@ -165,8 +165,10 @@ static void on_request(ucontext_t *uc)
 		 * task unwinds from the call, through the stub, as glibc's own
 		 * cancellation signal unwinds it, and only inside glibc's own
 		 * window (not in the mutex re-lock after it); elsewhere sysmon's
-		 * next request (wt_sysmon_cancel) looks again. */
-		if (wt_tls_libc_cancel_window(wt_tls_pd(t->tp)) &&
+		 * next request (wt_sysmon_cancel) looks again.  A lock wait made
+		 * with asynchronous cancellation (WT_CALL_ASYNC) unwinds from
+		 * its system call, as the native signal would. */
+		if ((call == WT_CALL_ASYNC || wt_tls_libc_cancel_window(wt_tls_pd(t->tp))) &&
 		    on_task_stack(t, wt_arch_uc_sp(uc), 16384 + wt_arch_preempt_state_size())) {
 			wt_arch_uc_syscall_eintr(uc);
 			wt_arch_uc_push_call(uc, wt_async_preempt);
@@ -309,9 +311,11 @@ void wt_preempt_init(void)
 void wt_preempt_park(void)
 {
 	struct wt_task *t = wt_cur();
-	/* A cancel the handler found in a WT_CALL_UNWIND call: the call's
-	 * own cleanup (the shim's) leaves the system call bracket. */
-	if (atomic_load(&t->cancel_call) == WT_CALL_UNWIND && wt_cancel_pending(t))
+	/* A cancel the handler found in a WT_CALL_UNWIND or WT_CALL_ASYNC
+	 * call: the call's own cleanup (the shim's) leaves the system call
+	 * bracket. */
+	int call = atomic_load(&t->cancel_call);
+	if ((call == WT_CALL_UNWIND || call == WT_CALL_ASYNC) && wt_cancel_pending(t))
 		wt_cancel_act();
 	if (atomic_load_explicit(&t->m->implicit, memory_order_relaxed))
 		wt_implicit_exit(t->m);

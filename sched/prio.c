@@ -40,6 +40,10 @@
  * worker's own put back after it, so that the kernel wakes such a futex's
  * waiters in priority order across processes and the woken one preempts.
  *
+ * A task holding PTHREAD_PRIO_PROTECT mutexes runs at the highest of
+ * their ceilings (wt_prio_protect, below): its priority is set as glibc
+ * sets a native thread's, so the rules above apply to it.
+ *
  * A new task inherits its creator's policy, priority, niceness and CPU
  * mask, with SCHED_RESET_ON_FORK's reset, as clone does; a
  * PTHREAD_EXPLICIT_SCHED attribute's policy and priority replace the
@@ -62,6 +66,7 @@
 #include "readfile.h"
 #include "rtq.h"
 #include "runq.h"
+#include "slab.h"
 #include "syscall.h"
 #include "timer.h"
 
@@ -256,10 +261,13 @@ static int check(int curpol, int curprio, int nice, int pol, int prio)
 	int curbase = curpol & ~SCHED_RESET_ON_FORK;
 	bool priv = false;
 	if (rt_policy(base)) {
-		unsigned long rl = rlim_cur(RLIMIT_RTPRIO);
-		if (base != curbase && rl == 0)
+		/* The limit read only where it decides: a lowering within a
+		 * real-time policy (a priority-protect unlock) makes no call. */
+		bool change = base != curbase, raise = (unsigned long)prio > (unsigned long)curprio;
+		unsigned long rl = change || raise ? rlim_cur(RLIMIT_RTPRIO) : 0;
+		if (change && rl == 0)
 			priv = true;
-		if ((unsigned long)prio > (unsigned long)curprio && (unsigned long)prio > rl)
+		if (raise && (unsigned long)prio > rl)
 			priv = true;
 	}
 	if (curbase == SCHED_IDLE && base != SCHED_IDLE && (unsigned long)(20 - nice) > rlim_cur(RLIMIT_NICE))
@@ -304,24 +312,31 @@ static void note_rt(int pol)
 			 "the kernel sees SCHED_OTHER threads\n");
 }
 
-int wt_prio_set(struct wt_task *t, int policy, const struct sched_param *sp)
+/* wt_prio_set's work, rtq.lock held: *other as wt_prio_update_locked
+ * returns it. */
+static int set_locked(struct wt_task *t, int policy, int prio, bool *other)
 {
-	if (!sp)
-		return -EINVAL;
-	int prio = sp->sched_priority;
-	wt_rtq_lock();
 	int cur = atomic_load_explicit(&t->policy, memory_order_relaxed);
 	if (policy == WT_PRIO_KEEP)
 		policy = cur; /* sched_setparam: the policy and its reset bit stay */
 	int r = check(cur, atomic_load_explicit(&t->rtprio, memory_order_relaxed),
 		      atomic_load_explicit(&t->nice, memory_order_relaxed), policy, prio);
-	bool other = false;
 	if (r == 0) {
 		note_rt(policy);
 		atomic_store_explicit(&t->policy, policy, memory_order_relaxed);
 		atomic_store_explicit(&t->rtprio, prio, memory_order_relaxed);
-		other = wt_prio_update_locked(t);
+		*other = wt_prio_update_locked(t);
 	}
+	return r;
+}
+
+int wt_prio_set(struct wt_task *t, int policy, const struct sched_param *sp)
+{
+	if (!sp)
+		return -EINVAL;
+	bool other = false;
+	wt_rtq_lock();
+	int r = set_locked(t, policy, sp->sched_priority, &other);
 	wt_rtq_unlock();
 	if (other)
 		wt_prio_requeue_other(t);
@@ -343,25 +358,10 @@ static void gl_flag(struct wt_task *t, int f)
 	__atomic_store_n(&t->gl_flags, t->gl_flags | f, __ATOMIC_RELEASE);
 }
 
-int wt_prio_pthread_set(struct wt_task *t, int policy, const struct sched_param *sp)
+/* glibc's cached copy, filled from t's values where it is not set yet.
+ * [rtq.lock] */
+static void gl_fill_locked(struct wt_task *t)
 {
-	int r = wt_prio_set(t, policy, sp);
-	if (r)
-		return r;
-	wt_rtq_lock();
-	if (policy != WT_PRIO_KEEP) {
-		t->gl_policy = policy;
-		gl_flag(t, WT_GL_POLICY);
-	}
-	t->gl_prio = sp->sched_priority;
-	gl_flag(t, WT_GL_PRIO);
-	wt_rtq_unlock();
-	return 0;
-}
-
-void wt_prio_pthread_get(struct wt_task *t, int *policy, int *prio)
-{
-	wt_rtq_lock();
 	if (!(t->gl_flags & WT_GL_PRIO)) {
 		t->gl_prio = atomic_load_explicit(&t->rtprio, memory_order_relaxed);
 		gl_flag(t, WT_GL_PRIO);
@@ -370,9 +370,120 @@ void wt_prio_pthread_get(struct wt_task *t, int *policy, int *prio)
 		t->gl_policy = atomic_load_explicit(&t->policy, memory_order_relaxed);
 		gl_flag(t, WT_GL_POLICY);
 	}
+}
+
+int wt_prio_pthread_set(struct wt_task *t, int policy, const struct sched_param *sp)
+{
+	if (!sp)
+		return -EINVAL;
+	int prio = sp->sched_priority;
+	bool other = false;
+	wt_rtq_lock();
+	/* A task holding priority-protect mutexes keeps their highest ceiling
+	 * when that is above the priority asked for; the cache says what was
+	 * asked (glibc's). */
+	int run = t->pp_max > prio ? t->pp_max : prio;
+	int r = set_locked(t, policy, run, &other);
+	if (r == 0) {
+		if (policy != WT_PRIO_KEEP) {
+			t->gl_policy = policy;
+			gl_flag(t, WT_GL_POLICY);
+		}
+		t->gl_prio = prio;
+		gl_flag(t, WT_GL_PRIO);
+	}
+	wt_rtq_unlock();
+	if (other)
+		wt_prio_requeue_other(t);
+	if (r == 0)
+		wt_prio_point();
+	return r;
+}
+
+void wt_prio_pthread_get(struct wt_task *t, int *policy, int *prio)
+{
+	wt_rtq_lock();
+	gl_fill_locked(t);
 	*policy = t->gl_policy;
 	*prio = t->gl_prio;
 	wt_rtq_unlock();
+}
+
+/* ---- priority-protect mutexes ----
+ * glibc counts, per thread, the PTHREAD_PRIO_PROTECT mutexes it holds by
+ * ceiling, and whenever the highest ceiling changes sets the thread's
+ * kernel priority to the greater of it and the priority its descriptor
+ * caches (sched_setscheduler with the cached policy): the kernel's own
+ * checks apply, so a SCHED_OTHER thread's lock fails with EINVAL, and
+ * pthread_getschedparam, which reads the cache, shows the priority
+ * without the ceiling while sched_getparam shows it with.  The same here,
+ * on the task: its rtprio (what sched_getparam reads, what the real-time
+ * queue and the parking lot order by) is set, and gl_prio is the cache. */
+static struct wt_slab pp_slab = WT_SLAB_INIT(sizeof(unsigned) * WT_RTPRIO_MAX);
+
+int wt_prio_current(struct wt_task *t)
+{
+	if (!t) {
+		struct sched_param sp = { 0 };
+		if (wt_syscall6(SYS_sched_getparam, 0, (long)&sp, 0, 0, 0, 0) < 0)
+			return -1;
+		return sp.sched_priority;
+	}
+	int pol, prio;
+	wt_prio_pthread_get(t, &pol, &prio);
+	return prio;
+}
+
+int wt_prio_protect(struct wt_task *t, int prev, int next)
+{
+	if (!t)
+		return 0;
+	unsigned *map = t->pp_map;
+	if (!map) {
+		if (!(map = wt_slab_alloc(&pp_slab)))
+			return -ENOMEM;
+		t->pp_map = map;
+	}
+	int max = t->pp_max, nmax = max;
+	if (next > 0) {
+		if (map[next - 1] + 1 == 0)
+			return -EAGAIN;
+		map[next - 1]++;
+		if (next > max)
+			nmax = next;
+	}
+	if (prev > 0 && --map[prev - 1] == 0 && max == prev && prev > next) {
+		int i = prev - 1;
+		while (i > 0 && !map[i - 1])
+			i--;
+		nmax = i;
+	}
+	if (nmax == max)
+		return 0;
+	bool other = false;
+	int r = 0;
+	wt_rtq_lock();
+	/* Recorded before the change, which may fail: glibc's order (a later
+	 * lock of the same ceiling then changes nothing and succeeds). */
+	t->pp_max = nmax;
+	gl_fill_locked(t);
+	int prio = t->gl_prio;
+	if (prio < nmax || prio < max)
+		r = set_locked(t, t->gl_policy, prio < nmax ? nmax : prio, &other);
+	wt_rtq_unlock();
+	if (other)
+		wt_prio_requeue_other(t);
+	if (r == 0)
+		wt_prio_point();
+	return r;
+}
+
+void wt_prio_release(struct wt_task *t)
+{
+	if (t->pp_map) {
+		wt_slab_free(&pp_slab, t->pp_map);
+		t->pp_map = NULL;
+	}
 }
 
 int wt_nice_set(struct wt_task *t, int nice)

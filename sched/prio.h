@@ -58,6 +58,20 @@ int wt_prio_pthread_set(struct wt_task *t, int policy, const struct sched_param 
 /* pthread_getschedparam: glibc's cached copy, filled from t's values
  * where it is not set yet. */
 void wt_prio_pthread_get(struct wt_task *t, int *policy, int *prio);
+/* Priority-protect mutexes (glibc's __pthread_current_priority and
+ * __pthread_tpp_change_priority, on the task).  wt_prio_current: the
+ * priority a lock compares with the ceiling (glibc's cached one; the
+ * kernel's for a thread weft did not create, t NULL).  wt_prio_protect:
+ * one lock of ceiling next counted in (next > 0), one of ceiling prev
+ * counted out (prev > 0); when the highest ceiling held changes, t's
+ * priority becomes the greater of it and its own, with the kernel's
+ * checks: 0, -EINVAL (a policy without priorities), -EPERM, -ENOMEM,
+ * -EAGAIN (a count full).  Nothing for NULL.  Context: t itself (a task;
+ * takes rtq.lock; may switch it out, as wt_prio_set). */
+int wt_prio_current(struct wt_task *t);
+int wt_prio_protect(struct wt_task *t, int prev, int next);
+/* t's counts go back (task release). */
+void wt_prio_release(struct wt_task *t);
 /* setpriority(PRIO_PROCESS, t): 0 or -EACCES (lowering without the
  * privilege); getpriority: t's nice. */
 int wt_nice_set(struct wt_task *t, int nice);

@@ -26,7 +26,9 @@
  *     have while it lives, and so neither the block of ids it stands for.
  *     A holder exits once its last slot is given back (a task exits), so a
  *     program that used many ids at once keeps no extra thread afterwards;
- *     1,000 tasks at once hold three.  glibc puts a robust mutex such a
+ *     1,000 tasks at once hold three.  Holders count against
+ *     WEFT_MAXTHREADS (worker.c) as workers do; at the cap none starts.
+ *     glibc puts a robust mutex such a
  *     task holds on that task's TCB list, which no OS thread registers with
  *     the kernel: if the process dies holding it, nobody is told
  *     (wt_pshared_robust_locked says so once).  Only when no holder can be
@@ -42,6 +44,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+#include "config.h"
 #include "pshared.h"
 #include "print.h"
 #include "sigtask.h"
@@ -107,6 +110,7 @@ static void *holder(void *arg)
 	/* Acquire: pairs with release_block_slot's release store of quit. */
 	for (int q; (q = atomic_load_explicit(&b->quit, memory_order_acquire)) < gen;)
 		wt_futex_wait_sigok(&b->quit, q, NULL);
+	atomic_fetch_sub(&wt_nthreads, 1); /* new_holder counted it in */
 	return NULL;
 }
 
@@ -114,10 +118,15 @@ static void *holder(void *arg)
  * started and its tid known before anyone else may use b). */
 static bool new_holder(struct block *b)
 {
+	/* A thread like any other of weft's: counted against WEFT_MAXTHREADS. */
+	if (!wt_thread_count_in())
+		return false;
 	b->gen++;
 	atomic_store_explicit(&b->tid, 0, memory_order_relaxed);
-	if (wt_thread_spawn(holder, b, 64 << 10) != 0)
+	if (wt_thread_spawn(holder, b, 64 << 10) != 0) {
+		atomic_fetch_sub(&wt_nthreads, 1);
 		return false;
+	}
 	/* Acquire: pairs with the holder's release store of its tid. */
 	while (!atomic_load_explicit(&b->tid, memory_order_acquire))
 		wt_futex_wait(&b->tid, 0, NULL, false);
@@ -201,8 +210,9 @@ static int take_slot(void)
 		return r;
 	if (!atomic_exchange_explicit(&said_wrap, true, memory_order_relaxed))
 		wt_print("weft: more than %d threads use process-shared locks at once and no "
-			 "thread could be started to hold more owner ids: their owner ids repeat\n",
-			 NSLOT);
+			 "thread could be started to hold more owner ids (WEFT_MAXTHREADS=%d): their "
+			 "owner ids repeat\n",
+			 NSLOT, wt_cfg.maxthreads);
 	return -1 - (int)(atomic_fetch_add_explicit(&wrap, 1, memory_order_relaxed) % NSLOT);
 }
 

@@ -77,6 +77,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(pthread_mutex_timedlock) O(pthread_mutex_clocklock)                  \
 	R(pthread_mutex_unlock) R(pthread_mutex_init)                          \
 	R(pthread_mutex_destroy) R(pthread_mutex_consistent)                   \
+	R(pthread_mutex_setprioceiling)                                        \
 	R(pthread_cond_wait) R(pthread_cond_timedwait)                         \
 	O(pthread_cond_clockwait) R(pthread_cond_signal)                       \
 	R(pthread_cond_broadcast) R(pthread_cond_init) R(pthread_cond_destroy) \

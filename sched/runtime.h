@@ -54,6 +54,10 @@ enum wt_join_state {
 #define WT_CALL_UNWIND 2 /* a call that waits again after EINTR (glibc's condvar
 			  * waits): the task unwinds from inside glibc's window
 			  * (tls.h: wt_tls_libc_cancel_window), as natively */
+#define WT_CALL_ASYNC 3  /* a wait that is no cancellation point, made with
+			  * asynchronous cancellation enabled (glibc's lock
+			  * waits on process-shared objects, shim.h: KWAIT):
+			  * the task unwinds from inside its system call */
 /* Bits of task->cancel. */
 #define WT_CANCEL_REQ 1       /* pthread_cancel asked */
 #define WT_CANCEL_DISABLED 2  /* PTHREAD_CANCEL_DISABLE */
@@ -189,6 +193,12 @@ struct wt_task {
 	int64_t rt_since;               /* [owner m] mono ns it last left the real-time queue */
 	int64_t rr_used;                /* [owner m] ns of its SCHED_RR slice used */
 	const void *pi_wait;            /* [rtq.lock] priority-inheritance word it waits on */
+	/* Priority-protect mutexes it holds (prio.c: wt_prio_protect), as
+	 * glibc's descriptor counts them: pp_map[c - 1] locks of ceiling c
+	 * (a slab object of WT_RTPRIO_MAX counts, NULL until the first), and
+	 * pp_max the highest ceiling counted, 0 = none. */
+	unsigned *pp_map;               /* [owner m: the task itself] */
+	int pp_max;                     /* [rtq.lock to write; the task reads its own] */
 	/* [alllock] its own CPU mask (affinity.c: WT_AFF_WORDS words, from a
 	 * slab of its own), NULL = the process's at start, as most tasks */
 	uint64_t *aff;

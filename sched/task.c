@@ -273,6 +273,7 @@ void wt_task_release(struct wt_task *t, struct wt_p *p, int ended)
 	wt_stack_unjoined_end(t, ended);
 	wt_stack_free(t, p, ended);
 	wt_aff_release(t);
+	wt_prio_release(t);
 	if (t->main)
 		return;
 	if (p && p->tfree.n < (int)(sizeof p->tfree.v / sizeof p->tfree.v[0]))

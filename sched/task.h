@@ -72,6 +72,12 @@ static inline bool wt_cancel_wait_begin(struct wt_task *t)
 	atomic_store(&t->cancel_call, WT_CALL_UNWIND); /* seq_cst: as above */
 	return wt_cancel_pending(t);
 }
+/* Marks a wait that is no cancellation point, made while t has
+ * asynchronous cancellation enabled (WT_CALL_ASYNC).  Context: as above. */
+static inline void wt_cancel_async_wait_begin(struct wt_task *t)
+{
+	atomic_store(&t->cancel_call, WT_CALL_ASYNC); /* seq_cst: as above */
+}
 static inline void wt_cancel_call_end(struct wt_task *t)
 {
 	atomic_store_explicit(&t->cancel_call, WT_CALL_NONE, memory_order_relaxed);

@@ -26,8 +26,10 @@
  * them for schedtrace and the fault handler (one whose thread exited has
  * ostid 0 until it is taken over).
  *
- * WEFT_MAXTHREADS caps weft's OS threads (workers, sysmon and the initial
- * thread; wt_nthreads), as Go's SetMaxThreads does.  Each one needs more
+ * WEFT_MAXTHREADS caps weft's OS threads (workers, sysmon, the initial
+ * thread, and the helpers: pshared.c's holders, a task dump's or the
+ * trace's writer; wt_nthreads), as Go's SetMaxThreads does.  A holder
+ * that would pass it is not started (owner ids repeat, pshared.c).  Each one needs more
  * workers only while others are blocked in system calls.  Policy "wait"
  * (the default): a proc that finds no thread stays idle with its work
  * queued until a worker comes back from its call and goes idle (wt_stopm
@@ -119,6 +121,14 @@ int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack)
 	wt_tls_unpin(pin);
 	real.pthread_attr_destroy(&a);
 	return -err;
+}
+
+bool wt_thread_count_in(void)
+{
+	if (atomic_fetch_add(&wt_nthreads, 1) < wt_cfg.maxthreads)
+		return true;
+	atomic_fetch_sub(&wt_nthreads, 1);
+	return false;
 }
 
 /* Counts one more OS thread unless that would pass WEFT_MAXTHREADS. */

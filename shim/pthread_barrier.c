@@ -7,7 +7,8 @@
  *   bytes 8-11  count (set by init);
  *   bytes 12-15 flags: bit 31 = weft's layout (process-shared barriers are
  *               initialised by glibc, which never sets it; their waits
- *               are glibc's, BRACKETED).
+ *               are glibc's, BRACKETED, and a waiter with asynchronous
+ *               cancellation enabled is cancelled there: shim.h, KWAIT).
  * The last arrival of a round swaps in (generation + 1, 0) and wakes
  * everyone parked on the state word; a waiter sleeps while the generation
  * it arrived in is current.  A waiter with asynchronous cancellation
@@ -54,7 +55,7 @@ WT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 	struct bar *s = (struct bar *)b;
 	if (!(atomic_load(&s->flags) & 0x80000000u)) {
 		wt_real_init();
-		return BRACKETED(KPRIO(real.pthread_barrier_wait(b)));
+		return KWAIT(false, real.pthread_barrier_wait(b));
 	}
 	unsigned count = atomic_load(&s->count);
 	uint64_t v = atomic_load(&s->state), nv;

@@ -59,7 +59,9 @@
  * new readers out while other readers hold it and a writer waits.
  * rwlocks are not cancellation points; a task with asynchronous
  * cancellation enabled is cancelled while it waits, as glibc's SIGCANCEL
- * interrupts the futex wait.  It leaves like a timed-out waiter.
+ * interrupts the futex wait.  It leaves like a timed-out waiter.  A
+ * process-shared one's waiter, in glibc's wait, unwinds from the kernel
+ * (shim.h: KWAIT).
  */
 #include <limits.h>
 
@@ -342,7 +344,7 @@ WT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_rdlock(l))));
+		return KWAIT(true, real.pthread_rwlock_rdlock(l));
 	}
 	return lock_entry(l, false, CLOCK_REALTIME, NULL, false);
 }
@@ -351,7 +353,7 @@ WT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_wrlock(l))));
+		return KWAIT(true, real.pthread_rwlock_wrlock(l));
 	}
 	return lock_entry(l, true, CLOCK_REALTIME, NULL, false);
 }
@@ -384,7 +386,7 @@ WT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct times
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_timedrdlock(l, abs))));
+		return KWAIT(true, real.pthread_rwlock_timedrdlock(l, abs));
 	}
 	return lock_entry(l, false, CLOCK_REALTIME, abs, true);
 }
@@ -393,7 +395,7 @@ WT_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct times
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_timedwrlock(l, abs))));
+		return KWAIT(true, real.pthread_rwlock_timedwrlock(l, abs));
 	}
 	return lock_entry(l, true, CLOCK_REALTIME, abs, true);
 }
@@ -403,7 +405,7 @@ WT_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_clockrdlock ? PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_clockrdlock(l, clk, abs))))
+		return real.pthread_rwlock_clockrdlock ? KWAIT(true, real.pthread_rwlock_clockrdlock(l, clk, abs))
 						       : EINVAL;
 	}
 	return lock_entry(l, false, clk, abs, true);
@@ -414,7 +416,7 @@ WT_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	if (SHARED(l)) {
 		wt_real_init();
-		return real.pthread_rwlock_clockwrlock ? PSHARED(BRACKETED(KPRIO(real.pthread_rwlock_clockwrlock(l, clk, abs))))
+		return real.pthread_rwlock_clockwrlock ? KWAIT(true, real.pthread_rwlock_clockwrlock(l, clk, abs))
 						       : EINVAL;
 	}
 	return lock_entry(l, true, clk, abs, true);

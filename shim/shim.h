@@ -133,6 +133,64 @@
 		rk_;                                            \
 	})
 
+/* What KWAIT changed around a wait, put back by its cleanup when a cancel
+ * unwinds the task from inside the wait. */
+struct wt_kwait {
+	struct wt_task *t;
+	bool pshared;       /* the owner id was put in the TCB */
+	int tid;            /* wt_pshared_enter's value to restore */
+	struct wt_kprio k;  /* the worker's kernel policy to restore */
+};
+
+static inline void wt_kwait_unwound(void *arg)
+{
+	struct wt_kwait *w = arg;
+	wt_prio_kernel_restore(w->k);
+	wt_cancel_wait_unwound(w->t);
+	if (w->pshared)
+		wt_pshared_leave(w->tid);
+	wt_exitsyscall();
+}
+
+/* KWAIT(ps, call): BRACKETED(KPRIO(call)), inside PSHARED when ps, for a
+ * wait in the kernel that is no cancellation point: glibc's lock of a
+ * process-shared mutex or rwlock, its shared barrier's wait, a shared
+ * futex wait of weft's own protocol made through libc's syscall().  A
+ * task with asynchronous cancellation enabled is cancelled during the
+ * wait, as glibc's cancellation signal acts anywhere natively: its worker
+ * is signalled and the task unwinds from inside the system call
+ * (WT_CALL_ASYNC, sched/preempt.c), this frame's cleanup putting back what
+ * it changed.  Otherwise the wait goes on (deferred cancellation never
+ * acts in a lock).  Context: any caller; may unwind the task. */
+#define KWAIT(ps, call)                                                       \
+	({                                                                    \
+		__typeof__(call) r_;                                          \
+		struct wt_task *t_ = wt_cur();                                \
+		if (!t_ || !wt_cancel_async_on(t_)) {                         \
+			if (ps)                                               \
+				r_ = PSHARED(BRACKETED(KPRIO(call)));         \
+			else                                                  \
+				r_ = BRACKETED(KPRIO(call));                  \
+		} else {                                                      \
+			struct wt_kwait w_ = { t_, (ps), 0, { -1, 0 } };      \
+			pthread_cleanup_push(wt_kwait_unwound, &w_);          \
+			if (w_.pshared)                                       \
+				w_.tid = wt_pshared_enter();                  \
+			wt_entersyscall();                                    \
+			wt_cancel_async_wait_begin(t_);                       \
+			w_.k = wt_prio_kernel_lend();                         \
+			r_ = (call);                                          \
+			wt_prio_kernel_restore(w_.k);                         \
+			w_.k = (struct wt_kprio){ -1, 0 };                    \
+			wt_cancel_call_end(t_);                               \
+			wt_exitsyscall();                                     \
+			if (w_.pshared)                                       \
+				wt_pshared_leave(w_.tid);                     \
+			pthread_cleanup_pop(0);                               \
+		}                                                             \
+		r_;                                                           \
+	})
+
 /* BLOCKING(ret, name, params, args) defines the interposed `name`: libc's
  * own function, BRACKETED.  Used by shim/blocking.c and shim/fallback.c;
  * tools/gen-exports.sh reads lines that start with "BLOCKING(". */

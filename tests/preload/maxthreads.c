@@ -4,6 +4,12 @@
  *     more than 5 threads, and once the lock is released all 20 finish;
  *   policy fail: the child dies by SIGABRT with
  *     "weft: program exceeds WEFT_MAXTHREADS=5 threads".
+ * The threads that hold process-shared owner ids count too: 300 tasks
+ * alive at once each lock a process-shared mutex (an owner id each: 255
+ * from the process id, the rest from a holder thread), with GOMAXPROCS=1
+ * (the initial thread and sysmon, no other worker).  At WEFT_MAXTHREADS=3
+ * one holder starts: 300 distinct ids, nothing said.  At 2 none may: 255
+ * distinct ids, and one line says that ids repeat.  Neither passes its cap.
  * Natively there is no cap to test: SKIP-NATIVE. */
 #include <errno.h>
 #include <pthread.h>
@@ -11,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +40,57 @@ static void *locker(void *arg)
 	}
 	close(fd);
 	return NULL;
+}
+
+#define NH 300
+static pthread_mutex_t *smu;
+static int owners[NH];
+static pthread_barrier_t hold;
+
+static void *owner(void *arg)
+{
+	int i = (int)(long)arg;
+	pthread_mutex_lock(smu);
+	owners[i] = smu->__data.__owner;
+	pthread_mutex_unlock(smu);
+	pthread_barrier_wait(&hold); /* every id stays taken meanwhile */
+	pthread_barrier_wait(&hold);
+	return NULL;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* NH tasks hold owner ids at once; prints whether the process's threads
+ * then were within WEFT_MAXTHREADS, and how many ids were distinct. */
+static int holders_child(void)
+{
+	smu = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutex_init(smu, &a);
+	pthread_barrier_init(&hold, NULL, NH + 1);
+	pthread_t t[NH];
+	for (int i = 0; i < NH; i++)
+		pthread_create(&t[i], NULL, owner, (void *)(long)i);
+	pthread_barrier_wait(&hold);
+	long threads = proc_threads("self");
+	pthread_barrier_wait(&hold);
+	for (int i = 0; i < NH; i++)
+		pthread_join(t[i], NULL);
+	qsort(owners, NH, sizeof owners[0], cmp);
+	int distinct = 1;
+	for (int i = 1; i < NH; i++)
+		distinct += owners[i] != owners[i - 1];
+	/* At most the cap (under qemu-user the count may leave out one of
+	 * weft's threads: test_util.h). */
+	const char *cap = getenv("WEFT_MAXTHREADS");
+	printf("threads within the cap: %d, distinct %d\n",
+	       threads > 0 && cap && threads <= atol(cap), distinct);
+	return 0;
 }
 
 static int child(void)
@@ -71,6 +129,8 @@ int main(int argc, char **argv)
 		lockpath = argv[2];
 		return child();
 	}
+	if (argc > 1 && !strcmp(argv[1], "holders"))
+		return holders_child();
 	if (!weft_loaded()) {
 		printf("SKIP-NATIVE\n");
 		return 0;
@@ -122,6 +182,30 @@ int main(int argc, char **argv)
 	printf("fail: message: %d, killed by SIGABRT: %d\n", msg,
 	       WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	bad |= !msg || !WIFSIGNALED(st) || WTERMSIG(st) != SIGABRT;
+
+	/* Holders of owner ids. */
+	char *hargs[] = { "holders", NULL };
+	for (int cap = 3; cap >= 2; cap--) {
+		char capv[32];
+		snprintf(capv, sizeof capv, "WEFT_MAXTHREADS=%d", cap);
+		const char *seth[] = { capv, "GOMAXPROCS=1", NULL };
+		pid = spawn_self("maxthreads", hargs, seth, unset, out, err);
+		st = wait_exit(pid);
+		char want[64];
+		snprintf(want, sizeof want, "threads within the cap: 1, distinct %d\n",
+			 cap == 3 ? NH : 255);
+		int ok = file_has(out, want);
+		int said = count_in(err, "their owner ids repeat");
+		printf("holders at %d: %s, ids repeat said: %d, exit 0: %d\n", cap,
+		       ok ? "as expected" : "not as expected", said,
+		       WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		bad |= !ok || said != (cap == 2) || !WIFEXITED(st) || WEXITSTATUS(st);
+		if (!ok) {
+			char cmd[128];
+			snprintf(cmd, sizeof cmd, "cat %s", out);
+			system(cmd);
+		}
+	}
 	if (bad) {
 		char cmd[128];
 		snprintf(cmd, sizeof cmd, "cat %s >&2", err);
