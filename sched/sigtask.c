@@ -68,6 +68,7 @@
 
 #include "runtime.h"
 #include "sighandler.h"
+#include "park.h"
 #include "sigtask.h"
 #include "syscall.h"
 #include "task.h"
@@ -287,20 +288,49 @@ bool wt_sig_wait_end(struct wt_task *t, int r, int err, unsigned intr)
 
 /* ---- sigsuspend and pause on a task ----
  * The task's mask becomes the call's for the wait (so senders see what it
- * takes, and deliver raises those on this thread, where the old thread mask
- * keeps them pending), and the thread waits in rt_sigsuspend with that
- * mask, SIGURG open: a pthread_kill during the wait pokes the thread, the
- * poke raises the signal, and its handler runs as the poke returns.  The
- * call returns once a program handler ran on the task (t->sighandled moved),
- * so a poke or preemption request that ran none is waited through, or a
- * cancel of a call marked a cancellation point arrived.  The
- * kernel restores the thread mask as rt_sigsuspend returns; the task's
- * field gets its old value back.  Context: t (task code or a handler on
- * it); a system call of the task's: it blocks its worker, never parks.
- * Returns -EINTR, as sigsuspend always does. */
+ * takes), and the task parks on its own handler count: a signal it takes
+ * interrupts the park (park.c: wt_park_interrupt, and the look at sigpend
+ * before it queues), and its handler runs as the task resumes.  The call
+ * returns once a program handler ran on the task (t->sighandled moved), so
+ * a wake-up that ran none is waited through, or a cancel of a call marked
+ * a cancellation point arrived; then the task's mask gets its old value
+ * back.  Parked, the task holds no thread: a collector that stops 200
+ * threads in sigsuspend (inside their suspend handlers, as Boehm's does)
+ * needs no OS thread for each.  Inside a blocking call of a handler's
+ * (m->insyscall: the proc may be another worker's), the worker waits in
+ * rt_sigsuspend with that mask instead, SIGURG open: a pthread_kill
+ * pokes the thread, the poke raises the signal, and its handler runs as
+ * the poke returns; the kernel restores the thread mask as rt_sigsuspend
+ * returns.  Context: t (task code or a handler on it).  Returns -EINTR,
+ * as sigsuspend always does. */
+static int suspend_parked(struct wt_task *t, uint64_t mask)
+{
+	unsigned before = t->sighandled;
+	uint64_t old = t->sigmask;
+	__atomic_store_n(&t->sigmask, mask, __ATOMIC_RELAXED);
+	if (unlikely(wt_sig_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	deliver(t);
+	while (t->sighandled == before &&
+	       !(atomic_load(&t->cancel_call) && wt_cancel_pending(t))) {
+		wt_wait_reason("sigsuspend");
+		if (wt_park(&t->sighandled, wt_seq_unchanged, before, -1,
+			    atomic_load(&t->cancel_call) != 0) == WT_PARK_CANCELED)
+			break;
+	}
+	__atomic_store_n(&t->sigmask, old, __ATOMIC_RELAXED);
+	if (unlikely(wt_sig_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~old)
+		deliver(t);
+	return -EINTR;
+}
+
 int wt_sig_suspend(struct wt_task *t, uint64_t mask)
 {
 	mask &= ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) | WT_SIGBIT(32) | WT_SIGBIT(33));
+	if (!t->m->insyscall)
+		return suspend_parked(t, mask);
 	unsigned before = t->sighandled;
 	uint64_t old = t->sigmask;
 	wt_entersyscall();
