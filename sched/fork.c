@@ -32,6 +32,11 @@
  * pointer is pinned around the clone (below); in the child, switches go
  * through arch_prctl until fork returns to the program, then trap mode
  * comes back (wt_fork_child_tls) unless a second worker appeared.
+ *
+ * No thread of weft's is being created while the clone runs: the prepare
+ * handler waits for the creations under way and holds off new ones until
+ * the parent handler (worker.c: the spawn gate; qemu-user's child hangs
+ * making its first thread otherwise).
  */
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -213,6 +218,7 @@ static void reset(bool reclaimed)
  * between the two handlers: glibc's fork runs only its own code there. */
 static void atfork_prepare(void)
 {
+	wt_spawn_fork_prepare();
 	struct wt_pin pin = wt_tls_pin();
 	struct wt_task *t = wt_cur();
 	if (pin.guard && t && t->m)
@@ -230,6 +236,7 @@ static void atfork_parent(void)
 		m->fork_tp = 0;
 		wt_tls_unpin(pin);
 	}
+	wt_spawn_fork_parent();
 }
 
 static void atfork_child(void)

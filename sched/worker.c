@@ -42,6 +42,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <string.h>
@@ -106,6 +107,60 @@ static create_fn thread_create(void)
 	return f;
 }
 
+/* The spawn gate: no thread of weft's is being created while a task forks.
+ * A fork waits for the creations under way (fork.c's prepare handler, or
+ * the _Fork wrapper); a creation waits for the forks under way.  The
+ * kernel's fork does not need it, but qemu-user's does: it makes a guest
+ * thread under a lock of its own that its fork neither takes nor resets,
+ * so a child forked while another thread was inside clone finds that lock
+ * held for ever when it makes its first thread (reset's sysmon), and hangs.
+ * Neither side holds the other's lock: two counters, each side adding
+ * itself before it reads the other's (sequentially consistent, so one of
+ * the two sees the other), and a futex wait on the other's counter.  Not a
+ * ranked lock: creators pass it under any lock, and the forker holds no
+ * weft lock while it waits, and takes none until its parent half.  The
+ * forker does not switch while it holds the gate (libweft and libc's fork
+ * only: no preemption there). */
+static _Atomic int spawning; /* [atomic] creations inside the gate */
+static _Atomic int forking;  /* [atomic] forks between their two halves */
+
+static void spawn_gate_enter(void)
+{
+	for (;;) {
+		atomic_fetch_add(&spawning, 1);
+		int f = atomic_load(&forking);
+		if (likely(!f))
+			return;
+		/* Back out and wait for the forks: the last one out of spawning
+		 * wakes a forker waiting for it. */
+		if (atomic_fetch_sub(&spawning, 1) == 1)
+			wt_futex_wake(&spawning, INT_MAX, false);
+		wt_futex_wait(&forking, f, NULL, false);
+	}
+}
+
+static void spawn_gate_leave(void)
+{
+	if (atomic_fetch_sub(&spawning, 1) == 1 && atomic_load(&forking))
+		wt_futex_wake(&spawning, INT_MAX, false);
+}
+
+/* Context: the forking task, in the parent, holding no weft lock.  Returns
+ * once no creation is under way; later ones wait for wt_spawn_fork_parent. */
+void wt_spawn_fork_prepare(void)
+{
+	atomic_fetch_add(&forking, 1);
+	for (int s; (s = atomic_load(&spawning)) != 0;)
+		wt_futex_wait(&spawning, s, NULL, false);
+}
+
+/* Context: the forking task, in the parent, after the fork. */
+void wt_spawn_fork_parent(void)
+{
+	if (atomic_fetch_sub(&forking, 1) == 1)
+		wt_futex_wake(&forking, INT_MAX, false);
+}
+
 int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack)
 {
 	pthread_attr_t a;
@@ -114,11 +169,13 @@ int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack)
 	real.pthread_attr_init(&a);
 	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	real.pthread_attr_setstacksize(&a, stack);
+	spawn_gate_enter();
 	struct wt_pin pin = wt_tls_pin();
 	int saved_errno = errno; /* a failing pthread_create may set it */
 	int err = create(&th, &a, fn, arg);
 	errno = saved_errno;
 	wt_tls_unpin(pin);
+	spawn_gate_leave();
 	real.pthread_attr_destroy(&a);
 	return -err;
 }
@@ -349,6 +406,9 @@ struct wt_m *wt_m0_alloc(void)
 
 void wt_worker_fork_reset(void)
 {
+	/* Only the forking task's thread is left, outside the gate. */
+	atomic_store(&spawning, 0);
+	atomic_store(&forking, 0);
 	wt_slab_fork_reset(&mslab);
 }
 

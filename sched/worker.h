@@ -14,6 +14,8 @@ void wt_worker_init_self(struct wt_m *m);
 void wt_stopm(struct wt_m *m);             /* g0: sleep until handed a proc */
 struct wt_m *wt_m_of_tid(int tid);         /* by OS thread id, lock-free */
 void wt_worker_fork_reset(void);
+void wt_spawn_fork_prepare(void);          /* forking task: wait for creations under way */
+void wt_spawn_fork_parent(void);           /* forking task, parent: creations go on */
 extern _Atomic int wt_nthreads;            /* OS threads weft runs */
 /* Counts one more OS thread of weft's that only helps (pshared.c's
  * holders) unless that would pass WEFT_MAXTHREADS: false then, and

@@ -16,6 +16,7 @@
 #include "shim.h"
 #include "../sched/fork.h"
 #include "../sched/netpoll.h"
+#include "../sched/worker.h"
 
 #define PINNED(call)                            \
 	({                                      \
@@ -86,10 +87,12 @@ WT_EXPORT pid_t _Fork(void)
 	}
 	if (!wt_runtime_on())
 		return real._Fork();
+	wt_spawn_fork_prepare();
 	struct wt_pin pin = wt_tls_pin();
 	pid_t pid = real._Fork();
 	if (pid != 0) {
 		wt_tls_unpin(pin);
+		wt_spawn_fork_parent();
 	} else {
 		wt_fork_child_nohandlers();
 		wt_fork_child_tls();
