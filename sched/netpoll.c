@@ -337,6 +337,8 @@ int64_t wt_fd_sock_deadline(int fd, int mode)
  * passed), -EPERM (epoll refuses fd: do the blocking call), -EBADF (fd was
  * closed while we waited), -ECANCELED (pthread_cancel: act on it).
  */
+static int wait_ready(struct pd *pd, int fd, int mode, uint32_t s, int64_t *deadline);
+
 int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 {
 	struct pd *pd = pd_of(fd, true);
@@ -355,6 +357,19 @@ int wt_netpoll_wait(int fd, int mode, uint32_t s, int64_t *deadline)
 	}
 	if (*deadline == WT_DEADLINE_SOCKOPT)
 		*deadline = sock_deadline(pd, fd, mode);
+	return wait_ready(pd, fd, mode, s, deadline);
+}
+
+int wt_netpoll_wait_ready(int fd, int mode, uint32_t s, int64_t deadline)
+{
+	struct pd *pd = pd_of(fd, true);
+	if (!pd || !start())
+		return -EPERM;
+	return wait_ready(pd, fd, mode, s, &deadline);
+}
+
+static int wait_ready(struct pd *pd, int fd, int mode, uint32_t s, int64_t *deadline)
+{
 	/* Registered before (kind POLLABLE): skip the epoll_ctl.  Every way
 	 * the program closes a number (close, dup2/3, fclose, pclose,
 	 * close_range, closefrom) and every call that hands one out makes

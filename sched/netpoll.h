@@ -16,6 +16,9 @@ uint32_t wt_netpoll_seq(int fd, int mode);
  * SO_RCVTIMEO / SO_SNDTIMEO, looked up by the first wait (netpoll.c). */
 #define WT_DEADLINE_SOCKOPT (-2)
 int wt_netpoll_wait(int fd, int mode, uint32_t seq, int64_t *deadline);
+/* The same wait for readiness alone, O_NONBLOCK or not (poll on one
+ * descriptor): deadline mono ns or -1.  Context: a task. */
+int wt_netpoll_wait_ready(int fd, int mode, uint32_t seq, int64_t deadline);
 /* After wt_netpoll_wait's -EINTR: no handler without SA_RESTART ran
  * during the wait (sighandler.c), so a read or write waits again, as
  * natively.  Context: the task that waited. */

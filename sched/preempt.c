@@ -402,7 +402,7 @@ struct pmon {
 	struct wt_m *m;     /* the worker seen on the proc */
 	uint64_t tick;      /* its schedtick */
 	int64_t when;       /* first seen */
-	int64_t cpu;        /* worker's CPU time at the last look */
+	int64_t cpu;        /* worker's CPU time at the last look; -1 not read yet */
 	int64_t next_probe; /* no blocked-worker probe before */
 };
 static struct pmon *pmon; /* [sysmon] one per proc */
@@ -449,16 +449,23 @@ void wt_sysmon_preempt(int64_t now)
 			send(m, now);
 		}
 		if (m != pm->m || tick != pm->tick) {
+			/* The worker's CPU clock is read from the second look at
+			 * the same tick on: a busy server's procs change task
+			 * between most looks, and a read is a system call. */
 			pm->m = m;
 			pm->tick = tick;
 			pm->when = now;
-			pm->cpu = wt_thread_cpu_ns(m->ostid);
+			pm->cpu = -1;
 			pm->next_probe = 0;
 			continue;
 		}
 		if (!__atomic_load_n(&m->curg, __ATOMIC_RELAXED))
 			continue; /* g0: looking for work or waiting for a lock */
 		int64_t cpu = wt_thread_cpu_ns(m->ostid);
+		if (pm->cpu < 0) {
+			pm->cpu = cpu;
+			continue;
+		}
 		bool ran = cpu != pm->cpu;
 		pm->cpu = cpu;
 		if (ran) {

@@ -6,9 +6,11 @@
  * costs one system call as natively.  Otherwise the task needs one
  * descriptor to park on:
  *   - epoll_wait: the program's epoll fd itself (an epoll fd is pollable);
- *   - poll/select: a private epoll instance holding the program's set
- *     (level-triggered), made for this wait and closed after it.  It takes
- *     a descriptor number for as long as the task waits.
+ *   - poll on one descriptor, for reading or for writing: that descriptor,
+ *     in the process's poller, as a read or write parks;
+ *   - poll/select otherwise: a private epoll instance holding the
+ *     program's set (level-triggered), made for this wait and closed after
+ *     it.  It takes a descriptor number for as long as the task waits.
  * Then: read the counter, look again with a zero timeout, park (sched/
  * netpoll.c's protocol), and look again when woken, until something is
  * ready or the deadline passes.  Results are always the real call's.
@@ -189,12 +191,60 @@ static void drop_watch(int ep)
 	wt_fd_set_kind(ep, WT_FD_UNKNOWN);
 }
 
+/* What the poller's read and write edges stand for (netpoll.c: a read
+ * edge is any of EPOLLIN, EPOLLRDHUP, EPOLLPRI, EPOLLHUP, EPOLLERR). */
+#define POLL_READ (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND | POLLRDHUP)
+#define POLL_WRITE (POLLOUT | POLLWRNORM | POLLWRBAND)
+
+/* One descriptor waited for one way (reading or writing), the most common
+ * poll (a server's connection thread before each read): parked on the
+ * descriptor itself in the process's poller, as a read is, instead of a
+ * private epoll instance made and closed for the wait (four system calls).
+ * -EPERM: the poller refuses it. */
+static long wait_one(struct pollset *ps, int64_t dl)
+{
+	int fd = ps->fds[0].fd;
+	int mode = ps->fds[0].events & POLL_READ ? WT_IO_READ : WT_IO_WRITE;
+	for (;;) {
+		uint32_t s = wt_netpoll_seq(fd, mode);
+		long r = look_poll(ps);
+		if (r != 0)
+			return r;
+		if (dl >= 0 && dl <= wt_nanotime())
+			return 0;
+		switch (wt_netpoll_wait_ready(fd, mode, s, dl)) {
+		case 0:
+			continue;
+		case -ETIMEDOUT:
+			return look_poll(ps);
+		case -ECANCELED:
+			return -ECANCELED;
+		case -EINTR:
+			return -EINTR; /* poll: never restarted */
+		case -EBADF:
+			return look_poll(ps); /* closed meanwhile: POLLNVAL, as the kernel says */
+		default:
+			return -EPERM;
+		}
+	}
+}
+
 /* Waits the poller's way; -EPERM means "do the blocking call". */
 static long poll_wait(struct pollfd *fds, nfds_t n, int64_t dl)
 {
 	struct pollset ps = { fds, n };
 	if (n == 0)
 		return sleep_until(dl);
+	short ev = fds[0].events & ~(POLLERR | POLLHUP | POLLNVAL);
+	if (n == 1 && fds[0].fd >= 0 && ev &&
+	    (!(ev & ~POLL_READ) || !(ev & ~POLL_WRITE))) {
+		long r = wait_one(&ps, dl);
+		if (r != -EPERM) {
+			if (r == -ECANCELED)
+				wt_cancel_act();
+			return r;
+		}
+	}
 	int ep = make_watch(fds, n);
 	if (ep < 0)
 		return -EPERM;
