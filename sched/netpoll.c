@@ -55,6 +55,7 @@
 #include "rtq.h"
 #include "runq.h"
 #include "slab.h"
+#include "task.h"
 #include "uring.h"
 
 /* What weft last saw of a number: whether it is a socket (for SO_RCVTIMEO
@@ -415,13 +416,14 @@ static int wait_ready(struct pd *pd, int fd, int mode, uint32_t s, int64_t *dead
  * one).  Then the task makes the blocking call itself, on its worker,
  * between entersyscall and exitsyscall, as for a regular file: if work
  * appears meanwhile, sysmon takes the proc from the call as from any
- * other (syscall.c).  "Alone": its proc's queue, the global and the
- * real-time queues are empty, every other proc is idle, and no task waits
- * on the poller (nobody would be left to look for its events but
- * sysmon).  One task at a time: a worker blocked this way is an OS thread
- * held, and with a cap of one the count of such threads cannot grow with
- * the count of tasks.  Only for a descriptor the program left blocking
- * (an O_NONBLOCK one wants EAGAIN, which the attempt gave). */
+ * other (syscall.c).  "Alone": the process has this one task (a
+ * single-threaded program, or one whose other threads have ended); with
+ * others, even all parked, one of them may become runnable at any moment,
+ * and then the call would cost a worker taken from it and a second
+ * thread (1,000 readers on pipes would hold GOMAXPROCS + 4 threads).  And
+ * its proc's queue, the global and real-time queues are empty and no
+ * task waits on the poller.  Only for a descriptor the program left
+ * blocking (an O_NONBLOCK one wants EAGAIN, which the attempt gave). */
 static _Atomic int direct_busy; /* [atomic] a task blocks in its call */
 
 bool wt_netpoll_direct_begin(int fd)
@@ -429,7 +431,8 @@ bool wt_netpoll_direct_begin(int fd)
 	struct wt_task *t = wt_cur();
 	struct wt_m *m = t ? t->m : NULL;
 	struct wt_p *p = m ? m->p : NULL;
-	if (!p || m->insyscall || atomic_load_explicit(&direct_busy, memory_order_relaxed) ||
+	if (!p || m->insyscall || atomic_load_explicit(&wt_ntasks, memory_order_relaxed) != 1 ||
+	    atomic_load_explicit(&direct_busy, memory_order_relaxed) ||
 	    atomic_load_explicit(&wt_netpoll_waiters, memory_order_relaxed) > 0 ||
 	    wt_runq_len(p) != 0 || wt_rt_any() ||
 	    atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed) != 0 ||

@@ -10,7 +10,10 @@
  *     returns what main writes after;
  *  4. a thread blocked in read sees end of file when main closes the
  *     write end;
- *  5. a thread blocked in write on a full pipe finishes when main drains it. */
+ *  5. a thread blocked in write on a full pipe finishes when main drains it;
+ *  6. a child process with one thread, blocked in read, gets SIGUSR1 from
+ *     the parent: EINTR without SA_RESTART, the data written after with
+ *     it (the child's exit status carries what it saw). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -104,6 +107,33 @@ static void eof(pthread_t t)
 	p[1] = -1;
 }
 
+/* Case 6: the child's only thread reads; 1 EINTR, 2 the data, else 3. */
+static int lone_child(int restart)
+{
+	int q[2];
+	pipe(q);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(q[1]);
+		struct sigaction sa = { 0 };
+		sa.sa_handler = on_usr1;
+		sa.sa_flags = restart ? SA_RESTART : 0;
+		sigaction(SIGUSR1, &sa, NULL);
+		char c;
+		ssize_t n = read(q[0], &c, 1);
+		_exit(n < 0 && errno == EINTR ? 1 : n == 1 && c == 'z' ? 2 : 3);
+	}
+	close(q[0]);
+	nap(150);
+	kill(pid, SIGUSR1);
+	nap(50);
+	write(q[1], "z", 1);
+	int st;
+	waitpid(pid, &st, 0);
+	close(q[1]);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 int main(void)
 {
 	weft_check_loaded();
@@ -165,5 +195,10 @@ int main(void)
 	}
 	pthread_join(w, NULL);
 	printf("  drained %zu bytes\n", got);
+
+	signal(SIGPIPE, SIG_IGN); /* the EINTR child has gone when the byte comes */
+	int plain = lone_child(0), restart = lone_child(1);
+	printf("a lone child's read and SIGUSR1: without SA_RESTART %d, with %d "
+	       "(1 EINTR, 2 the data)\n", plain, restart);
 	return 0;
 }
