@@ -17,6 +17,8 @@
  *   wt_wakep, wt_sysmon_kick  count calls;
  *   wt_sig_deliver, wt_sig_defer_run  nothing: no test task has a handler;
  *   wt_sig_procpend  0: nothing is pending for the process;
+ *   wt_ntasks       0: no task counted (netpoll.c's lone-task read never
+ *                   applies);
  *   wt_inject       readies each task of the list as wt_ready_m(t, NULL)
  *                   does (recorded in the same list), remembers p;
  *   wt_pidleget     returns stub_pidle once;
@@ -177,6 +179,9 @@ void wt_sig_deliver(struct wt_task *t)
 
 /* Signals pending for the process (sighandler.c): none in these tests. */
 _Atomic uint64_t wt_sig_procpend;
+
+/* Live tasks (task.c): none counted here. */
+_Atomic long wt_ntasks;
 
 /* The same, with the worker's deferred signals (none in these tests). */
 void wt_sig_defer_run(struct wt_m *m)
