@@ -78,16 +78,28 @@ static bool poll_ready(int fd, int mode)
 	return wt_syscall6(SYS_ppoll, (long)&p, 1, (long)&zero, 0, 8, 0) != 0;
 }
 
+/* Nothing else of the process can run (sched/netpoll.c): the call itself,
+ * as natively; then wt_netpoll_direct_end.  Only without a timeout (none
+ * of weft's, no SO_RCVTIMEO or SO_SNDTIMEO): a timed call is not
+ * restarted after a handler, and weft's own SIGURG would end it with
+ * EINTR.  The socket's timeout is looked up last: it costs a system call. */
+static bool direct_ok(struct op *o, int mode, const int64_t *deadline)
+{
+	if ((*deadline != -1 && *deadline != WT_DEADLINE_SOCKOPT) ||
+	    !wt_netpoll_direct_begin(o->fd))
+		return false;
+	if (*deadline == -1 || wt_fd_sock_deadline(o->fd, mode) < 0)
+		return true;
+	wt_netpoll_direct_end();
+	return false;
+}
+
 /* One call, the poller's way.  Returns a count or -errno. */
 static long io(struct op *o, int mode, int64_t *deadline)
 {
 	if (wt_fd_kind(o->fd) == WT_FD_FILE)
 		return plain(o);
-	/* Nothing else of the process can run: the call itself, as natively
-	 * (no timeout of weft's own to keep; SO_RCVTIMEO and SO_SNDTIMEO are
-	 * the kernel's there). */
-	bool untimed = *deadline == WT_DEADLINE_SOCKOPT || *deadline == -1;
-	if (untimed && wt_netpoll_direct_begin(o->fd)) {
+	if (direct_ok(o, mode, deadline)) {
 		long r = plain(o);
 		wt_netpoll_direct_end();
 		return r;
@@ -107,7 +119,7 @@ static long io(struct op *o, int mode, int64_t *deadline)
 		}
 		if (r != -EAGAIN)
 			return r;
-		if (untimed && *deadline == WT_DEADLINE_SOCKOPT && wt_netpoll_direct_begin(o->fd)) {
+		if (direct_ok(o, mode, deadline)) {
 			r = plain(o);
 			wt_netpoll_direct_end();
 			return r;
