@@ -157,7 +157,7 @@ int main(void)
 	static const int kinds[] = { COND, MUTEX, SEM, JOIN, SLEEP };
 	for (unsigned ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
 		int k = kinds[ki];
-		int ok = 0, rounds = 6;
+		int ok = 0, rounds = 3;
 		for (int r = 0; r < rounds; r++) {
 			atomic_store(&kind, k);
 			atomic_store(&running, 1);
