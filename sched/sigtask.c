@@ -227,13 +227,24 @@ void wt_sig_setmask(struct wt_task *t, uint64_t mask)
  * take runs now, as natively the thread takes a signal the kernel chose it
  * for at its next return from the kernel; then t blocks every signal, so
  * routers pass it by, and what is pending for the process goes to other
- * takers. */
+ * takers.  The block is weft's record only: t runs no program code again,
+ * and a signal that lands on its worker in the rest of the exit is one
+ * that interrupted weft (sighandler.c defers it, or passes a process one
+ * back since t blocks it).  The worker keeps its mask, which the next task
+ * most often shares: an exit costs no sigprocmask, nor the next switch-in. */
 void wt_sig_task_exit(struct wt_task *t)
 {
 	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) || wt_sig_proc_for(t))
 		deliver(t);
 	wt_sig_defer_check(t->m);
-	wt_sig_setmask(t, ~0ull);
+	uint64_t all = ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) | WT_SIGBIT(32) | WT_SIGBIT(33));
+	uint64_t more = all & ~t->sigmask;
+	__atomic_store_n(&t->sigmask, all, __ATOMIC_RELAXED);
+	/* Pairs with a router's fence between its pending record and its
+	 * read of t's mask (the same order wt_sig_setmask keeps). */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (unlikely(more & (wt_sig_proc_pending() | t->sigpend)))
+		wt_sig_proc_retarget(t, more);
 }
 
 /* ---- sigwait, sigwaitinfo, sigtimedwait on a task ----
