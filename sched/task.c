@@ -163,7 +163,7 @@ static void task_unlink(struct wt_task *t)
 }
 
 /* Context: a task or a foreign thread (pthread_create).  May allocate. */
-int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_task **out)
+int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned long *handle)
 {
 	const pthread_attr_t *attr = attrp;
 	int err;
@@ -244,6 +244,9 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 	atomic_fetch_add(&wt_ntasks, 1);
 	if (unlikely(wt_tl_on))
 		wt_tl_event(NULL, WT_TL_CREATE, t->id, (uintptr_t)fn, t->creator);
+	/* Published before t can run (glibc too stores it before the clone):
+	 * t may read it, and may be gone by the time this returns. */
+	*handle = (unsigned long)wt_tls_pd(t->tp);
 	if (unlikely(prio.head)) {
 		if (unlikely(wt_tl_on))
 			wt_tl_wake(NULL, t);
@@ -253,9 +256,8 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, struct wt_
 		else
 			wt_throw("a real-time task without a priority");
 	} else {
-		wt_ready(t);
+		wt_ready_first(t);
 	}
-	*out = t;
 	return 0;
 fail:
 	wt_slab_free(&task_slab, t);

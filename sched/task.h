@@ -8,10 +8,11 @@
 #include "runtime.h"
 #include "stack.h"
 
-/* Creates and readies a task for pthread_create, stored in *out: 0, or
+/* Creates a task for pthread_create, stores its pthread_t in *handle and
+ * runs it (on this worker at once where it can: wt_ready_first): 0, or
  * -EAGAIN (out of memory or stack slots), -EINVAL (a stack size too small
  * for the TCB and static TLS, as glibc).  attr: a pthread_attr_t or NULL. */
-int wt_task_create(const void *attr, void *(*fn)(void *), void *arg, struct wt_task **out);
+int wt_task_create(const void *attr, void *(*fn)(void *), void *arg, unsigned long *handle);
 WT_NORETURN void wt_task_exit(void *retval);
 /* What an exited task leaves to the next context of its worker (wt_mcall's
  * fn): its DTV, its WT_EXITED, its joiner's wake-up or its release. */

@@ -33,11 +33,9 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		wt_tls_unpin(pin);
 		return r;
 	}
-	struct wt_task *t;
-	int r = wt_task_create(attr, fn, arg, &t);
+	int r = wt_task_create(attr, fn, arg, (unsigned long *)th);
 	if (r)
 		return -r;
-	*th = (pthread_t)wt_tls_pd(t->tp);
 	wt_prio_point(); /* created above the caller: it runs first */
 	return 0;
 }
