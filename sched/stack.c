@@ -409,6 +409,10 @@ static long cold_take(void) /* [A.lock] lowest k, or -1 */
 /* Slots taken fresh (never used, or given back cold) ask an idle worker to
  * prepare more (wt_stack_prefault). */
 static _Atomic bool prep_wanted;
+#define PREP_RING 32
+/* [atomic, relaxed: a hint] how many prepared slots the ring should hold:
+ * see slot_take. */
+static _Atomic int prep_goal;
 
 /* The arrays by k are mapped lazily.  Read first (claim's load), a page
  * of them maps the shared zero page, and the write that follows faults
@@ -461,10 +465,17 @@ static int slot_take(struct wt_p *p, struct wt_task *t, bool *warm)
 		}
 	}
 	s = fresh_take(p, t);
-	/* Not for a pack: one slot holds hundreds of its stacks. */
-	if (s >= 0 && !((uintptr_t)t & WT_PACK_TAG) &&
-	    !atomic_load_explicit(&prep_wanted, memory_order_relaxed))
-		atomic_store_explicit(&prep_wanted, true, memory_order_relaxed);
+	/* Not for a pack: one slot holds hundreds of its stacks.  Each fresh
+	 * take doubles how many slots idle workers keep prepared (1, 2, 4,
+	 * ... PREP_RING): a program that starts a few threads pays for a few,
+	 * a burst of creations soon finds a full ring. */
+	if (s >= 0 && !((uintptr_t)t & WT_PACK_TAG)) {
+		int g = atomic_load_explicit(&prep_goal, memory_order_relaxed);
+		atomic_store_explicit(&prep_goal, g ? (g < PREP_RING ? 2 * g : PREP_RING) : 1,
+				      memory_order_relaxed);
+		if (!atomic_load_explicit(&prep_wanted, memory_order_relaxed))
+			atomic_store_explicit(&prep_wanted, true, memory_order_relaxed);
+	}
 out:
 	atomic_store_explicit(&A.ringn, A.head - A.tail, memory_order_relaxed);
 	wt_unlock(&A.lock);
@@ -1290,16 +1301,15 @@ void wt_stack_idle_trim(void)
  * slot, installs G0, faults the top page (TCB and static TLS) in and gives
  * the slot back warm to the ring, where the next creation takes it.  Asked
  * for when a creation had to take a fresh slot; done while the ring holds
- * fewer than PREP_RING slots.  Unused, they go back as any warm slot does
+ * fewer than prep_goal slots (at most PREP_RING).  Unused, they go back as any warm slot does
  * (the scavenger, after a second).  true: one prepared, call again after
  * looking for work.  Context: an idle worker's g0, holding its proc. */
-#define PREP_RING 32
-
 bool wt_stack_prefault(void)
 {
 	if (!atomic_load_explicit(&prep_wanted, memory_order_relaxed))
 		return false;
-	if (atomic_load_explicit(&A.ringn, memory_order_relaxed) >= PREP_RING) {
+	if (atomic_load_explicit(&A.ringn, memory_order_relaxed) >=
+	    (uint32_t)atomic_load_explicit(&prep_goal, memory_order_relaxed)) {
 		atomic_store_explicit(&prep_wanted, false, memory_order_relaxed);
 		return false;
 	}

@@ -178,14 +178,29 @@ Test(stack, an_idle_worker_prepares_fresh_slots_for_a_burst)
 	cr_assert_eq(u->stack_top, next_top, "the next creation takes it");
 	cr_assert_eq(u->guard, next_top - REGION);
 	cr_assert_eq(nwarm(), 0);
-	/* Up to 32 wait in the ring; then none until a creation takes a fresh
-	 * slot again. */
+	/* One fresh take so far: one slot is kept ready, refilled after u. */
+	cr_assert(wt_stack_prefault());
+	cr_assert_not(wt_stack_prefault());
+	cr_assert_eq(nwarm(), 1);
+	/* Each creation that takes a fresh slot doubles how many wait ready:
+	 * 2 after the next one, then 4, ... up to 32; then none until a
+	 * creation takes a fresh slot again. */
+	alloc(2, 0); /* the ready one */
+	alloc(3, 0); /* fresh: 2 */
 	int made = 0;
 	while (wt_stack_prefault() && made < 100)
 		made++;
-	cr_assert_eq(made, 32);
-	cr_assert_eq(nwarm(), 32);
+	cr_assert_eq(made, 2, "two prepared after the second fresh take");
+	for (int i = 4; i < 4 + 2 + 4; i++)
+		alloc(i, 0); /* empties the ring, then 4 fresh takes: up to 32 */
+	made = 0;
+	while (wt_stack_prefault() && made < 100)
+		made++;
+	cr_assert_eq(nwarm(), 32, "the ring is full at 32 (%d made)", made);
 	cr_assert_not(wt_stack_prefault());
+	alloc(40, 0); /* from the ring: warm */
+	cr_assert_eq(nwarm(), 31);
+	cr_assert_not(wt_stack_prefault(), "a warm take asks for none");
 }
 
 Test(stack, layout_of_a_fresh_stack)
