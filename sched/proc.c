@@ -31,6 +31,16 @@
  * takes the program's handled signals before it sleeps (wt_sig_idle): one
  * that comes to g0 is handed to a task (sighandler.c).
  *
+ * A new task runs first (wt_ready_first): pthread_create switches to it at
+ * once and its creator waits in runnext, as a park's hand-off does, on the
+ * same worker and time slice.  Go leaves the new goroutine in runnext and
+ * goes on; here a thread that returns at once so ends before the next
+ * create, whose stack then reuses its warm slot (stack.c: exit release),
+ * and a loop that creates many and joins them later touches a few slots
+ * instead of one fresh slot each (each fresh one costs page-table pages
+ * and first touches).  A creator that the new task keeps waiting gets
+ * another worker from sysmon within a tick (wt_sysmon_wake_idle_work).
+ *
  * Direct task-to-task switches keep Go's guarantee that a parked task's
  * context is saved before its park lock is released: the lock is released
  * by m->after, which only the next context on the worker runs.
