@@ -839,10 +839,18 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	 * its mask afresh. */
 	if (m)
 		m->sigmask = WT_SIGMASK_UNKNOWN;
+	uint64_t block = 0, old = 0;
+	memcpy(&block, &u.sa_mask, sizeof block);
+	if (!(u.sa_flags & SA_NODEFER))
+		block |= WT_SIGBIT(sig);
+	if (t)
+		old = wt_sig_handler_enter(t, block);
 	/* On t's alternate stack for SA_ONSTACK (sigstack.c). */
 	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
 	if (m && t->m != m)
 		moved(ucv, m, t->m);
+	if (t)
+		wt_sig_handler_leave(t, old);
 }
 
 /* Context: sysmon, every round.  Pokes each worker that has deferred

@@ -122,6 +122,24 @@ void wt_sig_block_more(struct wt_m *m, uint64_t more)
 	m->sigmask |= more;
 }
 
+/* Makes the thread's mask t's, so a signal deliver raises is delivered at
+ * once, to t.  Raised while the thread blocks it, it stays pending on the
+ * worker: right where a sigreturn to t is what unblocks it next (a poke's
+ * handler), wrong where t then parks (sigsuspend's wait, whose mask is
+ * t's alone until then; inside a handler the thread also still blocks the
+ * handler's sa_mask): the next task switched in on that worker would take
+ * it, and t would never see it.  Context: t, not in weft's SIGURG
+ * handler. */
+static void mask_sync(struct wt_task *t)
+{
+	struct wt_m *m = t->m;
+	uint64_t eff = wt_sig_eff(t->sigmask);
+	if (m->sigmask != eff) {
+		sigmask_set_deliver(eff);
+		m->sigmask = eff;
+	}
+}
+
 /* Claims the signals t may take now (not blocked, or waited for) one at a
  * time and raises each on this thread.  Context: t, on its worker (task code
  * or a handler on it).  Returns whether a not-blocked one was raised. */
@@ -223,6 +241,35 @@ void wt_sig_setmask(struct wt_task *t, uint64_t mask)
 		wt_sig_proc_retarget(t, more);
 }
 
+/* The kernel blocks the handler's mask on the thread while the handler
+ * runs, and so must t's own record, which pthread_sigmask reads back and
+ * senders and deliver go by: a signal of that mask sent to t meanwhile
+ * waits in t's queue, as natively, instead of being raised on a thread
+ * that blocks it (where it would stay pending for whichever task the
+ * worker runs next).  No system call: the thread has that mask already.
+ * Context: the trampoline, on t. */
+uint64_t wt_sig_handler_enter(struct wt_task *t, uint64_t block)
+{
+	uint64_t old = t->sigmask;
+	block &= ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) | WT_SIGBIT(32) | WT_SIGBIT(33));
+	__atomic_store_n(&t->sigmask, old | block, __ATOMIC_RELAXED);
+	return old;
+}
+
+/* The handler returned: t's mask as sigreturn makes the thread's (a change
+ * the handler made is undone, as natively).  What t may now take is raised
+ * here, still inside the kernel's handler frame: the thread blocks it
+ * until the sigreturn, which returns to t's code, where it runs.  Context:
+ * the trampoline, on t. */
+void wt_sig_handler_leave(struct wt_task *t, uint64_t old)
+{
+	__atomic_store_n(&t->sigmask, old, __ATOMIC_RELAXED);
+	if (unlikely(wt_sig_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	if ((atomic_load_explicit(&t->sigpend, memory_order_relaxed) | wt_sig_proc_pending()) & ~old)
+		deliver(t);
+}
+
 /* Context: t, exiting (task.c), after its destructors: what t may still
  * take runs now, as natively the thread takes a signal the kernel chose it
  * for at its next return from the kernel; then t blocks every signal, so
@@ -321,6 +368,7 @@ static int suspend_parked(struct wt_task *t, uint64_t mask)
 	__atomic_store_n(&t->sigmask, mask, __ATOMIC_RELAXED);
 	if (unlikely(wt_sig_fence))
 		atomic_thread_fence(memory_order_seq_cst);
+	mask_sync(t);
 	deliver(t);
 	while (t->sighandled == before &&
 	       !(atomic_load(&t->cancel_call) && wt_cancel_pending(t))) {
@@ -332,6 +380,7 @@ static int suspend_parked(struct wt_task *t, uint64_t mask)
 	__atomic_store_n(&t->sigmask, old, __ATOMIC_RELAXED);
 	if (unlikely(wt_sig_fence))
 		atomic_thread_fence(memory_order_seq_cst);
+	mask_sync(t); /* the thread took the wait's mask */
 	if (atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~old)
 		deliver(t);
 	return -EINTR;

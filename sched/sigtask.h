@@ -32,6 +32,11 @@ void wt_sig_switchin_slow(struct wt_task *t);
 void wt_sig_deliver(struct wt_task *t);    /* on t: raise what t may take now */
 int wt_sig_send(struct wt_task *t, int sig); /* pthread_kill to a task: 0 or -errno */
 void wt_sig_setmask(struct wt_task *t, uint64_t mask);
+/* A program handler runs on t: t's mask gains what the kernel blocks on the
+ * thread meanwhile (the handler's sa_mask, and sig unless SA_NODEFER);
+ * returns the mask to give back when the handler returns (sigreturn's). */
+uint64_t wt_sig_handler_enter(struct wt_task *t, uint64_t block);
+void wt_sig_handler_leave(struct wt_task *t, uint64_t old);
 void wt_sig_task_exit(struct wt_task *t);  /* t exiting: run, then block all */
 void wt_sig_barrier(void);                 /* a sender's side of the signal Dekker pairs */
 void wt_sig_urg_send(int tid, union sigval v); /* weft's SIGURG, value v */
