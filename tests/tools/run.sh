@@ -143,6 +143,60 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
   kill -USR1 $tpid; wait $tpid
 fi
 
+# WEFTDEBUG=trace=FILE inherited by a process tree: every process writes
+# its own valid file, which names it (pid, command); one `weft: trace:`
+# line for each process that did not get FILE itself.
+# trace_tree NAME DIR N CMDS: DIR holds N files; CMDS: how many commands
+# start with timeout, sh and fork_trace; fork_trace's files pass
+# tests/observe/check_trace.py (4 ring tasks, ended by exit), every file
+# tools/trace.py, and a sh that execs ends its own with "exec".
+trace_tree() {
+  name=$1 dir=$2 n=$3 cmds=$4
+  python3 - "$dir" "$n" "$cmds" "$tools/fork_trace" "$root" <<'PY' > "$tmp/tt" 2>&1 && ok "$name: $(cat "$tmp/tt")" || bad "$name" "$(head -c 600 "$tmp/tt")"
+import json, os, subprocess, sys
+d, n, want, ft, root = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+files = sorted(os.listdir(d))
+assert len(files) == n, "%d files, not %d: %s" % (len(files), n, files)
+kinds, pids = {"timeout": 0, "sh": 0, "fork_trace": 0}, set()
+for f in files:
+    p = os.path.join(d, f)
+    t = json.load(open(p))  # valid JSON, or this fails
+    a = t["traceEvents"][0]["args"]
+    od = t["otherData"]
+    assert t["traceEvents"][0]["name"] == "process_name" and a["weft_pid"] == od["pid"], f
+    assert a["cmd"] == od["command"] and a["cmd"], f
+    pids.add(a["weft_pid"])
+    first = a["cmd"].split()[0]
+    k = "fork_trace" if first == ft else os.path.basename(first)
+    kinds[k] = kinds.get(k, 0) + 1
+    if k == "fork_trace":
+        r = subprocess.run([sys.executable, root + "/tests/observe/check_trace.py", p, "exit",
+                            "ring", "4"], capture_output=True, text=True)
+        assert r.returncode == 0, (f, r.stdout)
+    if k == "sh":
+        assert od["end"] == "exec", (f, od["end"])
+    r = subprocess.run([sys.executable, root + "/tools/trace.py", p], capture_output=True)
+    assert r.returncode == 0, (f, r.stderr)
+got = "%d %d %d" % (kinds["timeout"], kinds["sh"], kinds["fork_trace"])
+assert got == want, "commands timeout/sh/fork_trace: %s, not %s (%s)" % (got, want, kinds)
+assert len(pids) == n - (1 if kinds["sh"] else 0)  # sh and what it execs: one pid
+print("%d files, all valid, each names its process" % n)
+PY
+}
+mkdir -p "$tmp/tr1" "$tmp/tr2"
+WEFTDEBUG=trace="$tmp/tr1/t.json" "$weft" run timeout 60 sh -c "exec '$tools/fork_trace'" > "$tmp/out" 2> "$tmp/err"
+trace_tree trace-timeout-sh "$tmp/tr1" 6 "1 1 4"
+[ "$(grep -c '^weft: trace: .*t.json is another live process.s; this one (pid [0-9]*, [a-z_]*) writes .*t\.[0-9.]*json$' "$tmp/err")" = 5 ] &&
+  [ "$(wc -l < "$tmp/err")" = 5 ] && ok "trace-timeout-sh messages" || bad "trace-timeout-sh messages" "$(head -c 600 "$tmp/err")"
+WEFTDEBUG=trace="$tmp/tr2/f.json" "$weft" run "$tools/fork_trace" > "$tmp/out" 2> "$tmp/err"
+trace_tree trace-fork-children "$tmp/tr2" 4 "0 0 4"
+python3 - "$tmp/tr2" <<'PY' && ok "trace-fork-children parent" || bad "trace-fork-children parent" "children not named as the parent's"
+import json, os, sys
+a = [json.load(open(os.path.join(sys.argv[1], f)))["traceEvents"][0]["args"] for f in os.listdir(sys.argv[1])]
+parent = json.load(open(os.path.join(sys.argv[1], "f.json")))["traceEvents"][0]["args"]["weft_pid"]
+assert sorted(x["ppid"] == parent for x in a) == [False, True, True, True]
+PY
+
 # make bench-real's harness (bench/real/run.py --test): one short case
 # through weft compare, its table and its JSON.
 expect bench-real-harness 0 python3 "$root/bench/real/run.py" --weft "$weft" --test
