@@ -107,6 +107,7 @@ static _Atomic int busy;         /* [atomic] a dump is under way */
  * Stored by wt_dump_signal before WT_DUMP_STACK is set in wt_dump_req
  * (release), read by wt_dump_start after it saw the bit (acquire). */
 static _Atomic uint64_t stack_req;
+static _Atomic bool busy_stack;  /* [atomic; set by sysmon before busy's dumper starts] it is weft stack's */
 static _Atomic int walker_tid;   /* [atomic] the dumper's tid while it walks, else 0 */
 static sigjmp_buf walk_jmp;      /* [dumper] */
 
@@ -401,16 +402,21 @@ static void *dumper(void *arg)
 	return NULL;
 }
 
-/* Context: sysmon.  One dump at a time: a SIGQUIT during one is dropped,
- * a weft stack request waits for its end; SIGQUIT's goes first. */
+/* Context: sysmon.  One dump at a time: a SIGQUIT during SIGQUIT's dump
+ * is dropped (as before weft stack existed); a SIGQUIT during weft
+ * stack's dump, and a weft stack request during any, wait for its end
+ * (sysmon asks again each tick); SIGQUIT's goes first. */
 void wt_dump_start(void)
 {
 	/* Acquire: pairs with the release in wt_dump_signal (stack_req). */
 	int want = atomic_exchange_explicit(&wt_dump_req, 0, memory_order_acquire);
 	int z = 0;
 	if (!atomic_compare_exchange_strong(&busy, &z, 1)) {
-		if (want & WT_DUMP_STACK)
-			atomic_fetch_or_explicit(&wt_dump_req, WT_DUMP_STACK, memory_order_relaxed);
+		int keep = want & WT_DUMP_STACK;
+		if (atomic_load_explicit(&busy_stack, memory_order_relaxed))
+			keep |= want & WT_DUMP_QUIT;
+		if (keep)
+			atomic_fetch_or_explicit(&wt_dump_req, keep, memory_order_relaxed);
 		return;
 	}
 	uint64_t req = 0;
@@ -420,6 +426,7 @@ void wt_dump_start(void)
 	} else {
 		req = atomic_load_explicit(&stack_req, memory_order_relaxed);
 	}
+	atomic_store_explicit(&busy_stack, req != 0, memory_order_relaxed);
 	atomic_fetch_add(&wt_nthreads, 1);
 	if (wt_thread_spawn(dumper, (void *)(uintptr_t)req, 1 << 20) != 0) {
 		atomic_fetch_sub(&wt_nthreads, 1);

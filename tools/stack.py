@@ -19,7 +19,7 @@ becomes that user (the program must be able to open its descriptor).
 import ctypes, errno, os, re, signal, sys, tempfile, time
 
 MAGIC = 0x77656674  # sched/dump.h: WT_STACK_MAGIC
-END = re.compile(rb"(^|\n)weft: \d+ tasks dumped in \d+ ms\n\Z")
+END = re.compile(rb"\nweft: \d+ tasks dumped in \d+ ms\n\Z")
 
 
 def fail(msg, code=1):
@@ -131,17 +131,18 @@ def main():
     with tempfile.TemporaryFile() as f:
         request(pid, f.fileno(), name)
         got, last, t = b"", time.monotonic(), 0.002
-        while not END.search(got):
+        while not END.search(got[-200:]):
             time.sleep(t)
             t = min(t * 2, 0.05)
-            f.seek(0)
-            now = f.read()
-            if len(now) != len(got):
-                got, last = now, time.monotonic()
+            f.seek(len(got))
+            more = f.read()
+            if more:
+                got, last = got + more, time.monotonic()
                 continue
             if not alive(pid):
                 sys.stdout.buffer.write(got)
-                fail("process %d exited before its dump was complete" % pid)
+                fail("process %d exited %s" % (pid, "before its dump was complete" if got
+                                               else "before it answered"))
             if time.monotonic() - last > timeout:
                 sys.stdout.buffer.write(got)
                 sys.stdout.flush()

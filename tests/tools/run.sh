@@ -119,6 +119,20 @@ stack_run stack-spin "$weft" spin 2
 GOMAXPROCS=1 stack_run stack-spin-gomaxprocs1 "$weft" spin 2
 grep -q 'running on worker 0' "$tmp/stack" && ok "stack-spin-gomaxprocs1 running task" ||
   bad "stack-spin-gomaxprocs1 running task" "$(head -c 300 "$tmp/stack")"
+# The program's SIGQUIT keeps its meaning: one sent while weft stack asks
+# (before, during or after its dump) still dumps to the program's stderr
+# and exits 2; weft stack then has its dump or says the process exited.
+WEFT_SIGQUIT=dump-exit "$weft" run "$tools/stack_target" park 10000 > "$tmp/t.out" 2> "$tmp/t.err" &
+tpid=$!
+i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+"$weft" stack "$tpid" > "$tmp/stack" 2> "$tmp/stack.err" & kpid=$!
+sleep 0.5; kill -QUIT "$tpid"; wait "$tpid"; trt=$?; wait "$kpid"; srt=$?
+if [ $trt = 2 ] && [ "$(head -1 "$tmp/t.err")" = "SIGQUIT: quit" ] && grep -q '^weft: 10001 tasks dumped' "$tmp/t.err" &&
+   { [ $srt = 0 ] || { [ $srt = 1 ] && [ "$(wc -l < "$tmp/stack.err")" = 1 ] && grep -q "^weft: stack: .*process $tpid" "$tmp/stack.err"; }; }; then
+  ok "stack-sigquit-unchanged (weft stack: exit $srt $(cat "$tmp/stack.err"))"
+else bad "stack-sigquit-unchanged" "program exit $trt, stack exit $srt: $(head -c 300 "$tmp/stack.err")"; fi
+# WEFT_SIGQUIT=off (SIGQUIT's native meaning) does not turn weft stack off.
+WEFT_SIGQUIT=off stack_run stack-sigquit-off "$weft" park 10
 sleep 30 & spid=$!
 expect stack-not-weft 1 "$weft" stack $spid; one_weft_line stack-not-weft
 grep -q "process $spid (sleep) is not running weft" "$tmp/err" && ok "stack-not-weft text" ||
