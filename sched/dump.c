@@ -423,8 +423,11 @@ void wt_dump_start(void)
 	if (want & WT_DUMP_QUIT) {
 		if (want & WT_DUMP_STACK) /* after this one */
 			atomic_fetch_or_explicit(&wt_dump_req, WT_DUMP_STACK, memory_order_relaxed);
-	} else {
+	} else if (want & WT_DUMP_STACK) {
 		req = atomic_load_explicit(&stack_req, memory_order_relaxed);
+	} else {
+		atomic_store(&busy, 0); /* nothing asked after all */
+		return;
 	}
 	atomic_store_explicit(&busy_stack, req != 0, memory_order_relaxed);
 	atomic_fetch_add(&wt_nthreads, 1);
