@@ -127,12 +127,21 @@ tpid=$!
 i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
 "$weft" stack "$tpid" > "$tmp/stack" 2> "$tmp/stack.err" & kpid=$!
 sleep 0.5; kill -QUIT "$tpid"; wait "$tpid"; trt=$?; wait "$kpid"; srt=$?
-if [ $trt = 2 ] && [ "$(head -1 "$tmp/t.err")" = "SIGQUIT: quit" ] && grep -q '^weft: 10001 tasks dumped' "$tmp/t.err" &&
+if [ $trt = 2 ] && grep -q '^SIGQUIT: quit$' "$tmp/t.err" && grep -q '^weft: 10001 tasks dumped' "$tmp/t.err" &&
    { [ $srt = 0 ] || { [ $srt = 1 ] && [ "$(wc -l < "$tmp/stack.err")" = 1 ] && grep -q "^weft: stack: .*process $tpid" "$tmp/stack.err"; }; }; then
   ok "stack-sigquit-unchanged (weft stack: exit $srt $(cat "$tmp/stack.err"))"
-else bad "stack-sigquit-unchanged" "program exit $trt, stack exit $srt: $(head -c 300 "$tmp/stack.err")"; fi
+else bad "stack-sigquit-unchanged" "program exit $trt, stack exit $srt: $(head -c 300 "$tmp/stack.err"); program stderr: $(head -2 "$tmp/t.err") ... $(tail -2 "$tmp/t.err")"; fi
 # WEFT_SIGQUIT=off (SIGQUIT's native meaning) does not turn weft stack off.
 WEFT_SIGQUIT=off stack_run stack-sigquit-off "$weft" park 10
+# A stopped program does not answer: said after --timeout.
+"$weft" run "$tools/stack_target" park 2 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
+i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+kill -STOP $tpid
+expect stack-stopped 1 "$weft" stack --timeout 1 $tpid; one_weft_line stack-stopped
+grep -q "did not answer in 1 s" "$tmp/err" && ok "stack-stopped text" || bad "stack-stopped text" "$(cat "$tmp/err")"
+kill -CONT $tpid; kill -USR1 $tpid; wait $tpid; trt=$?
+[ $trt = 0 ] && [ ! -s "$tmp/t.err" ] && ok "stack-stopped program runs on" || bad "stack-stopped program runs on" "exit $trt: $(head -c 300 "$tmp/t.err")"
+expect stack-bad-timeout 2 "$weft" stack --timeout x 1; one_weft_line stack-bad-timeout
 sleep 30 & spid=$!
 expect stack-not-weft 1 "$weft" stack $spid; one_weft_line stack-not-weft
 grep -q "process $spid (sleep) is not running weft" "$tmp/err" && ok "stack-not-weft text" ||
@@ -230,6 +239,15 @@ done
 expect installed-run 3 env -u WEFT_LIB WEFT_EXPECT=1 "$d$p/bin/weft" run "$prog"
 expect installed-compare 0 env -u WEFT_LIB "$d$p/bin/weft" compare "$prog"
 stack_run installed-stack "$d$p/bin/weft" park 100
+expect installed-help 0 env -u WEFT_LIB "$d$p/bin/weft" --help
+grep -q '^ *weft stack ' "$tmp/out" && grep -q '^ *weft trace ' "$tmp/out" && ok "installed-help text" ||
+  bad "installed-help text" "$(head -c 300 "$tmp/out")"
+mkdir -p "$tmp/tr3"
+WEFTDEBUG=trace="$tmp/tr3/f.json" env -u WEFT_LIB "$d$p/bin/weft" run "$tools/fork_trace" > "$tmp/out" 2> "$tmp/err"
+trace_tree installed-trace-fork-children "$tmp/tr3" 4 "0 0 4"
+expect installed-compare-rss 0 env -u WEFT_LIB "$d$p/bin/weft" compare --json true
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["native"]["rss"]["max"] < 4' "$tmp/out" &&
+  ok "installed-compare-rss" || bad "installed-compare-rss" "$(head -c 300 "$tmp/out")"
 for s in 1 7; do
   if MANWIDTH=80 man --warnings -M "$d$p/share/man" "$s" weft > "$tmp/man" 2> "$tmp/manerr" &&
      [ ! -s "$tmp/manerr" ] && grep -q 'GUARANTEES AND KNOWN LIMITS\|ENVIRONMENT' "$tmp/man"; then
