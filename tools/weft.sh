@@ -1,7 +1,10 @@
 #!/bin/sh
-# weft — the launcher: runs a program with libweft.so preloaded, or
-# compares a native run with a weft run.  Installed as PREFIX/bin/weft;
-# build/weft in the build tree.  `weft --help` lists the sub-commands.
+# weft — the launcher: runs a program with libweft.so preloaded, compares
+# a native run with a weft run (compare.py, weft-measure), prints the
+# tasks of a running weft program (stack.py) or summarises a trace
+# (trace.py).  Installed as PREFIX/bin/weft; build/weft in the build tree.
+# `weft --help` lists the sub-commands (tests/tools/run.sh checks that it
+# names every case below).
 version='@VERSION@'
 here=$(cd "$(dirname "$0")" && pwd)
 
