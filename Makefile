@@ -51,7 +51,7 @@ LIB_SRC := $(wildcard sched/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.
 LIB_ASM := $(wildcard arch/$(ARCH)/*.S)
 LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(patsubst %.S,$(B)/obj/%.o,$(LIB_ASM))
 
-all: deps $(B)/libweft.so $(B)/weft $(B)/man/weft.1 $(B)/man/weft.7
+all: deps $(B)/libweft.so $(B)/weft $(B)/weft-measure $(B)/man/weft.1 $(B)/man/weft.7
 
 # Debian packages the build and tests need: installed when root, else named
 # (tools/deps.sh; a|b: the first of them the release has).
@@ -96,6 +96,12 @@ $(B)/weft: tools/weft.sh VERSION
 	@mkdir -p $(B)
 	sed 's/@VERSION@/$(VERSION)/' $< > $@ && chmod +x $@
 
+# weft compare's runner (tools/weft-measure.c): static, so that the
+# programs it forks start with none of its pages and LD_PRELOAD skips it.
+$(B)/weft-measure: tools/weft-measure.c | deps
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) $(WFLAGS) -static -o $@ $<
+
 # The manual pages: sections of README.md (tools/md2man.py), one source.
 $(B)/man/weft.1: README.md tools/md2man.py VERSION
 	@mkdir -p $(dir $@)
@@ -116,22 +122,24 @@ $(B)/man/weft.7: README.md tools/md2man.py VERSION
 # library, the helper scripts and the manual pages.  ldconfig runs when
 # installing for real, so LD_PRELOAD=libweft.so finds the library by name.
 PREFIX  ?= /usr/local
-INSTALL_FILES := bin/weft lib/libweft.so share/weft/compare.py share/weft/trace.py \
-                 share/weft/weft-gdb.py \
+INSTALL_FILES := bin/weft lib/libweft.so lib/weft/weft-measure share/weft/compare.py \
+                 share/weft/trace.py share/weft/stack.py share/weft/weft-gdb.py \
                  share/man/man1/weft.1 share/man/man7/weft.7
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/weft \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/weft $(DESTDIR)$(PREFIX)/share/weft \
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 755 $(B)/weft $(DESTDIR)$(PREFIX)/bin/weft
 	install -m 755 $(B)/libweft.so $(DESTDIR)$(PREFIX)/lib/libweft.so
-	install -m 644 tools/compare.py tools/trace.py tools/weft-gdb.py $(DESTDIR)$(PREFIX)/share/weft/
+	install -m 755 $(B)/weft-measure $(DESTDIR)$(PREFIX)/lib/weft/weft-measure
+	install -m 644 tools/compare.py tools/trace.py tools/stack.py tools/weft-gdb.py \
+	  $(DESTDIR)$(PREFIX)/share/weft/
 	install -m 644 $(B)/man/weft.1 $(DESTDIR)$(PREFIX)/share/man/man1/weft.1
 	install -m 644 $(B)/man/weft.7 $(DESTDIR)$(PREFIX)/share/man/man7/weft.7
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALL_FILES))
-	-rmdir $(DESTDIR)$(PREFIX)/share/weft 2>/dev/null
+	-rmdir $(DESTDIR)$(PREFIX)/share/weft $(DESTDIR)$(PREFIX)/lib/weft 2>/dev/null
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 # Fails when libweft.so exports anything that is not an interposed name.

@@ -51,6 +51,21 @@
  * Tasks running on a worker cannot be walked from a saved context (they
  * have none): their line says "running on worker N".
  *
+ * `weft stack PID` (tools/stack.py) asks for the same dump, written to the
+ * caller's file instead of fd 2, and the program runs on.  The caller
+ * holds an unlinked, empty temporary file on its descriptor N and queues
+ * SIGURG (weft's own signal, never blocked, ignored natively; SIGQUIT
+ * would change the program's own SIGQUIT behaviour) with si_value
+ * WT_STACK_MAGIC << 32 | N.  preempt.c's handler hands it to
+ * wt_dump_signal, which records (sender, N) and kicks sysmon, as for
+ * SIGQUIT; the dumper opens /proc/SENDER/fd/N (the kernel checks that
+ * this process may look into the sender's descriptors: same user), takes
+ * it only if it is a regular file that is empty and has no name (a
+ * signal's sender id can be forged; no named file is ever written), and
+ * ends the dump with its usual last line, "weft: N tasks dumped in M ms",
+ * which the caller waits for.  A request while a dump is under way waits
+ * for it to end (sysmon asks again each tick).
+ *
  * Rejected: stopping the world (weft has no safe points for parked and
  * running tasks alike); holding a task that wakes up while it is walked
  * until the walk ends (a held task may own the very lock the walk takes:
@@ -61,10 +76,12 @@
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -74,6 +91,7 @@
 #include "dump.h"
 #include "print.h"
 #include "real.h"
+#include "sigtask.h"
 #include "task.h"
 #include "slab.h"
 #include "symbol.h"
@@ -85,6 +103,11 @@
 
 _Atomic int wt_dump_req;
 static _Atomic int busy;         /* [atomic] a dump is under way */
+/* [atomic] weft stack's request: sender pid << 32 | its descriptor; 0 none.
+ * Stored by wt_dump_signal before WT_DUMP_STACK is set in wt_dump_req
+ * (release), read by wt_dump_start after it saw the bit (acquire). */
+static _Atomic uint64_t stack_req;
+static _Atomic bool busy_stack;  /* [atomic; set by sysmon before busy's dumper starts] it is weft stack's */
 static _Atomic int walker_tid;   /* [atomic] the dumper's tid while it walks, else 0 */
 static sigjmp_buf walk_jmp;      /* [dumper] */
 
@@ -98,8 +121,24 @@ struct snap {
 static void on_sigquit(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig, (void)si, (void)uc;
-	atomic_store_explicit(&wt_dump_req, 1, memory_order_relaxed);
+	atomic_fetch_or_explicit(&wt_dump_req, WT_DUMP_QUIT, memory_order_relaxed);
 	wt_sysmon_kick();
+}
+
+/* Context: the SIGURG handler (preempt.c), any worker.  Is si weft stack's
+ * request?  Then it is recorded for sysmon.  Async-signal-safe. */
+bool wt_dump_signal(const siginfo_t *si)
+{
+	uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+	if (si->si_code != SI_QUEUE || si->si_pid == wt_pid || si->si_pid <= 0 ||
+	    v >> 32 != WT_STACK_MAGIC || (uint32_t)v > 0x7fffffff)
+		return false;
+	atomic_store_explicit(&stack_req, (uint64_t)si->si_pid << 32 | (uint32_t)v,
+			      memory_order_relaxed);
+	/* Release: pairs with the acquire exchange in wt_dump_start. */
+	atomic_fetch_or_explicit(&wt_dump_req, WT_DUMP_STACK, memory_order_release);
+	wt_sysmon_kick();
+	return true;
 }
 
 /* Context: start, on the initial thread, after sysmon started.  A SIGQUIT
@@ -292,20 +331,51 @@ static struct snap *snapshot(size_t *n, size_t *cap, size_t *left)
 	return s;
 }
 
-/* The dumper thread: one dump, then exit (the process or the thread). */
+/* [dumper] weft stack's file: /proc/PID/fd/N of the request, if it is a
+ * regular file, empty and unnamed; else -1 (nothing is written). */
+static int stack_file(uint64_t req)
+{
+	char p[64];
+	wt_snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)(req >> 32), (int)(uint32_t)req);
+	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)p, O_WRONLY | O_CLOEXEC | O_NOCTTY, 0, 0,
+			      0);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (wt_syscall6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_nlink != 0 || st.st_size != 0) {
+		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+		return -1;
+	}
+	return (int)fd;
+}
+
+/* The dumper thread: one dump, then exit (the process or the thread).
+ * arg: weft stack's request (sender << 32 | descriptor), or 0 for
+ * SIGQUIT's dump to fd 2. */
 static void *dumper(void *arg)
 {
-	(void)arg;
+	uint64_t req = (uint64_t)(uintptr_t)arg;
 	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	int64_t t0 = wt_nanotime();
 	static char buf[65536]; /* [busy] one dump at a time */
-	struct wt_wbuf o = { buf, 0, sizeof buf, 2 };
+	int fd = req ? stack_file(req) : 2;
+	if (fd < 0) {
+		atomic_fetch_sub(&wt_nthreads, 1);
+		atomic_store(&busy, 0);
+		return NULL;
+	}
+	struct wt_wbuf o = { buf, 0, sizeof buf, fd };
 	size_t n, cap, left, shown = 0;
 	/* A cache per thread: the global one takes a lock and blocks every
 	 * signal around each step (two sigprocmask calls a frame). */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	struct snap *s = snapshot(&n, &cap, &left);
-	wt_wprint(&o, "SIGQUIT: quit\nweft: %zu tasks, GOMAXPROCS=%d, %d threads\n\n",
+	if (req)
+		wt_wprint(&o, "weft stack: pid %d\n", wt_pid);
+	else
+		wt_wprint(&o, "SIGQUIT: quit\n");
+	wt_wprint(&o, "weft: %zu tasks, GOMAXPROCS=%d, %d threads\n\n",
 		  n + left, wt_sched.nprocs, atomic_load(&wt_nthreads));
 	for (size_t i = n; i-- > 0;) /* oldest first */
 		shown += dump_task(&o, &s[i], tid);
@@ -316,6 +386,12 @@ static void *dumper(void *arg)
 	wt_wflush(&o);
 	if (s)
 		wt_syscall6(SYS_munmap, (long)s, (long)(cap * sizeof *s), 0, 0, 0, 0);
+	if (req) { /* weft stack: the program runs on */
+		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+		atomic_fetch_sub(&wt_nthreads, 1);
+		atomic_store(&busy, 0);
+		return NULL;
+	}
 	/* The trace too: ended when the process ends here. */
 	wt_tl_flush(wt_cfg.sigquit == WT_SIGQUIT_EXIT, "SIGQUIT", true);
 	if (wt_cfg.sigquit == WT_SIGQUIT_EXIT)
@@ -326,17 +402,40 @@ static void *dumper(void *arg)
 	return NULL;
 }
 
-/* Context: sysmon.  One dump at a time; a SIGQUIT during one is dropped. */
+/* Context: sysmon.  One dump at a time: a SIGQUIT during SIGQUIT's dump
+ * is dropped (as before weft stack existed); a SIGQUIT during weft
+ * stack's dump, and a weft stack request during any, wait for its end
+ * (sysmon asks again each tick); SIGQUIT's goes first. */
 void wt_dump_start(void)
 {
-	atomic_store_explicit(&wt_dump_req, 0, memory_order_relaxed);
+	/* Acquire: pairs with the release in wt_dump_signal (stack_req). */
+	int want = atomic_exchange_explicit(&wt_dump_req, 0, memory_order_acquire);
 	int z = 0;
-	if (!atomic_compare_exchange_strong(&busy, &z, 1))
+	if (!atomic_compare_exchange_strong(&busy, &z, 1)) {
+		int keep = want & WT_DUMP_STACK;
+		if (atomic_load_explicit(&busy_stack, memory_order_relaxed))
+			keep |= want & WT_DUMP_QUIT;
+		if (keep)
+			atomic_fetch_or_explicit(&wt_dump_req, keep, memory_order_relaxed);
 		return;
+	}
+	uint64_t req = 0;
+	if (want & WT_DUMP_QUIT) {
+		if (want & WT_DUMP_STACK) /* after this one */
+			atomic_fetch_or_explicit(&wt_dump_req, WT_DUMP_STACK, memory_order_relaxed);
+	} else if (want & WT_DUMP_STACK) {
+		req = atomic_load_explicit(&stack_req, memory_order_relaxed);
+	} else {
+		atomic_store(&busy, 0); /* nothing asked after all */
+		return;
+	}
+	atomic_store_explicit(&busy_stack, req != 0, memory_order_relaxed);
 	atomic_fetch_add(&wt_nthreads, 1);
-	if (wt_thread_spawn(dumper, NULL, 1 << 20) != 0) {
+	if (wt_thread_spawn(dumper, (void *)(uintptr_t)req, 1 << 20) != 0) {
 		atomic_fetch_sub(&wt_nthreads, 1);
 		atomic_store(&busy, 0);
+		if (req)
+			return; /* the caller says it had no answer */
 		wt_print("weft: SIGQUIT: cannot start a thread for the task dump\n");
 		if (wt_cfg.sigquit == WT_SIGQUIT_EXIT)
 			wt_syscall6(SYS_exit_group, 2, 0, 0, 0, 0, 0);
@@ -348,5 +447,6 @@ void wt_dump_fork_reset(void)
 {
 	atomic_store(&busy, 0);
 	atomic_store(&wt_dump_req, 0);
+	atomic_store(&stack_req, 0);
 	atomic_store(&walker_tid, 0);
 }

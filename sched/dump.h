@@ -1,4 +1,4 @@
-/* dump.h — SIGQUIT's dump of every task (dump.c). */
+/* dump.h — the dump of every task (dump.c): SIGQUIT's, and weft stack's. */
 #ifndef WEFT_DUMP_H
 #define WEFT_DUMP_H
 
@@ -6,9 +6,14 @@
 
 #include "base.h"
 
-extern _Atomic int wt_dump_req;            /* [atomic] SIGQUIT asked; sysmon reads */
+/* si_value of weft stack's SIGURG: WT_STACK_MAGIC << 32 | the caller's
+ * descriptor ("weft" in ASCII; tools/stack.py sends it). */
+#define WT_STACK_MAGIC 0x77656674u
+enum { WT_DUMP_QUIT = 1, WT_DUMP_STACK = 2 };
+extern _Atomic int wt_dump_req;            /* [atomic] WT_DUMP_* asked; sysmon reads */
 void wt_dump_init(void);                   /* start, after sysmon */
 void wt_dump_start(void);                  /* sysmon: start the dumper thread */
+bool wt_dump_signal(const siginfo_t *si); /* SIGURG handler: weft stack's request? */
 bool wt_dump_fault(void);                  /* crash.c: a fault in the dumper's walk */
 void wt_dump_hide(struct sigaction *old);  /* sigaction: weft's handler reads as SIG_DFL */
 void wt_dump_fork_reset(void);

@@ -204,6 +204,7 @@ static void reset(bool reclaimed)
 	__libc_single_threaded = 0;
 	wt_sig_init();
 	wt_sysmon_start();
+	wt_tl_fork_child();
 }
 
 /* Trap mode: the kernel-known thread pointer is the forking task's own

@@ -60,7 +60,8 @@
  * frame being returned through.  SA_RESTART keeps read/write/futex waits
  * restarting transparently.  sysmon's requests are queued with
  * rt_tgsigqueueinfo, si_code SI_QUEUE and a per-process cookie in si_value,
- * so any other SIGURG (raise, kill, a socket's out-of-band data) goes to
+ * so any other SIGURG (raise, kill, a socket's out-of-band data) but
+ * `weft stack`'s request (si_value tagged WT_STACK_MAGIC, dump.c) goes to
  * the program's own handler (sighandler.c records it: wt_sig_action;
  * SA_SIGINFO, SA_RESETHAND, SA_NODEFER and sa_mask honoured; its default,
  * as natively, is to ignore).  Masks never block SIGURG at the OS level
@@ -100,6 +101,7 @@
 #include "runtime.h"
 #include "blocked.h"
 #include "config.h"
+#include "dump.h"
 #include "preempt.h"
 #include "rtq.h"
 #include "setxid.h"
@@ -267,7 +269,7 @@ void wt_preempt_resume(void *state)
 
 static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
-	if (si && wt_setxid_signal(si))
+	if (si && (wt_setxid_signal(si) || wt_dump_signal(si)))
 		return;
 	if (WT_ARCH_PREEMPT_RESUME_SIGNAL && si && si->si_code == SI_QUEUE &&
 	    si->si_value.sival_ptr != cookie && on_resume(si, uc))

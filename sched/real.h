@@ -125,6 +125,8 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	/* shim/spawn.c */                                                     \
 	R(posix_spawn) R(posix_spawnp) R(system) R(popen) R(pclose) R(fork)    \
 	O(_Fork)                                                               \
+	/* shim/exec.c */                                                      \
+	R(execve) R(execvpe) R(fexecve) O(execveat)                            \
 	/* shim/mman.c */                                                      \
 	R(mmap) R(mmap64) R(mprotect) R(munmap) R(mremap)                      \
 	/* clocks, ids, names: shim/clock.c, sleep.c, pthread_create.c; timer.c, park.c, dump.c */ \

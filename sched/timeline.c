@@ -36,6 +36,7 @@
  * wt_tl_start and wt_tl_worker, outside the hot path).
  */
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "runtime.h"
 #include "config.h"
@@ -200,9 +201,45 @@ void wt_tl_start(struct wt_m *m0)
 	wt_tl_writer_start();
 }
 
-/* Fork child: the file and the writer are the parent's; the child traces
- * nothing (its records would interleave with the parent's). */
+/* Fork child, on the forking thread, alone (fork.c): the child traces on
+ * into a file of its own (timeline_write.c).  What the parent recorded
+ * and had not written is the parent's: the forking worker's ring and the
+ * shared one are emptied, the other workers' rings (their threads are not
+ * in the child) unmapped. */
 void wt_tl_fork_reset(void)
 {
-	wt_tl_on = false;
+	if (!wt_tl_on)
+		return;
+	struct wt_task *t = wt_cur();
+	struct wt_tlbuf *mine = t && t->m ? t->m->tlbuf : NULL, *keep = NULL, *next;
+	for (struct wt_tlbuf *b = atomic_load_explicit(&wt_tl_bufs, memory_order_relaxed); b; b = next) {
+		next = b->next;
+		if (b != mine && b != wt_tl_shared) {
+			wt_syscall6(SYS_munmap, (long)b, sizeof *b, 0, 0, 0, 0);
+			continue;
+		}
+		atomic_store_explicit(&b->tail, atomic_load_explicit(&b->head, memory_order_relaxed),
+				      memory_order_relaxed);
+		b->open = 0;
+		b->next = keep;
+		keep = b;
+	}
+	atomic_store_explicit(&wt_tl_bufs, keep, memory_order_relaxed);
+	wt_tl_file_fork();
+}
+
+/* Fork child, at the end of fork.c's reset (the forking worker is worker
+ * 0 with its new thread id): its track, the running task's slice, and
+ * the child's writer thread. */
+void wt_tl_fork_child(void)
+{
+	if (!wt_tl_on)
+		return;
+	struct wt_task *t = wt_cur();
+	if (t && t->m && t->m->tlbuf) {
+		t->m->tlbuf->id = t->m->id;
+		t->m->tlbuf->tid = t->m->ostid;
+		wt_tl_run(t->m, t);
+	}
+	wt_tl_writer_start();
 }

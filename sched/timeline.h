@@ -48,8 +48,8 @@ struct wt_tlbuf {
 	_Atomic uint64_t dropped;       /* [atomic, relaxed] events lost to a full ring */
 	char pad1[48];
 	_Atomic uint64_t tail;          /* [atomic] writer: slots before it are free */
-	int id;                         /* [const] worker id, -1 = the shared buffer */
-	int tid;                        /* [const] OS thread id of its track */
+	int id;                         /* [const; fork child] worker id, -1 = the shared buffer */
+	int tid;                        /* [const; fork child] OS thread id of its track */
 	struct wt_tlbuf *next;          /* [const after publish] list of all buffers */
 	/* [writer] the task whose slice is open on this track, 0 none */
 	uint64_t open;
@@ -74,10 +74,13 @@ void wt_tl_event(struct wt_m *m, uint32_t kind, uint64_t task, uint64_t arg, uin
 
 void wt_tl_start(struct wt_m *m0);         /* start.c: before sysmon; m0 runs main */
 void wt_tl_worker(struct wt_m *m);         /* a new worker, on its own thread */
-void wt_tl_fork_reset(void);               /* fork child: the trace is the parent's */
+void wt_tl_fork_reset(void);               /* fork child, alone: rings emptied */
+void wt_tl_fork_child(void);               /* fork child, end of reset: its track, writer */
 
 /* timeline_write.c */
-int wt_tl_file_open(const char *path);     /* wt_tl_start: 0 or -errno; starts the file */
+int wt_tl_file_open(const char *path);     /* wt_tl_start: 0 or -1; claims the file */
+void wt_tl_file_fork(void);                /* fork child: claims a file at its first write */
+void wt_tl_exec(void);                     /* shim/exec.c: written out before exec */
 void wt_tl_writer_start(void);             /* the writer thread */
 void wt_tl_kick(void);                     /* a ring is half full */
 /* Writes out what is recorded (close: and ends the file, after which

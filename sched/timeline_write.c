@@ -30,12 +30,39 @@
  * each write and closed again, so a program that closes every descriptor
  * (a daemon) or changes directory does not end the trace.
  *
- * Not captured: events after the file is ended; a process killed by a
- * signal with no handler (SIGKILL, SIGTERM) or ended by _exit leaves the
- * file without its last lines (tools/trace.py reads such a file).
+ * The file is valid JSON after every write, not only at the end: each
+ * write puts its events at `body_end`, where the previous write's tail
+ * began, then a tail (open slices ended now, track names, otherData with
+ * "end":"running") and truncates the file after it; the last write's tail
+ * says why the trace ended ("exit", "SIGQUIT", "exec", a crash).  So a
+ * process killed by SIGKILL, ended by _exit or replaced by exec leaves a
+ * valid file that lacks only the events of its last 10 ms (exec: none;
+ * shim/exec.c writes them first, and a failed exec goes on appending).
+ *
+ * One file per process.  Every process that inherits WEFTDEBUG=trace=FILE
+ * (a shell, `timeout`, what they start, a fork child) writes its own
+ * file: FILE if no live process holds it, else FILE with ".PID" before
+ * its extension (t.json, t.4242.json; a second image of process 4242
+ * after exec: t.4242.2.json, ...), said in one `weft:` line.  The first
+ * event of a file names its process: process_name's args carry
+ * weft_pid, weft_start (the kernel's start time of the process, field 22
+ * of /proc/PID/stat, so that a reused pid is not taken for it), ppid and
+ * the command line.  A name is held when that process still exists
+ * (a zombie too) with that start time; a file of a process gone is
+ * overwritten, as a trace of an earlier run.  Choosing and creating the
+ * file is done under flock of its directory, so two processes starting
+ * at once never pick the same name.  A fork child traces on, from an
+ * empty ring and its own writer thread; it claims its file at its first
+ * write (10 ms, or its end), so a child that execs at once leaves none:
+ * the new image has its own.
+ *
+ * Not captured: events after the file is ended; the last 10 ms of a
+ * process killed by a signal with no handler (SIGKILL, SIGTERM) or ended
+ * by _exit.
  */
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -43,6 +70,7 @@
 #include "config.h"
 #include "lock.h"
 #include "print.h"
+#include "readfile.h"
 #include "runq.h"
 #include "sigtask.h"
 #include "slab.h"
@@ -60,11 +88,15 @@ struct name_ent {
 };
 
 static wt_lock_t wlock = WT_LOCK_INIT(WT_RANK_TIMELINE);
-static char path[4096];                 /* [const] absolute path of the file */
+static char want[4096];                 /* [const] FILE, absolute, %p expanded */
+static char path[4096];                 /* [wlock] the file this process claimed */
 static char exe[128];                   /* [const] the program's name, escaped */
-static int pid;                         /* [const] */
-static int64_t t0;                      /* [const] mono ns of ts 0 */
+static char cmd[512];                   /* [const] its command line, escaped */
+static int pid;                         /* [const; fork child] */
+static int64_t t0;                      /* [const; fork child] mono ns of ts 0 */
 static bool closed;                     /* [wlock] the file is ended */
+static bool claimed;                    /* [wlock] path is chosen and created */
+static long body_end;                   /* [wlock] offset of the tail: the next events go there */
 static struct name_ent *names;          /* [wlock] NAMES slots, mapped */
 static char obuf[65536];                /* [wlock] */
 static _Atomic int kick;                /* [atomic] futex word: write now */
@@ -82,13 +114,132 @@ static void escape(char *d, size_t n, const char *s)
 	d[j] = 0;
 }
 
-/* FILE, with each "%p" replaced by the process id (programs that run
- * others under weft, with the same setting, each get a file), made
- * absolute. */
-int wt_tl_file_open(const char *p)
+/* The kernel's start time of process p (field 22 of /proc/p/stat), 0 if
+ * it does not exist. */
+static uint64_t start_of(int p)
+{
+	char f[40], b[1024];
+	wt_snprintf(f, sizeof f, "/proc/%d/stat", p);
+	if (wt_read_file(f, b, sizeof b) <= 0)
+		return 0;
+	const char *c = strrchr(b, ')'); /* comm may hold spaces and parens */
+	if (!c)
+		return 0;
+	for (int field = 2; *c; c++) /* c at field 2's end; fields from 3 on follow */
+		if (*c == ' ' && ++field == 22)
+			break;
+	uint64_t v = 0;
+	while (*c == ' ')
+		c++;
+	for (; *c >= '0' && *c <= '9'; c++)
+		v = v * 10 + (uint64_t)(*c - '0');
+	return v;
+}
+
+/* The number after key in s, 0 if none. */
+static uint64_t field_of(const char *s, const char *key)
+{
+	const char *c = strstr(s, key);
+	uint64_t v = 0;
+	if (c)
+		for (c += strlen(key); *c >= '0' && *c <= '9'; c++)
+			v = v * 10 + (uint64_t)(*c - '0');
+	return v;
+}
+
+/* Is the file at f a trace of a process that still exists (this one's
+ * earlier image after exec included)?  Its first event names it. */
+static bool held(const char *f)
+{
+	char b[2048];
+	if (wt_read_file(f, b, sizeof b) <= 0)
+		return false;
+	int p = (int)field_of(b, "\"weft_pid\":");
+	uint64_t st = field_of(b, "\"weft_start\":");
+	return p > 0 && st && start_of(p) == st;
+}
+
+/* Candidate k for this process's file: FILE, then FILE with ".PID" (k 1)
+ * or ".PID.k" before the extension of its last component. */
+static void candidate(char *d, size_t n, int k)
+{
+	if (k == 0) {
+		wt_snprintf(d, n, "%s", want);
+		return;
+	}
+	const char *base = strrchr(want, '/') + 1;
+	const char *dot = strrchr(base, '.');
+	size_t stem = dot && dot != base ? (size_t)(dot - want) : strlen(want);
+	char tag[32];
+	if (k == 1)
+		wt_snprintf(tag, sizeof tag, ".%d", pid);
+	else
+		wt_snprintf(tag, sizeof tag, ".%d.%d", pid, k);
+	if (stem + strlen(tag) + strlen(want + stem) + 1 > n) {
+		d[0] = 0;
+		return;
+	}
+	memcpy(d, want, stem);
+	wt_snprintf(d + stem, n - stem, "%s%s", tag, want + stem);
+}
+
+static void trailer(struct wt_wbuf *o, int64_t now, const char *why, bool final);
+static void write_out(bool close, const char *why, bool may_load);
+
+/* [wlock] Chooses this process's file (the first candidate no live
+ * process holds), creates it with its first event, and says so when it
+ * is not FILE.  Under flock of the directory: one chooser at a time among
+ * the processes that write there.  0 or -errno. */
+static int claim(void)
+{
+	char dir[4096];
+	uint64_t me = start_of(pid);
+	size_t dl = (size_t)(strrchr(want, '/') - want);
+	memcpy(dir, want, dl ? dl : 1);
+	dir[dl ? dl : 1] = 0;
+	long dfd = wt_syscall6(SYS_openat, AT_FDCWD, (long)dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+			       0, 0);
+	if (dfd >= 0)
+		wt_syscall6(SYS_flock, dfd, LOCK_EX, 0, 0, 0, 0); /* released by close */
+	int k = 0;
+	for (; k < 1000; k++) {
+		candidate(path, sizeof path, k);
+		if (!path[0] || !held(path))
+			break;
+	}
+	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)path,
+			      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, 0, 0);
+	if (fd >= 0) {
+		struct wt_wbuf o = { obuf, 0, sizeof obuf, (int)fd };
+		wt_wprint(&o, "{\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+			  "\"name\":\"process_name\",\"args\":{\"name\":\"%s (weft)\",",
+			  pid, exe);
+		wt_wprint(&o, "\"weft_pid\":%d,\"weft_start\":%lu,\"ppid\":%d,\"cmd\":\"%s\"}},\n",
+			  pid, (unsigned long)me, (int)wt_syscall6(SYS_getppid, 0, 0, 0, 0, 0, 0), cmd);
+		body_end = (long)o.n;
+		trailer(&o, wt_nanotime(), "running", false);
+		wt_wflush(&o);
+		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	}
+	if (dfd >= 0)
+		wt_syscall6(SYS_close, dfd, 0, 0, 0, 0, 0);
+	if (fd < 0) {
+		wt_print("weft: WEFTDEBUG: cannot write the trace to %s; no trace\n", path);
+		return (int)fd;
+	}
+	claimed = true;
+	if (k > 0)
+		wt_print("weft: trace: %s is another live process's; this one (pid %d, %s) writes %s\n",
+			 want, pid, exe, path);
+	return 0;
+}
+
+/* FILE, with each "%p" replaced by the process id, made absolute; the
+ * file claimed (claim), unless claim_now is false (a fork child claims at
+ * its first write). */
+static int file_open(const char *p)
 {
 	size_t n = 0;
-	pid = (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	char name[512];
 	size_t k = 0;
 	for (const char *s = p; *s && k + 12 < sizeof name; s++) {
@@ -102,37 +253,80 @@ int wt_tl_file_open(const char *p)
 	name[k] = 0;
 	p = name;
 	if (p[0] != '/') {
-		long r = wt_syscall6(SYS_getcwd, (long)path, sizeof path, 0, 0, 0, 0);
+		long r = wt_syscall6(SYS_getcwd, (long)want, sizeof want, 0, 0, 0, 0);
 		if (r < 0)
 			goto bad;
-		n = strlen(path);
-		if (n + 1 < sizeof path && path[n - 1] != '/')
-			path[n++] = '/';
+		n = strlen(want);
+		if (n + 1 < sizeof want && want[n - 1] != '/')
+			want[n++] = '/';
 	}
-	if (n + strlen(p) + 1 > sizeof path)
+	if (n + strlen(p) + 1 > sizeof want)
 		goto bad;
-	memcpy(path + n, p, strlen(p) + 1);
-	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)path,
-			      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, 0, 0);
-	if (fd < 0)
-		goto bad;
-	static const char head[] = "{\"traceEvents\":[\n";
-	wt_syscall6(SYS_write, fd, (long)head, sizeof head - 1, 0, 0, 0);
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	memcpy(want + n, p, strlen(p) + 1);
+	return 0;
+bad:
+	wt_print("weft: WEFTDEBUG: cannot write the trace to %s; no trace\n", name);
+	return -1;
+}
+
+/* Context: wt_tl_start, on the initial thread, before any other thread
+ * of weft's.  0 or -1 (no trace; said on stderr). */
+int wt_tl_file_open(const char *p)
+{
+	pid = (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	if (file_open(p) < 0)
+		return -1;
 	names = wt_mmap_anon(sizeof *names * NAMES);
-	if (!names)
-		goto bad;
+	if (!names) {
+		wt_print("weft: WEFTDEBUG: no memory for the trace; no trace\n");
+		return -1;
+	}
 	char link[256];
 	long ln = wt_syscall6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)link,
 			      sizeof link - 1, 0, 0);
 	link[ln > 0 ? ln : 0] = 0;
 	const char *base = strrchr(link, '/');
 	escape(exe, sizeof exe, base ? base + 1 : link);
+	char cl[sizeof cmd];
+	long cn = wt_read_file("/proc/self/cmdline", cl, sizeof cl);
+	for (long i = 0; i < cn - 1; i++)
+		if (cl[i] == 0)
+			cl[i] = ' ';
+	escape(cmd, sizeof cmd, cn > 0 ? cl : exe);
 	t0 = wt_nanotime();
-	return 0;
-bad:
-	wt_print("weft: WEFTDEBUG: cannot write the trace to %s; no trace\n", name);
-	return -1;
+	return claim();
+}
+
+/* Context: a fork child, on the forking thread, before any other thread
+ * of weft's exists in it (fork.c).  The parent's file is not the child's:
+ * a new one is claimed at the child's first write. */
+void wt_tl_file_fork(void)
+{
+	wlock = (wt_lock_t)WT_LOCK_INIT(WT_RANK_TIMELINE);
+	pid = (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	claimed = false;
+	body_end = 0;
+	t0 = wt_nanotime();
+	atomic_store_explicit(&kick, 0, memory_order_relaxed);
+}
+
+/* Context: shim/exec.c, on a task, just before exec.  Written out to this
+ * moment with the tail "exec"; if the exec fails, the next write goes on
+ * from the same place. */
+void wt_tl_exec(void)
+{
+	/* A child that shares this memory (vfork) is not this process. */
+	if (!wt_tl_on || (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0) != pid)
+		return;
+	for (int i = 0; !wt_trylock(&wlock); i++) {
+		if (i == 1000)
+			return;
+		struct timespec ms = { 0, 1000000 };
+		wt_syscall6(SYS_nanosleep, (long)&ms, 0, 0, 0, 0, 0);
+	}
+	if (claimed && !closed)
+		write_out(false, "exec", true);
+	wt_unlock(&wlock);
 }
 
 /* [wlock] The escaped name of start function pc, looked up once. */
@@ -372,15 +566,18 @@ static void counters(struct wt_wbuf *o, int64_t now)
 		  (unsigned long)dropped_total());
 }
 
-/* [wlock] The end: open slices closed, track names, the array closed. */
-static void finish(struct wt_wbuf *o, int64_t now, const char *why)
+/* [wlock] The tail: open slices ended at now, track names, the array
+ * and the object closed.  final: the trace ends here (slices stay ended);
+ * else the next write replaces this tail. */
+static void trailer(struct wt_wbuf *o, int64_t now, const char *why, bool final)
 {
 	int nw = 0;
 	for (struct wt_tlbuf *b = atomic_load_explicit(&wt_tl_bufs, memory_order_acquire); b; b = b->next) {
 		if (b->open) {
 			head(o, 'E', b->tid, now);
 			wt_wprint(o, "},\n");
-			b->open = 0;
+			if (final)
+				b->open = 0;
 		}
 		wt_wprint(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":"
 			  "{\"name\":\"", pid, b->tid);
@@ -392,36 +589,58 @@ static void finish(struct wt_wbuf *o, int64_t now, const char *why)
 			  "\"args\":{\"sort_index\":%d}},\n", pid, b->tid, b->id + 1);
 		nw += b->id >= 0;
 	}
-	wt_wprint(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_name\",\"args\":"
-		  "{\"name\":\"%s (weft)\"}}\n],\n", pid, exe);
+	/* The array's last element: no comma after it. */
+	wt_wprint(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_labels\",\"args\":"
+		  "{\"labels\":\"pid %d\"}}\n],\n", pid, pid);
 	wt_wprint(o, "\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"weft\":\"trace\",\"end\":\"%s\","
-		  "\"dropped\":%lu,\"workers\":%d,\"gomaxprocs\":%d,\"duration_us\":%ld}}\n", why,
+		  "\"dropped\":%lu,\"workers\":%d,\"gomaxprocs\":%d,\"duration_us\":%ld,"
+		  "\"pid\":%d,\"command\":\"%s\"}}\n", why,
 		  (unsigned long)dropped_total(), nw,
-		  atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed), (long)((now - t0) / 1000));
-	closed = true;
+		  atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed), (long)((now - t0) / 1000),
+		  pid, cmd);
+	if (final)
+		closed = true;
 }
 
-/* [wlock] */
+/* [wlock] The events so far at body_end, then the tail; the file cut
+ * after it.  A fork child's first write claims its file. */
 static void write_out(bool close, const char *why, bool may_load)
 {
-	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_APPEND | O_CLOEXEC, 0,
-			      0, 0);
-	if (fd < 0) {
+	if (!claimed && claim() < 0)
+		claimed = true, path[0] = 0; /* no file: drained all the same */
+	long fd = path[0] ? wt_syscall6(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CLOEXEC, 0,
+					0, 0)
+			  : -1;
+	if (fd < 0 && path[0]) {
 		static bool said;
 		if (!said)
 			wt_print("weft: trace: cannot open %s any more; events are lost\n", path);
 		said = true;
-		fd = -1; /* drained all the same: the rings must not fill */
 	}
+	if (fd >= 0 && wt_syscall6(SYS_lseek, fd, body_end, SEEK_SET, 0, 0, 0) != body_end) {
+		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+		fd = -1;
+	}
+	if (fd < 0)
+		fd = -1; /* drained all the same: the rings must not fill */
 	struct wt_wbuf o = { obuf, 0, sizeof obuf, (int)fd };
 	for (struct wt_tlbuf *b = atomic_load_explicit(&wt_tl_bufs, memory_order_acquire); b; b = b->next)
 		drain(&o, b, may_load);
 	int64_t now = wt_nanotime();
 	counters(&o, now);
-	if (close)
-		finish(&o, now, why);
 	if (fd >= 0) {
 		wt_wflush(&o);
+		long at = wt_syscall6(SYS_lseek, fd, 0, SEEK_CUR, 0, 0, 0);
+		if (at > 0)
+			body_end = at;
+	}
+	o.n = 0;
+	trailer(&o, now, close ? why : why ? why : "running", close);
+	if (fd >= 0) {
+		wt_wflush(&o);
+		long at = wt_syscall6(SYS_lseek, fd, 0, SEEK_CUR, 0, 0, 0);
+		if (at > 0)
+			wt_syscall6(SYS_ftruncate, fd, at, 0, 0, 0, 0);
 		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
 	}
 }

@@ -91,9 +91,13 @@ $(TB)/stress/contend: tests/stress/contend.c
 stress: $(B)/libweft.so $(PRELOAD_BIN) $(TB)/stress/contend
 	sh tests/stress/run.sh $(abspath $(B)/libweft.so) $(STRESS_SECONDS) $(TB)/preload $(TB)/stress/contend
 
-# The launcher, weft compare, make install and the manual pages.
-test-tools: all $(TB)/preload/basic_join
-	sh tests/tools/run.sh $(B) $(abspath $(TB)/preload/basic_join)
+# The launcher, weft compare, weft stack, traces of process trees, make
+# install and the manual pages.
+$(TB)/tools/%: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -pthread -o $@ $<
+test-tools: all $(TB)/preload/basic_join $(TB)/tools/stack_target $(TB)/tools/fork_trace
+	sh tests/tools/run.sh $(B) $(abspath $(TB)/preload/basic_join) $(abspath $(TB)/tools)
 
 -include tests/unit/unit.mk
 

@@ -11,12 +11,17 @@ the native runs': a weft run matches when it equals one of them, so a
 program whose native output varies run to run is judged fairly.  Only a
 short diff is shown when they differ.
 
-Peak RSS and peak OS threads cover the program's whole process group (a
-shell pipeline's processes too): the VmHWM and Threads: lines of each
-member's /proc/PID/status, summed, polled every 2 ms; members are found
-every 20 ms (ru_maxrss when no poll saw the program).  ru_maxrss alone is
-no use for small programs: at exec the kernel folds the forked copy of
-this Python into it.
+Peak RSS and CPU time are the kernel's accounting of the finished run:
+compare.py starts a small static helper (weft-measure), which forks PROG,
+is the subreaper of PROG's tree, and after reaping PROG reports
+getrusage(RUSAGE_CHILDREN): CPU time is the user + system time of PROG and
+of every descendant reaped by then; peak RSS is the largest ru_maxrss among
+them (the biggest single process, not a sum over a pipeline).  A program
+forked straight from Python would report at least Python's own 10 MB: at
+exec the kernel folds the replaced image's high-water RSS into ru_maxrss.
+Peak OS threads is sampled (the kernel keeps no peak of it): the Threads:
+lines of the run's process group in /proc, summed, every 2 ms; members are
+found every 20 ms.
 
 Exit status: 0 when every run matched, 1 when one did not (or timed out),
 2 for a usage error.  stdin is /dev/null for every run.
@@ -29,21 +34,6 @@ MEASURES = [  # key, label, unit, format
     ("rss", "peak RSS", "MB", "{:.1f}"),
     ("threads", "peak OS threads", "", "{:.0f}"),
 ]
-
-
-def status_of(pid):
-    """(Threads, VmHWM kB) of a running process, 0 for what is unknown."""
-    th = hwm = 0
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("Threads:"):
-                    th = int(line.split()[1])
-                elif line.startswith("VmHWM:"):
-                    hwm = int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return th, hwm
 
 
 def group_of(pgid):
@@ -64,9 +54,23 @@ def group_of(pgid):
     return res
 
 
-def run(argv, env, timeout):
-    """One run of argv: its outputs, status and measures."""
+def status_threads(pid):
+    """Threads: of a running process, 0 if unknown."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("Threads:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def run(argv, env, timeout, measure):
+    """One run of argv under the helper measure: its outputs, status and
+    measures."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        rfd, wfd = os.pipe()
         t0 = time.monotonic()
         try:
             pid = os.fork()
@@ -79,27 +83,29 @@ def run(argv, env, timeout):
                 os.dup2(fd, 0)
                 os.dup2(out.fileno(), 1)
                 os.dup2(err.fileno(), 2)
-                os.execvpe(argv[0], argv, env)
+                os.close(rfd)
+                os.set_inheritable(wfd, True)
+                os.execve(measure, [measure, str(wfd)] + argv, env)
             except OSError as e:
                 os.write(2, ("weft: compare: cannot run %s: %s\n" % (argv[0], e)).encode())
             os._exit(127)
-        peak, hwm, timed_out = 0, 0, False
-        members, hwms, polls = {pid}, {}, 0
+        os.close(wfd)
+        peak, timed_out = 0, False
+        members, polls = set(), 0
         while True:
             wpid, status, ru = os.wait4(pid, os.WNOHANG)
             if wpid == pid:
                 break
             if polls % 10 == 0:
-                members |= group_of(pid)
+                members |= group_of(pid) - {pid}  # not the helper
             polls += 1
             th_sum = 0
             for m in list(members):
-                th, hw = status_of(m)
-                if th == 0 and m != pid:
-                    members.discard(m)  # gone; its peak stays in hwms
+                th = status_threads(m)
+                if th == 0:
+                    members.discard(m)
                 th_sum += th
-                hwms[m] = max(hwms.get(m, 0), hw)
-            peak, hwm = max(peak, th_sum), max(hwm, sum(hwms.values()))
+            peak = max(peak, th_sum)
             if time.monotonic() - t0 > timeout and not timed_out:
                 timed_out = True
                 try:
@@ -108,11 +114,20 @@ def run(argv, env, timeout):
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.002)
         wall = time.monotonic() - t0
+        with os.fdopen(rfd, "rb") as f:
+            report = f.read().split()
         out.seek(0)
         err.seek(0)
-        return {"out": out.read(), "err": err.read(), "status": status, "timeout": timed_out,
-                "wall": wall, "cpu": ru.ru_utime + ru.ru_stime,
-                "rss": (hwm or ru.ru_maxrss) / 1024.0, "threads": peak or 1}
+        r = {"out": out.read(), "err": err.read(), "status": status, "timeout": timed_out,
+             "wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss": ru.ru_maxrss / 1024.0,
+             "threads": peak or 1}
+        # status S maxrss KB utime US stime US: PROG's own, without the
+        # helper's (killed by the timeout, it has none: the helper's).
+        if len(report) == 8 and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+            r["status"] = int(report[1])
+            r["rss"] = int(report[3]) / 1024.0
+            r["cpu"] = (int(report[5]) + int(report[7])) / 1e6
+        return r
 
 
 def describe(r, timeout):
@@ -189,6 +204,8 @@ def print_table(args, lib, res):
             print("  " + line)
     if res["native_varies"]:
         print("note: the native runs' outputs differ among themselves")
+    print("measured: CPU and peak RSS by the kernel at the run's end (getrusage RUSAGE_CHILDREN:"
+          " CPU summed over its processes, RSS the largest one's); OS threads sampled every 2 ms")
 
 
 def svg_chart(args, res):
@@ -240,6 +257,7 @@ def parse(argv):
         prog="weft compare", usage="weft compare [OPTIONS] PROG [ARGS...]",
         description="Run PROG natively and under weft; compare outputs, time, memory, threads.")
     p.add_argument("--lib", help=argparse.SUPPRESS, required=True)
+    p.add_argument("--measure", help=argparse.SUPPRESS, required=True)
     p.add_argument("-n", type=int, default=1, metavar="N",
                    help="runs of each side, alternating (default 1)")
     p.add_argument("--warmup", type=int, default=None, metavar="N",
@@ -271,6 +289,7 @@ def parse(argv):
 def main():
     args = parse(sys.argv[1:])
     lib = os.path.abspath(args.lib)
+    measure = os.path.abspath(args.measure)
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     wenv = dict(env, LD_PRELOAD=lib)
@@ -288,7 +307,7 @@ def main():
                 sys.stderr.write("\r\033[Kweft compare: run %d/%d (%s%s)" %
                                  (done, total, side, ", warm-up" if i < args.warmup else ""))
                 sys.stderr.flush()
-            r = run(args.prog, e, args.timeout)
+            r = run(args.prog, e, args.timeout, measure)
             if i >= args.warmup:
                 runs[side].append(r)
     if tty:
@@ -305,7 +324,10 @@ def main():
         if a["status"] != b["status"] or b["timeout"]:
             diff.append("exit status: native %s, weft %s" %
                         (describe(a, args.timeout), describe(b, args.timeout)))
-    res = {"command": args.prog, "lib": lib, "runs": args.n, "warmup": args.warmup,
+    res = {"command": args.prog, "lib": lib,
+           "measured": {"cpu": "user+system of the run's processes, getrusage(RUSAGE_CHILDREN)",
+                        "rss": "largest ru_maxrss among the run's processes",
+                        "threads": "sampled: Threads: of the process group, every 2 ms"}, "runs": args.n, "warmup": args.warmup,
            "weft_env": args.e, "same": same, "mismatches": len(bad), "diff": diff,
            "native_varies": len(set(native_keys)) > 1,
            "native_status": describe(runs["native"][0], args.timeout),

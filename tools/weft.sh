@@ -1,7 +1,10 @@
 #!/bin/sh
-# weft — the launcher: runs a program with libweft.so preloaded, or
-# compares a native run with a weft run.  Installed as PREFIX/bin/weft;
-# build/weft in the build tree.  `weft --help` lists the sub-commands.
+# weft — the launcher: runs a program with libweft.so preloaded, compares
+# a native run with a weft run (compare.py, weft-measure), prints the
+# tasks of a running weft program (stack.py) or summarises a trace
+# (trace.py).  Installed as PREFIX/bin/weft; build/weft in the build tree.
+# `weft --help` lists the sub-commands (tests/tools/run.sh checks that it
+# names every case below).
 version='@VERSION@'
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -12,11 +15,18 @@ usage: weft run PROG [ARGS...]           run PROG with libweft.so preloaded
                                         run PROG natively and under weft and
                                         compare output, time, memory, threads
                                         (weft compare --help: the options)
-       weft --version | --help
+       weft stack [--timeout SECONDS] PID
+                                        print the tasks of running weft program
+                                        PID and their backtraces; PID runs on
+       weft trace FILE                  summarise a WEFTDEBUG=trace=FILE trace
+       weft --version | -V              the version
+       weft --help | -h | help          this text
 Settings are environment variables (GOMAXPROCS, WEFT_*, WEFTDEBUG): man weft.
 Exit status: weft run exits as PROG does (a signal that kills PROG kills
 weft run the same way); weft compare exits 0 when outputs match, 1 when
-they differ; 2 for a usage error or when libweft.so is missing.
+they differ; weft stack exits 0 with the dump, 1 when PID is not a weft
+program, not the caller's or did not answer; 2 for a usage error or when
+libweft.so is missing.
 USAGE
 }
 die() { echo "weft: $*" >&2; exit 2; }
@@ -39,6 +49,14 @@ find_tool() {
     [ -f "$d/$1" ] && { tool=$d/$1; return; }
   done
   die "cannot find $1 (looked in $here/../tools, $here/../../tools and $here/../share/weft)"
+}
+# weft compare's runner: beside the launcher (the build tree), else
+# PREFIX/lib/weft (installed).
+find_measure() {
+  for m in "$here/weft-measure" "$here/../lib/weft/weft-measure"; do
+    [ -x "$m" ] && { measure=$m; return; }
+  done
+  die "cannot find weft-measure (looked in $here and $here/../lib/weft)"
 }
 # PROG must be something exec can run: a path to an executable file, or a
 # name found on PATH.
@@ -63,8 +81,12 @@ run)
   LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}" exec "$@" ;;
 compare)
   find_lib
+  find_measure
   find_tool compare.py
-  exec python3 "$tool" --lib "$lib" "$@" ;;
+  exec python3 "$tool" --lib "$lib" --measure "$measure" "$@" ;;
+stack)
+  find_tool stack.py
+  exec python3 "$tool" "$@" ;;
 trace)
   [ $# -eq 1 ] || die "trace: expected one file (weft trace FILE)"
   find_tool trace.py

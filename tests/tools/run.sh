@@ -1,12 +1,16 @@
 #!/bin/sh
-# run.sh BUILD PROG: the launcher as a user meets it — --help/--version,
+# run.sh BUILD PROG TOOLS: the launcher as a user meets it — --help/--version,
 # usage errors, exit statuses passed through, `weft compare` (repetitions,
-# a short diff, --json, --svg), make bench-real's harness (one short
+# a short diff, --json, --svg, the kernel's figures), `weft stack` (TOOLS/
+# stack_target: parked and spinning tasks; a process without weft, a bad
+# PID), traces of a process tree (WEFTDEBUG=trace through timeout and sh -c;
+# TOOLS/fork_trace's children), make bench-real's harness (one short
 # case), and `make install`/`make uninstall` into a temporary DESTDIR,
 # running PROG (basic_join: it checks that weft is loaded, and exits 3)
-# through the installed launcher, and reading the installed manual pages.
-# Prints one line per check and "tools: N passed, N failed".
-b=$(cd "$1" && pwd) prog=$2
+# and weft stack through the installed launcher, and reading the installed
+# manual pages.  Prints one line per check and "tools: N passed, N failed".
+b=$(cd "$1" && pwd) prog=$2 tools=$3
+root=$(cd "$(dirname "$0")/../.." && pwd)
 weft=$b/weft
 tmp=${TMPDIR:-/tmp}/weft-tools.$$
 mkdir -p "$tmp"
@@ -30,6 +34,12 @@ expect version 0 "$weft" --version
 grep -q "^weft [0-9][0-9.]*$" "$tmp/out" && ok "version text" || bad "version text" "$(cat "$tmp/out")"
 expect help 0 "$weft" --help
 grep -q "weft run PROG" "$tmp/out" && grep -q "weft compare" "$tmp/out" && ok "help text" || bad "help text" "$(head -3 "$tmp/out")"
+# Every sub-command the launcher dispatches is in --help.
+subs=$(sed -n 's/^\([-a-zA-Z][-a-zA-Z|]*\)).*/\1/p' "$root/tools/weft.sh" | tr '|' ' ')
+missing=
+for c in $subs; do grep -qE -- "(weft|\|) $c( |\$)" "$tmp/out" || missing="$missing $c"; done
+[ -n "$subs" ] && [ -z "$missing" ] && ok "help lists every sub-command ($(echo $subs))" ||
+  bad "help lists every sub-command" "missing:$missing (found: $subs)"
 expect no-args 2 "$weft"
 expect bad-subcommand 2 "$weft" frobnicate; one_weft_line bad-subcommand
 expect run-no-program 2 "$weft" run; one_weft_line run-no-program
@@ -69,9 +79,151 @@ else bad "compare-short-diff" "$lines lines: $(head -c 400 "$tmp/out")"; fi
 expect compare-bad-option 2 "$weft" compare -n 0 true
 expect compare-bad-env 2 "$weft" compare -e NOEQUALS true
 
+# compare's peak RSS and CPU are the kernel's accounting of the program
+# (not of the Python that starts it: about 10 MB): `true` stays under 4 MB.
+expect compare-rss 0 "$weft" compare -n 3 --json true
+python3 - "$tmp/out" <<'PY' && ok "compare-rss-kernel" || bad "compare-rss-kernel" "$(head -c 300 "$tmp/out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["native"]["rss"]["max"] < 4.0, r["native"]["rss"]
+assert r["weft"]["rss"]["max"] < 8.0, r["weft"]["rss"]
+assert r["native"]["cpu"]["max"] < 0.5 and "getrusage" in r["measured"]["cpu"]
+PY
+expect compare-measured-line 0 "$weft" compare true
+grep -q '^measured: CPU and peak RSS by the kernel' "$tmp/out" && ok "compare-measured-text" ||
+  bad "compare-measured-text" "$(tail -2 "$tmp/out")"
+
+# weft stack: the dump on this side's stdout, nothing on the program's
+# stderr, and the program runs on to its normal end.
+# stack_run NAME LAUNCHER MODE N: start TOOLS/stack_target MODE N under
+# weft, wait for "ready", take the dump ($tmp/stack), end the program.
+stack_run() {
+  name=$1 launcher=$2; shift 2
+  "$launcher" run "$tools/stack_target" "$@" > "$tmp/t.out" 2> "$tmp/t.err" &
+  tpid=$!
+  i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+  "$launcher" stack "$tpid" > "$tmp/stack" 2> "$tmp/stack.err"; srt=$?
+  kill -USR1 "$tpid"; wait "$tpid"; trt=$?
+  tasks=$(grep -c '^task [0-9]* \[' "$tmp/stack")
+  want=$(( $2 + 1 ))
+  if [ $srt = 0 ] && [ ! -s "$tmp/stack.err" ] && grep -q "^weft stack: pid $tpid\$" "$tmp/stack" &&
+     [ "$tasks" = $want ] && grep -q "^weft: $want tasks dumped in" "$tmp/stack"; then ok "$name dump ($tasks tasks)"
+  else bad "$name dump" "exit $srt, $tasks tasks (want $want): $(head -c 300 "$tmp/stack.err")"; fi
+  if [ $trt = 0 ] && [ ! -s "$tmp/t.err" ] && grep -q "^done $2\$" "$tmp/t.out"; then ok "$name program runs on"
+  else bad "$name program runs on" "exit $trt, stderr: $(head -c 300 "$tmp/t.err")"; fi
+}
+stack_run stack-parked-3000 "$weft" park 3000
+grep -q '^task [0-9]* \[pthread_cond_wait on ' "$tmp/stack" && grep -q 'start function parked' "$tmp/stack" &&
+  ok "stack-parked-3000 states" || bad "stack-parked-3000 states" "$(sed -n 4,8p "$tmp/stack")"
+stack_run stack-spin "$weft" spin 2
+GOMAXPROCS=1 stack_run stack-spin-gomaxprocs1 "$weft" spin 2
+# Each spinning task is running on the one worker or waits for it (the
+# dump reads the tasks one after another, while preemption goes on).
+[ "$(grep -c '^task [0-9]* \[running on worker 0\]:$\|^task [0-9]* \[runnable\]:$' "$tmp/stack")" = 3 ] &&
+  ok "stack-spin-gomaxprocs1 states" || bad "stack-spin-gomaxprocs1 states" "$(grep '^task' "$tmp/stack")"
+# The program's SIGQUIT keeps its meaning: one sent while weft stack asks
+# (before, during or after its dump) still dumps to the program's stderr
+# and exits 2; weft stack then has its dump or says the process exited.
+WEFT_SIGQUIT=dump-exit "$weft" run "$tools/stack_target" park 10000 > "$tmp/t.out" 2> "$tmp/t.err" &
+tpid=$!
+i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+"$weft" stack "$tpid" > "$tmp/stack" 2> "$tmp/stack.err" & kpid=$!
+sleep 0.5; kill -QUIT "$tpid"; wait "$tpid"; trt=$?; wait "$kpid"; srt=$?
+if [ $trt = 2 ] && grep -q '^SIGQUIT: quit$' "$tmp/t.err" && grep -q '^weft: 10001 tasks dumped' "$tmp/t.err" &&
+   { [ $srt = 0 ] || { [ $srt = 1 ] && [ "$(wc -l < "$tmp/stack.err")" = 1 ] && grep -q "^weft: stack: .*process $tpid" "$tmp/stack.err"; }; }; then
+  ok "stack-sigquit-unchanged (weft stack: exit $srt $(cat "$tmp/stack.err"))"
+else bad "stack-sigquit-unchanged" "program exit $trt, stack exit $srt: $(head -c 300 "$tmp/stack.err"); program stderr: $(head -2 "$tmp/t.err") ... $(tail -2 "$tmp/t.err")"; fi
+# WEFT_SIGQUIT=off (SIGQUIT's native meaning) does not turn weft stack off.
+WEFT_SIGQUIT=off stack_run stack-sigquit-off "$weft" park 10
+# A stopped program does not answer: said after --timeout.
+"$weft" run "$tools/stack_target" park 2 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
+i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+kill -STOP $tpid
+expect stack-stopped 1 "$weft" stack --timeout 1 $tpid; one_weft_line stack-stopped
+grep -q "did not answer in 1 s" "$tmp/err" && ok "stack-stopped text" || bad "stack-stopped text" "$(cat "$tmp/err")"
+kill -CONT $tpid; kill -USR1 $tpid; wait $tpid; trt=$?
+[ $trt = 0 ] && [ ! -s "$tmp/t.err" ] && ok "stack-stopped program runs on" || bad "stack-stopped program runs on" "exit $trt: $(head -c 300 "$tmp/t.err")"
+expect stack-bad-timeout 2 "$weft" stack --timeout x 1; one_weft_line stack-bad-timeout
+sleep 30 & spid=$!
+expect stack-not-weft 1 "$weft" stack $spid; one_weft_line stack-not-weft
+grep -q "process $spid (sleep) is not running weft" "$tmp/err" && ok "stack-not-weft text" ||
+  bad "stack-not-weft text" "$(cat "$tmp/err")"
+kill $spid; wait $spid 2>/dev/null
+expect stack-no-such-pid 1 "$weft" stack 999999999; one_weft_line stack-no-such-pid
+expect stack-not-a-pid 2 "$weft" stack 12x; one_weft_line stack-not-a-pid
+expect stack-no-pid 2 "$weft" stack; one_weft_line stack-no-pid
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+  # Another user's weft program, seen by an unprivileged caller.
+  "$weft" run "$tools/stack_target" park 2 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
+  i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+  expect stack-not-yours 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$weft" stack $tpid
+  one_weft_line stack-not-yours
+  grep -q "is not yours" "$tmp/err" && ok "stack-not-yours text" || bad "stack-not-yours text" "$(cat "$tmp/err")"
+  # ... and root asking about an unprivileged user's program.
+  kill -USR1 $tpid; wait $tpid
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$weft" run "$tools/stack_target" park 5 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
+  i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+  expect stack-root-for-user 0 "$weft" stack $tpid
+  grep -q "^weft: 6 tasks dumped" "$tmp/out" && ok "stack-root-for-user dump" || bad "stack-root-for-user dump" "$(head -c 300 "$tmp/err")"
+  kill -USR1 $tpid; wait $tpid
+fi
+
+# WEFTDEBUG=trace=FILE inherited by a process tree: every process writes
+# its own valid file, which names it (pid, command); one `weft: trace:`
+# line for each process that did not get FILE itself.
+# trace_tree NAME DIR N CMDS: DIR holds N files; CMDS: how many commands
+# start with timeout, sh and fork_trace; fork_trace's files pass
+# tests/observe/check_trace.py (4 ring tasks, ended by exit), every file
+# tools/trace.py, and a sh that execs ends its own with "exec".
+trace_tree() {
+  name=$1 dir=$2 n=$3 cmds=$4
+  python3 - "$dir" "$n" "$cmds" "$tools/fork_trace" "$root" <<'PY' > "$tmp/tt" 2>&1 && ok "$name: $(cat "$tmp/tt")" || bad "$name" "$(head -c 600 "$tmp/tt")"
+import json, os, subprocess, sys
+d, n, want, ft, root = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+files = sorted(os.listdir(d))
+assert len(files) == n, "%d files, not %d: %s" % (len(files), n, files)
+kinds, pids = {"timeout": 0, "sh": 0, "fork_trace": 0}, set()
+for f in files:
+    p = os.path.join(d, f)
+    t = json.load(open(p))  # valid JSON, or this fails
+    a = t["traceEvents"][0]["args"]
+    od = t["otherData"]
+    assert t["traceEvents"][0]["name"] == "process_name" and a["weft_pid"] == od["pid"], f
+    assert a["cmd"] == od["command"] and a["cmd"], f
+    pids.add(a["weft_pid"])
+    first = a["cmd"].split()[0]
+    k = "fork_trace" if first == ft else os.path.basename(first)
+    kinds[k] = kinds.get(k, 0) + 1
+    if k == "fork_trace":
+        r = subprocess.run([sys.executable, root + "/tests/observe/check_trace.py", p, "exit",
+                            "ring", "4"], capture_output=True, text=True)
+        assert r.returncode == 0, (f, r.stdout)
+    if k == "sh":
+        assert od["end"] == "exec", (f, od["end"])
+    r = subprocess.run([sys.executable, root + "/tools/trace.py", p], capture_output=True)
+    assert r.returncode == 0, (f, r.stderr)
+got = "%d %d %d" % (kinds["timeout"], kinds["sh"], kinds["fork_trace"])
+assert got == want, "commands timeout/sh/fork_trace: %s, not %s (%s)" % (got, want, kinds)
+assert len(pids) == n - (1 if kinds["sh"] else 0)  # sh and what it execs: one pid
+print("%d files, all valid, each names its process" % n)
+PY
+}
+mkdir -p "$tmp/tr1" "$tmp/tr2"
+WEFTDEBUG=trace="$tmp/tr1/t.json" "$weft" run timeout 60 sh -c "exec '$tools/fork_trace'" > "$tmp/out" 2> "$tmp/err"
+trace_tree trace-timeout-sh "$tmp/tr1" 6 "1 1 4"
+[ "$(grep -c '^weft: trace: .*t.json is another live process.s; this one (pid [0-9]*, [a-z_]*) writes .*t\.[0-9.]*json$' "$tmp/err")" = 5 ] &&
+  [ "$(wc -l < "$tmp/err")" = 5 ] && ok "trace-timeout-sh messages" || bad "trace-timeout-sh messages" "$(head -c 600 "$tmp/err")"
+WEFTDEBUG=trace="$tmp/tr2/f.json" "$weft" run "$tools/fork_trace" > "$tmp/out" 2> "$tmp/err"
+trace_tree trace-fork-children "$tmp/tr2" 4 "0 0 4"
+python3 - "$tmp/tr2" <<'PY' && ok "trace-fork-children parent" || bad "trace-fork-children parent" "children not named as the parent's"
+import json, os, sys
+a = [json.load(open(os.path.join(sys.argv[1], f)))["traceEvents"][0]["args"] for f in os.listdir(sys.argv[1])]
+parent = json.load(open(os.path.join(sys.argv[1], "f.json")))["traceEvents"][0]["args"]["weft_pid"]
+assert sorted(x["ppid"] == parent for x in a) == [False, True, True, True]
+PY
+
 # make bench-real's harness (bench/real/run.py --test): one short case
 # through weft compare, its table and its JSON.
-root=$(cd "$(dirname "$0")/../.." && pwd)
 expect bench-real-harness 0 python3 "$root/bench/real/run.py" --weft "$weft" --test
 grep -q '^stress-switch-short .* yes$' "$tmp/out" && grep -q '^geometric mean' "$tmp/out" &&
   ok "bench-real-table" || bad "bench-real-table" "$(head -c 400 "$tmp/out")"
@@ -81,12 +233,23 @@ grep -q '^stress-switch-short .* yes$' "$tmp/out" && grep -q '^geometric mean' "
 d=$tmp/dest p=/usr/local
 if make -s --no-print-directory install DESTDIR="$d" PREFIX=$p > "$tmp/inst" 2>&1; then ok install
 else bad install "$(tail -5 "$tmp/inst")"; fi
-for f in bin/weft lib/libweft.so share/weft/compare.py share/weft/weft-gdb.py \
+for f in bin/weft lib/libweft.so lib/weft/weft-measure share/weft/compare.py share/weft/stack.py \
+         share/weft/trace.py share/weft/weft-gdb.py \
          share/man/man1/weft.1 share/man/man7/weft.7; do
   [ -f "$d$p/$f" ] || bad "installed $f" missing
 done
 expect installed-run 3 env -u WEFT_LIB WEFT_EXPECT=1 "$d$p/bin/weft" run "$prog"
 expect installed-compare 0 env -u WEFT_LIB "$d$p/bin/weft" compare "$prog"
+stack_run installed-stack "$d$p/bin/weft" park 100
+expect installed-help 0 env -u WEFT_LIB "$d$p/bin/weft" --help
+grep -q '^ *weft stack ' "$tmp/out" && grep -q '^ *weft trace ' "$tmp/out" && ok "installed-help text" ||
+  bad "installed-help text" "$(head -c 300 "$tmp/out")"
+mkdir -p "$tmp/tr3"
+WEFTDEBUG=trace="$tmp/tr3/f.json" env -u WEFT_LIB "$d$p/bin/weft" run "$tools/fork_trace" > "$tmp/out" 2> "$tmp/err"
+trace_tree installed-trace-fork-children "$tmp/tr3" 4 "0 0 4"
+expect installed-compare-rss 0 env -u WEFT_LIB "$d$p/bin/weft" compare --json true
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["native"]["rss"]["max"] < 4' "$tmp/out" &&
+  ok "installed-compare-rss" || bad "installed-compare-rss" "$(head -c 300 "$tmp/out")"
 for s in 1 7; do
   if MANWIDTH=80 man --warnings -M "$d$p/share/man" "$s" weft > "$tmp/man" 2> "$tmp/manerr" &&
      [ ! -s "$tmp/manerr" ] && grep -q 'GUARANTEES AND KNOWN LIMITS\|ENVIRONMENT' "$tmp/man"; then
