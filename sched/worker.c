@@ -145,13 +145,24 @@ static void spawn_gate_leave(void)
 		wt_futex_wake(&spawning, INT_MAX, false);
 }
 
+/* How long a fork waits for the creations under way.  A creation may wait
+ * on the forker: sysmon starting a worker runs libc's pthread_create, whose
+ * malloc may be a program's that creates and joins a thread of its own (a
+ * task), which needs a worker, and the forker holds its own until the fork
+ * is done.  Past this the fork goes ahead (what a native fork does); only
+ * qemu-user's fork can then hang, as it did without the gate. */
+#define FORK_GATE_NS 20000000ll /* 20 ms */
+
 /* Context: the forking task, in the parent, holding no weft lock.  Returns
- * once no creation is under way; later ones wait for wt_spawn_fork_parent. */
+ * once no creation is under way, or after FORK_GATE_NS; later creations
+ * wait for wt_spawn_fork_parent. */
 void wt_spawn_fork_prepare(void)
 {
 	atomic_fetch_add(&forking, 1);
-	for (int s; (s = atomic_load(&spawning)) != 0;)
-		wt_futex_wait(&spawning, s, NULL, false);
+	int64_t until = wt_nanotime() + FORK_GATE_NS;
+	struct timespec ts = { until / 1000000000, until % 1000000000 };
+	for (int s; (s = atomic_load(&spawning)) != 0 && wt_nanotime() < until;)
+		wt_futex_wait(&spawning, s, &ts, false);
 }
 
 /* Context: the forking task, in the parent, after the fork. */
