@@ -31,16 +31,6 @@
  * takes the program's handled signals before it sleeps (wt_sig_idle): one
  * that comes to g0 is handed to a task (sighandler.c).
  *
- * A new task runs first (wt_ready_first): pthread_create switches to it at
- * once and its creator waits in runnext, as a park's hand-off does, on the
- * same worker and time slice.  Go leaves the new goroutine in runnext and
- * goes on; here a thread that returns at once so ends before the next
- * create, whose stack then reuses its warm slot (stack.c: exit release),
- * and a loop that creates many and joins them later touches a few slots
- * instead of one fresh slot each (each fresh one costs page-table pages
- * and first touches).  A creator that the new task keeps waiting gets
- * another worker from sysmon within a tick (wt_sysmon_wake_idle_work).
- *
  * Direct task-to-task switches keep Go's guarantee that a parked task's
  * context is saved before its park lock is released: the lock is released
  * by m->after, which only the next context on the worker runs.
@@ -373,7 +363,6 @@ void wt_ready(struct wt_task *t)
 
 static void after_park(struct wt_m *m, struct wt_task *t, void *lock);
 static void after_yield(struct wt_m *m, struct wt_task *t, void *arg);
-static void after_spawn(struct wt_m *m, struct wt_task *t, void *arg);
 static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg);
 
 /* Runs what the task that last switched out on m asked for (m->after).
@@ -393,19 +382,6 @@ void wt_finish_switch(struct wt_m *m)
  * task (a hand-off: one switch instead of two through g0), except every
  * 61st tick, when g0 runs the full search (timers, global queue).  The task
  * resumes when something makes it runnable again, maybe on another worker. */
-/* A switch out may go straight to p's next task, except every
- * GLOBRUNQ_EVERY-th tick (tick: a park or an exit; a spawn shares its
- * creator's time slice and tick, which may not move), when resizing
- * disabled the proc, or at the thread cap: then through g0 (findrunnable
- * then prefers tasks back from system calls).  The tick findrunnable tests
- * is this one: execute counts the switch after it. */
-static inline bool handoff_ok(struct wt_p *p, bool tick)
-{
-	return p && (!tick || p->schedtick % GLOBRUNQ_EVERY != 0) &&
-	       likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
-	       likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed));
-}
-
 void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 {
 	struct wt_task *t = wt_cur();
@@ -420,8 +396,14 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	m->after = fn;
 	m->after_arg = arg;
 	m->prevg = t;
-	if ((fn == after_park || fn == wt_task_after_exit || fn == after_spawn) &&
-	    handoff_ok(p, fn != after_spawn)) {
+	/* Through g0 instead every GLOBRUNQ_EVERY-th tick, when resizing
+	 * disabled the proc, or at the thread cap (findrunnable then prefers
+	 * tasks back from system calls).  The tick findrunnable tests is this
+	 * one: execute counts the switch after it. */
+	if ((fn == after_park || fn == wt_task_after_exit) && p &&
+	    p->schedtick % GLOBRUNQ_EVERY != 0 &&
+	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
+	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed))) {
 		/* Tasks that ready each other and park share one time slice
 		 * (runnext, inherit); when sysmon finds it over, the ring goes
 		 * first, as a preempted Go pair's would. */
@@ -504,59 +486,6 @@ static void after_yield(struct wt_m *m, struct wt_task *t, void *arg)
 	wt_globrunq_put(t);
 	wt_unlock(&wt_sched.lock);
 	wt_wakep();
-}
-
-/* The creator of a task that runs first: runnext, where the new task was.
- * A lone runnext wakes no worker (wt_ready_m); sysmon gives it one if the
- * new task keeps the worker a whole tick. */
-static void after_spawn(struct wt_m *m, struct wt_task *t, void *arg)
-{
-	(void)arg;
-	atomic_store(&t->state, WT_RUNNABLE);
-	struct wt_p *p = m->p;
-	if (!p) {
-		wt_lock(&wt_sched.lock);
-		wt_globrunq_put(t);
-		wt_unlock(&wt_sched.lock);
-		wt_wakep();
-		return;
-	}
-	wt_runq_put(p, t, true);
-	if (atomic_load_explicit(&p->tail, memory_order_relaxed) !=
-	    atomic_load_explicit(&p->head, memory_order_relaxed))
-		wt_wakep();
-}
-
-/* Makes the new task t runnable and runs it at once on this worker, the
- * creator taking its place in runnext (so it goes on when t first blocks
- * or ends, or on another worker once sysmon sees it wait).  A thread that
- * returns at once so ends before its creator's next create, and that
- * create reuses its warm stack slot instead of a fresh one: a loop that
- * creates many and joins them later touches a few slots, not one each.
- * Where the worker cannot hand off (no proc, inside a system call, a
- * tick due to g0), t is only made ready.  Context: the creating task. */
-void wt_ready_first(struct wt_task *t)
-{
-	struct wt_task *cur = wt_cur();
-	struct wt_m *m = cur ? cur->m : NULL;
-	if (!m || m->insyscall || atomic_load_explicit(&m->implicit, memory_order_relaxed) ||
-	    !handoff_ok(m->p, false) || wt_rt_any() ||
-	    atomic_load_explicit(&cur->eff, memory_order_relaxed)) {
-		wt_ready(t);
-		return;
-	}
-	if (wt_preempt_wanted(m)) {
-		/* The creator's time slice is over: it goes where a preempted
-		 * task goes, t runs next here. */
-		wt_ready(t);
-		wt_preempt_yield();
-		return;
-	}
-	if (unlikely(wt_tl_on))
-		wt_tl_wake(m, t);
-	atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
-	wt_runq_put(m->p, t, true);
-	wt_mcall(after_spawn, NULL);
 }
 
 void wt_yield(void)

@@ -7,7 +7,6 @@
 #include "runtime.h"
 
 void wt_ready(struct wt_task *t);          /* on a task or a foreign thread */
-void wt_ready_first(struct wt_task *t);    /* a new task, run at once (proc.c) */
 void wt_ready_m(struct wt_task *t, struct wt_m *m); /* on m's g0, or sysmon (m NULL) */
 void wt_inject(struct wt_task *list, struct wt_p *p); /* a schedlink list from wt_unpark_collect */
 /* On a task: switch to g0 and run fn(m, task, arg) there (Go's mcall). */

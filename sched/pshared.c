@@ -43,6 +43,7 @@
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include "config.h"
 #include "pshared.h"
@@ -257,19 +258,61 @@ static void owner_died(_Atomic uint32_t *w, uint32_t tid)
 	}
 }
 
-void wt_robust_walk(uintptr_t *head, uint32_t tid)
+/* Reads the word at a without faulting: false where nothing readable is
+ * mapped (the kernel's own walk reads the list with get_user and stops
+ * there). */
+static bool peek_word(uintptr_t a, uintptr_t *out)
 {
-	long off = (long)head[1];
-	uintptr_t pending = head[2] & ~1ul;
-	uintptr_t e = head[0];
+	struct iovec l = { out, sizeof *out }, r = { (void *)a, sizeof *out };
+	return wt_syscall6(SYS_process_vm_readv, wt_pid, (long)&l, 1, (long)&r, 1, 0) ==
+	       (long)sizeof *out;
+}
+
+/* A lock word of a list checked word by word: marked only if readable and
+ * held by tid, as the kernel's walk. */
+static void owner_died_checked(uintptr_t w, uint32_t tid)
+{
+	uintptr_t v;
+	if (w & 3 || !peek_word(w & ~7ul, &v))
+		return;
+	uint32_t word = (uint32_t)(v >> (8 * (w & 4)));
+	if ((word & FUTEX_TID_MASK) == tid)
+		owner_died((_Atomic uint32_t *)w, tid);
+}
+
+void wt_robust_walk(uintptr_t *head, uint32_t tid, bool checked)
+{
+	uintptr_t h[3];
+	if (!checked) {
+		memcpy(h, head, sizeof h);
+	} else {
+		for (int i = 0; i < 3; i++)
+			if (!peek_word((uintptr_t)&head[i], &h[i]))
+				return;
+	}
+	long off = (long)h[1];
+	uintptr_t pending = h[2] & ~1ul;
+	uintptr_t e = h[0];
 	for (int n = 0; e && (e & ~1ul) != (uintptr_t)head && n < ROBUST_LIMIT; n++) {
-		uintptr_t next = *(uintptr_t *)(e & ~1ul);
-		if ((e & ~1ul) != pending)
-			owner_died((_Atomic uint32_t *)((e & ~1ul) + off), tid);
+		uintptr_t next;
+		if (!checked)
+			next = *(uintptr_t *)(e & ~1ul);
+		else if (!peek_word(e & ~1ul, &next))
+			return;
+		if ((e & ~1ul) != pending) {
+			if (checked)
+				owner_died_checked((e & ~1ul) + off, tid);
+			else
+				owner_died((_Atomic uint32_t *)((e & ~1ul) + off), tid);
+		}
 		e = next;
 	}
-	if (pending)
-		owner_died((_Atomic uint32_t *)(pending + off), tid);
+	if (pending) {
+		if (checked)
+			owner_died_checked(pending + off, tid);
+		else
+			owner_died((_Atomic uint32_t *)(pending + off), tid);
+	}
 }
 
 /* The robust mutexes t still holds as it exits: glibc linked them on its
@@ -280,7 +323,7 @@ void wt_robust_walk(uintptr_t *head, uint32_t tid)
 static void robust_exit(struct wt_task *t, uint32_t tid)
 {
 	uintptr_t *head = (uintptr_t *)(wt_tls_pd(t->tp) + wt_off_robust);
-	wt_robust_walk(head, tid);
+	wt_robust_walk(head, tid, false);
 	head[0] = (uintptr_t)head;
 	head[2] = 0;
 }

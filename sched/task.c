@@ -256,7 +256,7 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned l
 		else
 			wt_throw("a real-time task without a priority");
 	} else {
-		wt_ready_first(t);
+		wt_ready(t);
 	}
 	return 0;
 fail:

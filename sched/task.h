@@ -9,7 +9,7 @@
 #include "stack.h"
 
 /* Creates a task for pthread_create, stores its pthread_t in *handle and
- * runs it (on this worker at once where it can: wt_ready_first): 0, or
+ * makes it ready: 0, or
  * -EAGAIN (out of memory or stack slots), -EINVAL (a stack size too small
  * for the TCB and static TLS, as glibc).  attr: a pthread_attr_t or NULL. */
 int wt_task_create(const void *attr, void *(*fn)(void *), void *arg, unsigned long *handle);
