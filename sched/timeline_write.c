@@ -310,6 +310,20 @@ void wt_tl_file_fork(void)
 	atomic_store_explicit(&kick, 0, memory_order_relaxed);
 }
 
+/* The writer's lock, waited for up to a second: the writer thread lets go
+ * within a write, and one that died holding it (a crash inside it) must
+ * not hang the caller.  false: not taken. */
+static bool wlock_take(void)
+{
+	for (int i = 0; !wt_trylock(&wlock); i++) {
+		if (i == 1000)
+			return false;
+		struct timespec ms = { 0, 1000000 };
+		wt_syscall6(SYS_nanosleep, (long)&ms, 0, 0, 0, 0, 0);
+	}
+	return true;
+}
+
 /* Context: shim/exec.c, on a task, just before exec.  Written out to this
  * moment with the tail "exec"; if the exec fails, the next write goes on
  * from the same place. */
@@ -318,12 +332,8 @@ void wt_tl_exec(void)
 	/* A child that shares this memory (vfork) is not this process. */
 	if (!wt_tl_on || (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0) != pid)
 		return;
-	for (int i = 0; !wt_trylock(&wlock); i++) {
-		if (i == 1000)
-			return;
-		struct timespec ms = { 0, 1000000 };
-		wt_syscall6(SYS_nanosleep, (long)&ms, 0, 0, 0, 0, 0);
-	}
+	if (!wlock_take())
+		return;
 	if (claimed && !closed)
 		write_out(false, "exec", true);
 	wt_unlock(&wlock);
@@ -649,14 +659,8 @@ void wt_tl_flush(bool close, const char *why, bool may_load)
 {
 	if (!wt_tl_on)
 		return;
-	/* The writer thread normally lets go within a write; if it died
-	 * holding the lock (a crash inside it), give up after a second. */
-	for (int i = 0; !wt_trylock(&wlock); i++) {
-		if (i == 1000)
-			return;
-		struct timespec ms = { 0, 1000000 };
-		wt_syscall6(SYS_nanosleep, (long)&ms, 0, 0, 0, 0, 0);
-	}
+	if (!wlock_take())
+		return;
 	if (!closed)
 		write_out(close, why, may_load);
 	wt_unlock(&wlock);
