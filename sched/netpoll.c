@@ -50,6 +50,7 @@
 
 #include "runtime.h"
 #include "netpoll.h"
+#include "vfork.h"
 #include "print.h"
 #include "proc.h"
 #include "rtq.h"
@@ -116,6 +117,8 @@ int wt_fd_kind(int fd)
 
 void wt_fd_set_kind(int fd, int kind)
 {
+	if (wt_vfork_child())
+		return; /* the child's descriptor table, not this process's */
 	struct pd *pd = pd_of(fd, kind != WT_FD_UNKNOWN);
 	if (!pd)
 		return;
@@ -456,6 +459,8 @@ void wt_netpoll_direct_end(void)
  * waiting on the old file; reading a recycled number would be worse). */
 void wt_netpoll_close(int fd)
 {
+	if (wt_vfork_child())
+		return; /* the child's descriptor table, not this process's */
 	struct pd *pd = pd_of(fd, false);
 	if (!pd)
 		return;
@@ -487,6 +492,8 @@ void wt_netpoll_after_fork(void)
 /* The program changed fd's file status flags (O_NONBLOCK). */
 void wt_fd_flags_changed(int fd)
 {
+	if (wt_vfork_child())
+		return; /* the child's descriptor table, not this process's */
 	struct pd *pd = pd_of(fd, false);
 	if (pd)
 		atomic_store_explicit(&pd->nonblock, NB_UNKNOWN, memory_order_relaxed);
@@ -496,6 +503,8 @@ void wt_fd_flags_changed(int fd)
  * in [lo, hi] weft knows something about (weft's own epoll fd excepted). */
 void wt_netpoll_close_range(unsigned lo, unsigned hi)
 {
+	if (wt_vfork_child())
+		return; /* the child's descriptor table, not this process's */
 	for (unsigned c = lo / CHUNK; c < NCHUNKS && c <= hi / CHUNK; c++) {
 		struct pd *pds = atomic_load_explicit(&chunks[c], memory_order_acquire);
 		if (!pds)

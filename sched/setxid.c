@@ -64,6 +64,7 @@
 #include "print.h"
 #include "readfile.h"
 #include "setxid.h"
+#include "vfork.h"
 #include "sigtask.h"
 #include "slab.h"
 #include "sysmon.h"
@@ -312,6 +313,9 @@ static void drop_unreachable(struct op *op)
 
 long wt_setxid(long nr, long a, long b, long c)
 {
+	/* A vfork child is a process of one thread: the parent's keep theirs. */
+	if (wt_vfork_child())
+		return wt_syscall6(nr, a, b, c, 0, 0, 0);
 	wt_lock(&setxid_lock);
 	/* Room for every thread weft has and many it did not make, the table at
 	 * most half full.  The mapping is kept for the next change (a handler

@@ -57,6 +57,7 @@
 #include <ucontext.h>
 
 #include "runtime.h"
+#include "dump.h"
 #include "real.h"
 #include "sighandler.h"
 #include "sigstack.h"
@@ -334,6 +335,29 @@ int wt_sig_action(int sig, const struct sigaction *sa, struct sigaction *old)
 	return 0;
 }
 
+
+/* A vfork child (vfork.c) takes each signal as the program set it up: the
+ * kernel gets the program's handler, SIG_DFL or SIG_IGN for every signal
+ * weft handles itself or through the trampoline, which would run the
+ * runtime on the parent's memory.  Context: the child, every signal
+ * blocked, on the task's thread pointer. */
+void wt_sig_vfork_child(void)
+{
+	for (int sig = 1; sig <= 64; sig++) {
+		struct sigaction v;
+		/* A record, even of SIG_DFL, may leave the trampoline in the
+		 * kernel (set_wrapped); the rest is the program's already. */
+		if ((kept(sig) || wt_sig_handler_get(sig, NULL)) && wt_sig_action(sig, NULL, &v) == 0)
+			libc_sigaction(sig, &v, NULL);
+	}
+	struct sigaction q, h;
+	if (libc_sigaction(SIGQUIT, NULL, &q) == 0) {
+		h = q;
+		wt_dump_hide(&h); /* weft's task dump, which the program never set */
+		if (h.sa_handler != q.sa_handler)
+			libc_sigaction(SIGQUIT, &h, NULL);
+	}
+}
 
 /* This thread's worker, or NULL.  Context: a signal handler. */
 static struct wt_m *self_m(void)

@@ -31,6 +31,7 @@ bool wt_sig_handler_take(int sig, struct sigaction *out);
 /* The signals with a handler recorded (bit sig-1). */
 uint64_t wt_sig_handled(void);
 void wt_sig_handlers_fork_reset(void);      /* fork child */
+void wt_sig_vfork_child(void);             /* vfork child: the program's dispositions */
 
 void wt_sig_trampoline(int sig, siginfo_t *si, void *uc);
 bool wt_sig_defer_poke(void);               /* sysmon: poke threads with deferred ones */

@@ -250,37 +250,61 @@ void wt_tls_tcache_free(uintptr_t tp)
 	free(tc);
 }
 
-/* ---- stackblock offsets: probe a real thread whose stack we chose ---- */
+/* ---- stackblock and specific_used offsets ----
+ * Found in the initial thread when it can tell, else in a probe thread.
+ * glibc gives the initial thread no stack block but sets its
+ * stackblock_size to __libc_stack_end (a generous alloca limit): the
+ * word holding that value, with a NULL before it, is the pair.  The probe
+ * thread is a real thread whose stack we chose: the pair holds its base
+ * and size.  Starting a thread costs a clone and the pages it touches, in
+ * every process, where most start no thread at all. */
+extern void *__libc_stack_end;
 static char *probe_stack;
 static size_t probe_size = 256 << 10;
+
+static bool find_stackblock(uintptr_t pd, uintptr_t base, size_t size)
+{
+	for (size_t off = 8; off + 16 <= wt_tcb_size; off += 8) {
+		uintptr_t *w = (uintptr_t *)(pd + off);
+		if (w[0] == base && w[1] == size) {
+			wt_off_stackblock = off;
+			wt_off_stackblock_size = off + 8;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* specific_used, the flag right after specific[] that glibc's
+ * pthread_setspecific sets and its thread exit tests before walking the
+ * key blocks: checked to be 0 in a thread that never set a key and 1 once
+ * a key has a value.  False if this thread set one before. */
+static bool find_specific_used(uintptr_t pd)
+{
+	if (!wt_off_specific)
+		return true; /* nothing to find */
+	size_t off = wt_off_specific + 32 * sizeof(void *);
+	volatile unsigned char *used = (unsigned char *)(pd + off);
+	pthread_key_t k;
+	if (*used != 0)
+		return false;
+	if (pthread_key_create(&k, NULL) == 0) {
+		if (pthread_setspecific(k, &k) == 0 && *used == 1)
+			wt_off_specific_used = off;
+		pthread_setspecific(k, NULL);
+		pthread_key_delete(k);
+	}
+	return true;
+}
 
 static void *probe(void *arg)
 {
 	(void)arg;
 	uintptr_t pd = wt_tls_pd(wt_arch_get_tp());
-	for (size_t off = 0; off + 16 <= wt_tcb_size; off += 8) {
-		uintptr_t *w = (uintptr_t *)(pd + off);
-		if (w[0] == (uintptr_t)probe_stack && w[1] == probe_size) {
-			wt_off_stackblock = off;
-			wt_off_stackblock_size = off + 8;
-			break;
-		}
-	}
-	/* specific_used, the flag right after specific[] that glibc's
-	 * pthread_setspecific sets and its thread exit tests before walking
-	 * the key blocks: checked to be 0 in this fresh thread and 1 once a
-	 * key has a value. */
-	if (wt_off_specific) {
-		size_t off = wt_off_specific + 32 * sizeof(void *);
-		volatile unsigned char *used = (unsigned char *)(pd + off);
-		pthread_key_t k;
-		if (*used == 0 && pthread_key_create(&k, NULL) == 0) {
-			if (pthread_setspecific(k, &k) == 0 && *used == 1)
-				wt_off_specific_used = off;
-			pthread_setspecific(k, NULL);
-			pthread_key_delete(k);
-		}
-	}
+	if (!wt_off_stackblock)
+		find_stackblock(pd, (uintptr_t)probe_stack, probe_size);
+	if (!wt_off_specific_used)
+		find_specific_used(pd);
 	return NULL;
 }
 
@@ -506,14 +530,17 @@ int wt_tls_init(void)
 			 "locked by a thread other than the first crashes\n");
 
 	tcache_probe(wt_arch_get_tp());
-	probe_stack = wt_mmap_anon(probe_size);
-	pthread_attr_t a;
-	pthread_t th;
-	real.pthread_attr_init(&a);
-	real.pthread_attr_setstack(&a, probe_stack, probe_size);
-	if (!probe_stack || real.pthread_create(&th, &a, probe, NULL) == 0)
-		real.pthread_join(th, NULL);
-	real.pthread_attr_destroy(&a);
+	bool found = find_stackblock((uintptr_t)self, 0, (size_t)__libc_stack_end) &&
+		     find_specific_used((uintptr_t)self);
+	if (!found && (probe_stack = wt_mmap_anon(probe_size))) {
+		pthread_attr_t a;
+		pthread_t th;
+		real.pthread_attr_init(&a);
+		real.pthread_attr_setstack(&a, probe_stack, probe_size);
+		if (real.pthread_create(&th, &a, probe, NULL) == 0)
+			real.pthread_join(th, NULL);
+		real.pthread_attr_destroy(&a);
+	}
 	if (!wt_off_stackblock)
 		wt_print("weft: could not find stackblock in struct pthread; "
 			 "alloca limits use the default\n");

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../sched/vfork.h"
 #include "../sched/dump.h"
 #include "../sched/sighandler.h"
 #include "../sched/sigstack.h"
@@ -42,6 +43,10 @@ static void set_bits(sigset_t *set, uint64_t b)
 WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	wt_real_init();
+	/* A vfork child's dispositions are its own, and the kernel holds the
+	 * program's (sched/vfork.c): weft's records are the parent's. */
+	if (wt_vfork_child())
+		return real.sigaction(sig, sa, old);
 	if (sig == SIGQUIT) {
 		/* The program's handler replaces weft's task dump (sched/dump.c),
 		 * which it never installed and so never sees. */

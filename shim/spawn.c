@@ -100,9 +100,8 @@ WT_EXPORT pid_t _Fork(void)
 	return pid;
 }
 
-/* vfork may be a fork (POSIX); weft's is, so the child gets a runtime of
- * its own instead of running on the parent's memory with a guard base. */
-WT_EXPORT pid_t vfork(void)
-{
-	return fork();
-}
+/* vfork: the kernel's, the child on the parent's memory and the calling
+ * task's stack until it execs or exits.  The entry is arch vfork.S, since
+ * the child returns through the caller's frame; around the system call it
+ * calls sched/vfork.c.
+ * export: vfork */

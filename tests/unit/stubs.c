@@ -3,6 +3,7 @@
  * and netpoll.c need from the rest of the runtime, as test doubles:
  *
  *   wt_sched        a real struct wt_sched whose procs the tests set up;
+ *   wt_vfork_tls    false: no test runs as a vfork child;
  *   wt_cur_tls      initial-exec TLS, NULL by default: the caller is an OS
  *                   thread weft did not create, so wt_park sleeps on its
  *                   waiter's futex word (a supported path).  A test may set
@@ -42,6 +43,7 @@
 
 struct wt_sched wt_sched;
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
+__thread bool wt_vfork_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;
 
 struct wt_p stub_procs[STUB_MAXPROCS];
