@@ -11,7 +11,7 @@
  *      (sigstack.c), else here, on the worker's;
  *   4. report: "weft: task N ..." with the reason (an overflow names the
  *      limit and the depth), a backtrace from the faulting context
- *      (libunwind for the walk; names from symbol.c, which reads the ELF
+ *      (libunwind for the walk, loaded then: unwind.c; names from symbol.c, which reads the ELF
  *      symbol tables and so sees static functions; file:line from libdw
  *      when present, symbolize.c), then die by the same signal with the default
  *      action, as the program would natively.  A watchdog timer kills the
@@ -21,9 +21,7 @@
  * report, where the process is dying anyway.
  */
 
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -44,6 +42,8 @@
 #include "task.h"
 #include "timeline.h"
 #include "tls.h"
+#include "unwind.h"
+#include "worker.h"
 
 
 /* One frame: names from symbol.c (ELF symbol tables, static functions
@@ -65,21 +65,22 @@ static void report_frame(int i, uintptr_t pc)
 
 void wt_backtrace_ctx(ucontext_t *uc)
 {
+	const struct wt_unw *u = wt_unwind();
 	unw_cursor_t c;
-	if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
+	if (!u || u->init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
 		wt_print("  (no backtrace)\n");
 		return;
 	}
 	for (int i = 0;; i++) {
 		unw_word_t pc;
-		if (unw_get_reg(&c, UNW_REG_IP, &pc) < 0 || pc == 0)
+		if (u->get_reg(&c, UNW_REG_IP, &pc) < 0 || pc == 0)
 			break;
 		if (i == BT_MAX) {
 			wt_print("  ... (more frames not shown)\n");
 			break;
 		}
 		report_frame(i, pc);
-		int st = unw_step(&c);
+		int st = u->step(&c);
 		if (st <= 0) {
 			if (st < 0)
 				wt_print("  (unwinding stopped: %d)\n", st);
@@ -194,6 +195,37 @@ static void report(void *arg)
 		    wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), sig, 0, 0, 0);
 }
 
+/* Workers inside wt_catch_begin/end.  [atomic] */
+static _Atomic int catching;
+
+void wt_catch_begin(struct wt_m *m, sigjmp_buf *jb)
+{
+	m->catch_lo = m->catch_hi = 0;
+	atomic_fetch_add(&catching, 1);
+	m->catch_jb = jb;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+void wt_catch_end(struct wt_m *m)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	m->catch_jb = NULL;
+	atomic_fetch_sub(&catching, 1);
+}
+
+/* A fault in a caught read of this thread's: back to its sigsetjmp. */
+static void catch_fault(uintptr_t addr)
+{
+	if (!atomic_load_explicit(&catching, memory_order_relaxed))
+		return;
+	struct wt_m *m = wt_m_of_tid((int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
+	if (!m || !m->catch_jb || addr < m->catch_lo || addr >= m->catch_hi)
+		return;
+	sigjmp_buf *jb = m->catch_jb;
+	wt_catch_end(m);
+	siglongjmp(*jb, 1);
+}
+
 static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -202,6 +234,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 		return;
 	if (sig == SIGSEGV && wt_tls_fault(addr))
 		return;
+	catch_fault(addr);
 	/* A task reaching its stack guard: grow, or it overflowed. */
 	struct wt_overflow ov;
 	bool overflow = false;

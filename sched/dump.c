@@ -23,7 +23,7 @@
  *      any lock, on any worker;
  *   2. sysmon starts a dumper thread (an OS thread of weft's own, no
  *      proc), so that sysmon never waits on a lock the dump may need
- *      (dladdr's loader lock, malloc inside libelf) and keeps preempting
+ *      (dladdr's loader lock, libunwind's malloc) and keeps preempting
  *      and retaking meanwhile;
  *   3. the dumper copies the list of tasks (pointer and id) under alllock
  *      and lets it go, so task creation and exit go on during the dump;
@@ -42,7 +42,7 @@
  *      A walk that follows a stale pointer into unmapped memory (its task
  *      exited and its stack went away) faults: the SIGSEGV handler
  *      (crash.c) calls wt_dump_fault, which jumps back out of the walk;
- *   5. symbols (symbol.c: libelf's .symtab, then dladdr) are looked up
+ *   5. symbols (symbol.c: the objects' .symtab, then dladdr) are looked up
  *      after the walk, and lines go out through a 64 KiB buffer.
  *      Cost here: about 0.1-0.3 ms a task (libunwind checks each new
  *      stack page with mincore and a pipe write before reading it), so
@@ -74,8 +74,6 @@
  * the signal handler (it may run on a task holding malloc's or the
  * loader's lock, and 10,000 walks are too long for a handler).
  */
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -96,6 +94,7 @@
 #include "slab.h"
 #include "symbol.h"
 #include "sysmon.h"
+#include "unwind.h"
 #include "timeline.h"
 #include "worker.h"
 
@@ -193,15 +192,16 @@ static int walk(uintptr_t sp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs, int ma
 	}
 	ucontext_t uc;
 	wt_ctx_regs(sp, &uc); /* reads the frame: may fault */
+	const struct wt_unw *u = wt_unwind(); /* loaded before the walk: see the dump's start */
 	unw_cursor_t c;
 	int n = 0;
-	if (unw_init_local(&c, (unw_context_t *)&uc) == 0) {
+	if (u && u->init_local(&c, (unw_context_t *)&uc) == 0) {
 		do {
 			unw_word_t ip;
-			if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+			if (u->get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
 				break;
 			pcs[n++] = ip;
-		} while (n < max && unw_step(&c) > 0);
+		} while (n < max && u->step(&c) > 0);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&walker_tid, 0, memory_order_relaxed);
@@ -369,7 +369,9 @@ static void *dumper(void *arg)
 	size_t n, cap, left, shown = 0;
 	/* A cache per thread: the global one takes a lock and blocks every
 	 * signal around each step (two sigprocmask calls a frame). */
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	const struct wt_unw *u = wt_unwind(); /* the first dump loads it */
+	if (u)
+		u->set_caching_policy(*u->local_addr_space, UNW_CACHE_PER_THREAD);
 	struct snap *s = snapshot(&n, &cap, &left);
 	if (req)
 		wt_wprint(&o, "weft stack: pid %d\n", wt_pid);

@@ -41,11 +41,12 @@
  * (weft's own, shim/pthread_mutex.c) keep using it.
  */
 #include <linux/futex.h>
+#include <setjmp.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 
 #include "config.h"
+#include "crash.h"
 #include "pshared.h"
 #include "print.h"
 #include "sigtask.h"
@@ -258,61 +259,66 @@ static void owner_died(_Atomic uint32_t *w, uint32_t tid)
 	}
 }
 
-/* Reads the word at a without faulting: false where nothing readable is
- * mapped (the kernel's own walk reads the list with get_user and stops
- * there). */
-static bool peek_word(uintptr_t a, uintptr_t *out)
+/* A list a thread registered with set_robust_list, read as the kernel's
+ * walk reads it (get_user): stopping at memory that is not mapped, and
+ * marking a lock word only if it holds tid.  The program may have left
+ * its head in a frame since returned (stress-ng's pthread stressor does):
+ * then the words are anything, and the walk goes to the kernel's bound
+ * through them.  Reads go straight to memory with a fault caught
+ * (crash.c), at the cost of a load each: one system call a word made a
+ * thread's exit take milliseconds there. */
+static void walk_checked(struct wt_m *m, uintptr_t *head, uint32_t tid)
 {
-	struct iovec l = { out, sizeof *out }, r = { (void *)a, sizeof *out };
-	return wt_syscall6(SYS_process_vm_readv, wt_pid, (long)&l, 1, (long)&r, 1, 0) ==
-	       (long)sizeof *out;
-}
-
-/* A lock word of a list checked word by word: marked only if readable and
- * held by tid, as the kernel's walk. */
-static void owner_died_checked(uintptr_t w, uint32_t tid)
-{
-	uintptr_t v;
-	if (w & 3 || !peek_word(w & ~7ul, &v))
-		return;
-	uint32_t word = (uint32_t)(v >> (8 * (w & 4)));
-	if ((word & FUTEX_TID_MASK) == tid)
-		owner_died((_Atomic uint32_t *)w, tid);
-}
-
-void wt_robust_walk(uintptr_t *head, uint32_t tid, bool checked)
-{
+	sigjmp_buf jb;
+	if (sigsetjmp(jb, 0))
+		return; /* a fault: the catch is over */
+	wt_catch_begin(m, &jb);
 	uintptr_t h[3];
-	if (!checked) {
-		memcpy(h, head, sizeof h);
-	} else {
-		for (int i = 0; i < 3; i++)
-			if (!peek_word((uintptr_t)&head[i], &h[i]))
-				return;
-	}
+	wt_catch_at(m, head, sizeof h);
+	memcpy(h, (const void *)head, sizeof h);
 	long off = (long)h[1];
 	uintptr_t pending = h[2] & ~1ul;
 	uintptr_t e = h[0];
 	for (int n = 0; e && (e & ~1ul) != (uintptr_t)head && n < ROBUST_LIMIT; n++) {
-		uintptr_t next;
-		if (!checked)
-			next = *(uintptr_t *)(e & ~1ul);
-		else if (!peek_word(e & ~1ul, &next))
-			return;
-		if ((e & ~1ul) != pending) {
-			if (checked)
-				owner_died_checked((e & ~1ul) + off, tid);
-			else
-				owner_died((_Atomic uint32_t *)((e & ~1ul) + off), tid);
+		const volatile uintptr_t *link = (const volatile uintptr_t *)(e & ~1ul);
+		wt_catch_at(m, link, sizeof *link);
+		uintptr_t next = *link;
+		if ((e & ~1ul) != pending && !(((e & ~1ul) + off) & 3)) {
+			_Atomic uint32_t *w = (_Atomic uint32_t *)((e & ~1ul) + off);
+			wt_catch_at(m, w, sizeof *w);
+			owner_died(w, tid);
 		}
 		e = next;
 	}
-	if (pending) {
-		if (checked)
-			owner_died_checked(pending + off, tid);
-		else
-			owner_died((_Atomic uint32_t *)(pending + off), tid);
+	if (pending && !((pending + off) & 3)) {
+		_Atomic uint32_t *w = (_Atomic uint32_t *)(pending + off);
+		wt_catch_at(m, w, sizeof *w);
+		owner_died(w, tid);
 	}
+	wt_catch_end(m);
+}
+
+void wt_robust_walk(uintptr_t *head, uint32_t tid, bool checked)
+{
+	if (checked) {
+		struct wt_task *t = wt_cur();
+		if (t && t->m)
+			walk_checked(t->m, head, tid);
+		return;
+	}
+	uintptr_t h[3];
+	memcpy(h, head, sizeof h);
+	long off = (long)h[1];
+	uintptr_t pending = h[2] & ~1ul;
+	uintptr_t e = h[0];
+	for (int n = 0; e && (e & ~1ul) != (uintptr_t)head && n < ROBUST_LIMIT; n++) {
+		uintptr_t next = *(uintptr_t *)(e & ~1ul);
+		if ((e & ~1ul) != pending)
+			owner_died((_Atomic uint32_t *)((e & ~1ul) + off), tid);
+		e = next;
+	}
+	if (pending)
+		owner_died((_Atomic uint32_t *)(pending + off), tid);
 }
 
 /* The robust mutexes t still holds as it exits: glibc linked them on its

@@ -293,6 +293,8 @@ struct wt_m {
 	bool idle;                      /* [sched.lock] on the idle list */
 	void *exit_jb;                  /* [owner m] worker_main's jump buffer: the thread's
 					 * way out (worker.c) */
+	void *catch_jb;                 /* [owner m] crash.c: a read that may fault, its */
+	uintptr_t catch_lo, catch_hi;   /* jump buffer and the bytes it reads, or NULL */
 	struct wt_m *alllink;           /* [const after publish] see wt_sched.allm */
 	_Atomic int park;               /* [atomic] futex word: 0 asleep, 1 wake */
 	bool spinning;                  /* [owner m] */

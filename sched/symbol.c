@@ -5,18 +5,19 @@
  * dladdr sees only dynamic symbols: in a program built without -rdynamic,
  * none of its own functions, and no static function anywhere.  So each
  * loaded object's full symbol table (.symtab, or .dynsym when stripped) is
- * read once with libelf, its functions sorted by address, and kept for the
- * life of the process; a lookup is then a binary search.  dladdr still
- * says which object holds an address, and names what the tables miss.
+ * read once from its file, mapped read-only and checked against its size,
+ * its functions sorted by address, and kept for the life of the process; a
+ * lookup is then a binary search.  dladdr still says which object holds an
+ * address, and names what the tables miss.  (No ELF library: one would be
+ * loaded into every process weft runs, for the rare dump.)
  *
  * Memory: tables and names live in mmap'd memory that is never freed (an
  * object unloaded by dlclose leaves its table behind; one loaded later at
- * the same link map is told apart by its name and load address).  libelf
- * itself calls malloc while it reads a file, so tables are read only when
- * the caller says it may allocate: the dumper thread, and a dying
- * process's crash report (crash.c, which has a watchdog against a malloc
- * lock the crashed code held); the dump's signal handler uses the tables
- * read before and dladdr.
+ * the same link map is told apart by its name and load address).  Reading
+ * a file takes time, so tables are read only when the caller says it may
+ * load them: the dumper thread, and a dying process's crash report
+ * (crash.c); the dump's signal handler uses the tables read before and
+ * dladdr.
  *
  * A cache of recent lookups (pc -> symbol) makes the 10,000th identical
  * backtrace cost a few hash probes per frame.
@@ -27,11 +28,11 @@
  */
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -102,58 +103,79 @@ static void sort_syms(struct fsym *a, size_t n)
 	}
 }
 
-/* The symbol table section: .symtab, else .dynsym. */
-static Elf_Scn *find_table(Elf *e, GElf_Shdr *out)
+/* The file's symbol table section (.symtab, else .dynsym) and its string
+ * table, checked to lie inside the file; false if it has none. */
+static bool find_table(const char *f, size_t len, const ElfW(Shdr) **tab, const ElfW(Shdr) **str)
 {
-	Elf_Scn *scn = NULL, *dyn = NULL;
-	GElf_Shdr sh, dynsh;
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh))
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f;
+	if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > len ||
+	    eh->e_shnum > (len - eh->e_shoff) / sizeof(ElfW(Shdr)))
+		return false;
+	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(f + eh->e_shoff), *dyn = NULL;
+	*tab = NULL;
+	for (unsigned i = 0; i < eh->e_shnum && !*tab; i++) {
+		if (sh[i].sh_entsize != sizeof(ElfW(Sym)) || sh[i].sh_link >= eh->e_shnum)
 			continue;
-		if (sh.sh_type == SHT_SYMTAB && sh.sh_entsize) {
-			*out = sh;
-			return scn;
-		}
-		if (sh.sh_type == SHT_DYNSYM && sh.sh_entsize && !dyn) {
-			dyn = scn;
-			dynsh = sh;
-		}
+		if (sh[i].sh_type == SHT_SYMTAB)
+			*tab = &sh[i];
+		else if (sh[i].sh_type == SHT_DYNSYM && !dyn)
+			dyn = &sh[i];
 	}
-	if (dyn)
-		*out = dynsh;
-	return dyn;
+	if (!*tab)
+		*tab = dyn;
+	if (!*tab)
+		return false;
+	*str = &sh[(*tab)->sh_link];
+	return (*tab)->sh_offset <= len && (*tab)->sh_size <= len - (*tab)->sh_offset &&
+	       (*str)->sh_type == SHT_STRTAB && (*str)->sh_offset <= len &&
+	       (*str)->sh_size <= len - (*str)->sh_offset;
 }
 
-static bool is_code(const GElf_Sym *s)
+static bool is_code(const ElfW(Sym) *s)
 {
-	int type = GELF_ST_TYPE(s->st_info);
+	int type = ELF64_ST_TYPE(s->st_info);
 	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF &&
 	       s->st_value != 0;
 }
 
-/* [sym_lock held; may allocate (libelf)] Reads o->path's function symbols. */
+/* sym's name in the string table str of f, or NULL (empty or not ended
+ * inside the table). */
+static const char *sym_name(const char *f, const ElfW(Shdr) *str, const ElfW(Sym) *sym)
+{
+	if (sym->st_name == 0 || sym->st_name >= str->sh_size)
+		return NULL;
+	const char *nm = f + str->sh_offset + sym->st_name;
+	return memchr(nm, 0, str->sh_size - sym->st_name) ? nm : NULL;
+}
+
+/* [sym_lock held] Reads o->path's function symbols, from the file mapped
+ * read-only; allocates only with mmap. */
 static void load_table(struct symobj *o)
 {
-	static bool elf_ready;
-	if (!elf_ready) {
-		if (elf_version(EV_CURRENT) == EV_NONE)
-			return;
-		elf_ready = true;
-	}
 	int fd = (int)wt_syscall6(SYS_openat, AT_FDCWD, (long)o->path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
 		return;
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	GElf_Shdr sh;
-	Elf_Scn *scn = e ? find_table(e, &sh) : NULL;
-	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-	size_t cnt = d ? sh.sh_size / sh.sh_entsize : 0;
+	struct stat st;
+	long r = wt_syscall6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0);
+	size_t len = r == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+	long m = len ? wt_syscall6(SYS_mmap, 0, (long)len, PROT_READ, MAP_PRIVATE, fd, 0) : -1;
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (m < 0 && m > -4096)
+		return;
+	const char *f = (const char *)m;
+	const ElfW(Shdr) *tab, *str;
+	if (!find_table(f, len, &tab, &str)) {
+		wt_syscall6(SYS_munmap, m, (long)len, 0, 0, 0, 0);
+		return;
+	}
+	const ElfW(Sym) *sym = (const ElfW(Sym) *)(f + tab->sh_offset);
+	size_t cnt = tab->sh_size / sizeof *sym;
 	size_t nf = 0, bytes = 0;
-	GElf_Sym s;
 	for (size_t i = 0; i < cnt; i++) {
-		const char *nm;
-		if (gelf_getsym(d, (int)i, &s) && is_code(&s) &&
-		    (nm = elf_strptr(e, sh.sh_link, s.st_name)) && *nm) {
+		const char *nm = is_code(&sym[i]) ? sym_name(f, str, &sym[i]) : NULL;
+		if (nm) {
 			nf++;
 			bytes += strlen(nm) + 1;
 		}
@@ -163,18 +185,15 @@ static void load_table(struct symobj *o)
 	if (syms && names) {
 		size_t k = 0, at = 0;
 		for (size_t i = 0; i < cnt && k < nf; i++) {
-			const char *nm;
-			if (!gelf_getsym(d, (int)i, &s) || !is_code(&s) ||
-			    !(nm = elf_strptr(e, sh.sh_link, s.st_name)) || !*nm)
+			const char *nm = is_code(&sym[i]) ? sym_name(f, str, &sym[i]) : NULL;
+			if (!nm)
 				continue;
-			size_t len = strlen(nm) + 1;
-			if (at + len > bytes)
-				break;
-			memcpy(names + at, nm, len);
-			syms[k].addr = s.st_value + o->base;
-			syms[k].size = s.st_size > UINT32_MAX ? 0 : (uint32_t)s.st_size;
+			size_t n = strlen(nm) + 1;
+			memcpy(names + at, nm, n);
+			syms[k].addr = sym[i].st_value + o->base;
+			syms[k].size = sym[i].st_size > UINT32_MAX ? 0 : (uint32_t)sym[i].st_size;
 			syms[k].name = (uint32_t)at;
-			at += len;
+			at += n;
 			k++;
 		}
 		sort_syms(syms, k);
@@ -182,9 +201,7 @@ static void load_table(struct symobj *o)
 		o->names = names;
 		o->n = (uint32_t)k;
 	}
-	if (e)
-		elf_end(e);
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	wt_syscall6(SYS_munmap, m, (long)len, 0, 0, 0, 0);
 }
 
 /* [sym_lock held] The object for lm, created (and, if may_load, its table

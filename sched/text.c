@@ -8,8 +8,8 @@
  *     code, which checks its flags itself and may hold weft's locks, from
  *     the program's;
  *   - the no-switch text (wt_pc_no_switch): libweft's and that of libc,
- *     ld.so, the vDSO and the libraries weft uses (libunwind, libelf, libz,
- *     liblzma, libgcc_s, and the libpthread and libdl stubs).  A task
+ *     ld.so, the vDSO and the libraries weft uses (libunwind, liblzma,
+ *     libgcc_s, and the libpthread and libdl stubs).  A task
  *     interrupted there may hold a glibc-internal lock (malloc's arena,
  *     stdio's), a weft lock or a cached proc, so asynchronous preemption
  *     (preempt.c) leaves it running.
@@ -52,7 +52,7 @@ bool wt_pc_no_switch(uintptr_t pc)
 static bool runtime_lib(const char *name)
 {
 	static const char *const libs[] = { "libc.so", "ld-linux", "linux-vdso", "libunwind",
-					    "libelf", "libz.so", "liblzma", "libgcc_s",
+					    "liblzma", "libgcc_s",
 					    "libpthread.so", "libdl.so" };
 	const char *b = strrchr(name, '/');
 	b = b ? b + 1 : name;

@@ -14,7 +14,7 @@
  * there, in the TCB's page: a parked shallow task touches one data page.
  *      top of slot ─┐
  *      TCB (struct pthread)        2368
- *      static TLS in use (hw)      172 here (libc, weft, libunwind, libelf)
+ *      static TLS in use (hw)      224 here (libc, weft, libunwind)
  *      spare for later dlopens     >= SPARE (512: glibc's own budget for
  *                                  optional static TLS)
  *      stack ↓                     about 1 KiB left in the page
