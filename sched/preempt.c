@@ -33,8 +33,9 @@
  *    (wt_preempt_wanted; shim.h: RETURN_POINT); any switch meanwhile
  *    makes it stale, since it names the schedtick.
  *
- * 2. System calls nobody intercepted.  A proc whose tick has not moved for
- *    a sysmon tick while its worker's CPU clock stood still is suspect;
+ * 2. System calls nobody intercepted.  A proc whose tick has not moved
+ *    while its worker's CPU clock stood still between two reads (at least
+ *    1 ms apart: a read is a system call) is suspect;
  *    sysmon signals its worker when blocked.c says it sleeps in a call that
  *    a handled signal restarts (wt_blocked_restartable), at most every
  *    2 ms, and looks again only after 10 ms when it said no.  The handler,
@@ -121,6 +122,7 @@
 #define PREEMPT_NS 10000000 /* a task's slice before sysmon asks, as Go's forcePreemptNS */
 #define PROBE_NS 2000000    /* least interval between probes of one suspect proc */
 #define SKIP_NS 10000000    /* after /proc said "leave it alone" */
+#define CPU_LOOK_NS 1000000 /* least interval between reads of a worker's CPU clock */
 
 static void *cookie; /* [const after init] si_value of sysmon's requests */
 static uintptr_t main_top; /* [const after init] top of the initial thread's stack */
@@ -404,7 +406,8 @@ struct pmon {
 	struct wt_m *m;     /* the worker seen on the proc */
 	uint64_t tick;      /* its schedtick */
 	int64_t when;       /* first seen */
-	int64_t cpu;        /* worker's CPU time at the last look; -1 not read yet */
+	int64_t cpu;        /* worker's CPU time at the last read; -1 not read yet */
+	int64_t cpu_at;     /* when it was read */
 	int64_t next_probe; /* no blocked-worker probe before */
 };
 static struct pmon *pmon; /* [sysmon] one per proc */
@@ -463,7 +466,14 @@ void wt_sysmon_preempt(int64_t now)
 		}
 		if (!__atomic_load_n(&m->curg, __ATOMIC_RELAXED))
 			continue; /* g0: looking for work or waiting for a lock */
+		/* A read is a system call, and sysmon looks every 20 µs while
+		 * procs change hands: a task that runs on reads the clock at
+		 * most once a millisecond (a slice is 10 ms; a worker asleep in
+		 * a call nobody intercepted is found within 2 ms). */
+		if (pm->cpu >= 0 && now - pm->cpu_at < CPU_LOOK_NS)
+			continue;
 		int64_t cpu = wt_thread_cpu_ns(m->ostid);
+		pm->cpu_at = now;
 		if (pm->cpu < 0) {
 			pm->cpu = cpu;
 			continue;
