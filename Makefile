@@ -36,14 +36,14 @@ LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthrea
 # and ripgrep: make bench-real.
 ifeq ($(ARCH),$(HOST_ARCH))
 B       ?= build
-DEBS    := libunwind-dev libcriterion-dev python3 gdb zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev guile-3.0 man-db \
+DEBS    := libunwind-dev libcriterion-dev liburing-dev python3 gdb zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev guile-3.0 man-db \
            openjdk-17-jdk-headless|openjdk-21-jdk-headless|openjdk-25-jdk-headless stress-ng \
            redis-server redis-tools libjemalloc2 libtcmalloc-minimal4|libtcmalloc-minimal4t64 \
            libmimalloc2.0|libmimalloc3 mariadb-server sysbench ripgrep g++
 else
 B       ?= build/$(ARCH)
 DEBS    := gcc-$(ARCH)-linux-gnu g++-$(ARCH)-linux-gnu qemu-user-static|qemu-user-binfmt python3 \
-           libc6:$(DEB_ARCH) libunwind-dev:$(DEB_ARCH) \
+           libc6:$(DEB_ARCH) libunwind-dev:$(DEB_ARCH) liburing-dev:$(DEB_ARCH) \
            libffi8:$(DEB_ARCH) libgit2-1.5:$(DEB_ARCH)|libgit2-1.9:$(DEB_ARCH) libgc-dev:$(DEB_ARCH) libcriterion-dev
 endif
 

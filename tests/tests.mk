@@ -41,6 +41,11 @@ $(TB)/preload/gc_%: tests/preload/gc_%.c tests/preload/weft_check.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $< -lgc
 
+# Programs linking liburing (liburing-dev), its own system calls: uring_*.
+$(TB)/preload/uring_%: tests/preload/uring_%.c tests/preload/weft_check.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -pthread -o $@ $< -luring
+
 $(TB)/preload/%: tests/preload/%.cc tests/preload/weft_check.h
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -Wall -std=c++20 -pthread -o $@ $<

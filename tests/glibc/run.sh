@@ -21,8 +21,8 @@ mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
 [ "$(id -u)" = 0 ] || { echo "weft: make test-glibc needs root (debootstrap, mount, chroot)"; exit 1; }
 # What building libweft.so and the preload tests need (tests/tests.mk:
 # C and C++ programs, OpenMP's libgomp comes with gcc, gc_* link libgc).
-pkgs="gcc g++ make libc6-dev libunwind-dev libgc-dev"
-build_debs="libunwind-dev libgc-dev"
+pkgs="gcc g++ make libc6-dev libunwind-dev libgc-dev liburing-dev"
+build_debs="libunwind-dev libgc-dev liburing-dev"
 
 # The Debian archive of this machine's apt sources: the first URI given for
 # its own release (one-line .list files and deb822 .sources files).
