@@ -480,8 +480,12 @@ void wt_sysmon_preempt(int64_t now)
 		}
 		bool ran = cpu != pm->cpu;
 		pm->cpu = cpu;
+		/* A slice ends only for a task that waits: with every runnable
+		 * task running (as many busy threads as procs, OpenMP's
+		 * spinning barriers, xz -T2), a preemption would put the same
+		 * task back, for a signal and its handler's work each 10 ms. */
 		if (ran) {
-			if (now - pm->when >= PREEMPT_NS) {
+			if (now - pm->when >= PREEMPT_NS && wt_any_runnable()) {
 				atomic_store_explicit(&m->preempt, tick + 1, memory_order_relaxed);
 				if (unlikely(wt_tl_on)) {
 					struct wt_task *g = __atomic_load_n(&m->curg, __ATOMIC_RELAXED);

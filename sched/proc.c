@@ -592,7 +592,7 @@ static struct wt_task *steal(struct wt_m *m, struct wt_p *p, bool next)
 	return NULL;
 }
 
-static bool any_runq(void)
+bool wt_any_runnable(void)
 {
 	if (atomic_load(&wt_sched.runq_size) || wt_rt_any())
 		return true;
@@ -750,7 +750,7 @@ top:;
 		m->spinning = false;
 		atomic_fetch_sub(&wt_sched.nmspinning, 1);
 		/* A waker may have skipped wakep because we were spinning. */
-		if (any_runq()) {
+		if (wt_any_runnable()) {
 			struct wt_p *pp = wt_pidleget();
 			if (pp) {
 				m->p = pp;
