@@ -90,6 +90,16 @@ static bool time_left(const struct wt_kts *orig, int64_t start, struct wt_kts *l
 		r_;                                                                   \
 	})
 
+/* TIMED_WAIT(ts, left, call): WAIT(call), call naming its timeout `left`:
+ * NULL when ts is, else what is left of *ts each time it is made. */
+#define TIMED_WAIT(ts, left, call)                                         \
+	({                                                                  \
+		const struct wt_kts *o_ = (ts);                             \
+		struct wt_kts l_, *left = o_ ? &l_ : NULL;                  \
+		int64_t s_ = wt_nanotime();                                 \
+		WAIT(!o_ || time_left(o_, s_, &l_) ? (call) : -ETIME);      \
+	})
+
 WT_EXPORT int __io_uring_get_cqe(struct io_uring *ring, struct io_uring_cqe **cqe,
 				 unsigned submit, unsigned wait_nr, sigset_t *mask)
 {
@@ -105,11 +115,7 @@ WT_EXPORT int io_uring_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cq
 {
 	wt_real_init();
 	wait_cqes_fn f = io_uring_wait_cqes_real();
-	if (!ts)
-		return WAIT(f(ring, cqe, wait_nr, NULL, mask));
-	int64_t start = wt_nanotime();
-	struct wt_kts left = *ts;
-	return WAIT(time_left(ts, start, &left) ? f(ring, cqe, wait_nr, &left, mask) : -ETIME);
+	return TIMED_WAIT(ts, left, f(ring, cqe, wait_nr, left, mask));
 }
 
 WT_EXPORT int io_uring_wait_cqe_timeout(struct io_uring *ring, struct io_uring_cqe **cqe,
@@ -117,11 +123,7 @@ WT_EXPORT int io_uring_wait_cqe_timeout(struct io_uring *ring, struct io_uring_c
 {
 	wt_real_init();
 	wait_cqe_timeout_fn f = io_uring_wait_cqe_timeout_real();
-	if (!ts)
-		return WAIT(f(ring, cqe, NULL));
-	int64_t start = wt_nanotime();
-	struct wt_kts left = *ts;
-	return WAIT(time_left(ts, start, &left) ? f(ring, cqe, &left) : -ETIME);
+	return TIMED_WAIT(ts, left, f(ring, cqe, left));
 }
 
 WT_EXPORT int io_uring_submit_and_wait(struct io_uring *ring, unsigned wait_nr)
@@ -138,11 +140,7 @@ WT_EXPORT int io_uring_submit_and_wait_timeout(struct io_uring *ring, struct io_
 {
 	wt_real_init();
 	submit_and_wait_timeout_fn f = io_uring_submit_and_wait_timeout_real();
-	if (!ts)
-		return WAIT(f(ring, cqe, wait_nr, NULL, mask));
-	int64_t start = wt_nanotime();
-	struct wt_kts left = *ts;
-	return WAIT(time_left(ts, start, &left) ? f(ring, cqe, wait_nr, &left, mask) : -ETIME);
+	return TIMED_WAIT(ts, left, f(ring, cqe, wait_nr, left, mask));
 }
 
 WT_EXPORT int io_uring_enter(unsigned fd, unsigned submit, unsigned min, unsigned flags,
