@@ -103,5 +103,13 @@ WT_EXPORT pid_t _Fork(void)
 /* vfork: the kernel's, the child on the parent's memory and the calling
  * task's stack until it execs or exits.  The entry is arch vfork.S, since
  * the child returns through the caller's frame; around the system call it
- * calls sched/vfork.c.
+ * calls sched/vfork.c.  An architecture without one has vfork as a fork
+ * (POSIX allows it): aarch64, tested only under qemu-user, whose vfork is
+ * a fork, which a child that leaves weft's runtime alone cannot survive.
  * export: vfork */
+#ifndef WT_ARCH_VFORK
+WT_EXPORT pid_t vfork(void)
+{
+	return fork();
+}
+#endif

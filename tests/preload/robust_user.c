@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "test_util.h"
 #include "weft_check.h"
 
 struct entry {
@@ -82,6 +83,12 @@ static const char *marked(uint32_t w)
 int main(void)
 {
 	weft_check_loaded();
+	/* qemu-user walks no robust list at a thread's exit: under it the
+	 * reference is robust_user.expected, this output on Linux. */
+	if (emulated() && !weft_loaded()) {
+		printf("SKIP-NATIVE\n");
+		return 0;
+	}
 	psz = sysconf(_SC_PAGESIZE);
 	pages = mmap(NULL, 3 * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pages == MAP_FAILED)
