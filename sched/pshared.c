@@ -259,15 +259,15 @@ static void owner_died(_Atomic uint32_t *w, uint32_t tid)
 	}
 }
 
-/* A list a thread registered with set_robust_list, read as the kernel's
- * walk reads it (get_user): stopping at memory that is not mapped, and
- * marking a lock word only if it holds tid.  The program may have left
- * its head in a frame since returned (stress-ng's pthread stressor does):
- * then the words are anything, and the walk goes to the kernel's bound
- * through them.  Reads go straight to memory with a fault caught
- * (crash.c), at the cost of a load each: one system call a word made a
- * thread's exit take milliseconds there. */
-static void walk_checked(struct wt_m *m, uintptr_t *head, uint32_t tid)
+/* A robust list read as the kernel's walk reads it (get_user): stopping
+ * at memory that is not mapped, and marking a lock word only if it holds
+ * tid.  A list the program registered may have its head in a frame since
+ * returned (stress-ng's pthread stressor does): then the words are
+ * anything, and the walk goes to the kernel's bound through them.  Reads
+ * go straight to memory with a fault caught (crash.c), at the cost of a
+ * load each: one system call a word made a thread's exit take
+ * milliseconds there.  glibc's own list, in the TCB, takes the same walk. */
+static void walk(struct wt_m *m, uintptr_t *head, uint32_t tid)
 {
 	sigjmp_buf jb;
 	if (sigsetjmp(jb, 0))
@@ -298,27 +298,11 @@ static void walk_checked(struct wt_m *m, uintptr_t *head, uint32_t tid)
 	wt_catch_end(m);
 }
 
-void wt_robust_walk(uintptr_t *head, uint32_t tid, bool checked)
+void wt_robust_walk(uintptr_t *head, uint32_t tid)
 {
-	if (checked) {
-		struct wt_task *t = wt_cur();
-		if (t && t->m)
-			walk_checked(t->m, head, tid);
-		return;
-	}
-	uintptr_t h[3];
-	memcpy(h, head, sizeof h);
-	long off = (long)h[1];
-	uintptr_t pending = h[2] & ~1ul;
-	uintptr_t e = h[0];
-	for (int n = 0; e && (e & ~1ul) != (uintptr_t)head && n < ROBUST_LIMIT; n++) {
-		uintptr_t next = *(uintptr_t *)(e & ~1ul);
-		if ((e & ~1ul) != pending)
-			owner_died((_Atomic uint32_t *)((e & ~1ul) + off), tid);
-		e = next;
-	}
-	if (pending)
-		owner_died((_Atomic uint32_t *)(pending + off), tid);
+	struct wt_task *t = wt_cur();
+	if (t && t->m)
+		walk(t->m, head, tid);
 }
 
 /* The robust mutexes t still holds as it exits: glibc linked them on its
@@ -329,7 +313,7 @@ void wt_robust_walk(uintptr_t *head, uint32_t tid, bool checked)
 static void robust_exit(struct wt_task *t, uint32_t tid)
 {
 	uintptr_t *head = (uintptr_t *)(wt_tls_pd(t->tp) + wt_off_robust);
-	wt_robust_walk(head, tid, false);
+	wt_robust_walk(head, tid);
 	head[0] = (uintptr_t)head;
 	head[2] = 0;
 }

@@ -17,12 +17,12 @@ void wt_pshared_release(struct wt_task *t);
 /* What the kernel does with a dying thread's robust list (its head:
  * first entry, futex offset, pending entry) for the thread whose id is
  * tid: each lock word on it that tid holds is marked FUTEX_OWNER_DIED and
- * one waiter woken (a shared wake).  At most 2048 entries.  checked: a
- * list the program registered (set_robust_list), read as the kernel reads
- * it, stopping at memory that is not mapped (its head may lie in a frame
- * long returned from); else glibc's own, in the TCB.  Context: the
- * exiting task. */
-void wt_robust_walk(uintptr_t *head, uint32_t tid, bool checked);
+ * one waiter woken (a shared wake).  At most 2048 entries, read as the
+ * kernel reads them: the walk stops at memory that is not mapped (a list
+ * the program registered with set_robust_list may have its head in a
+ * frame long returned from), as for glibc's own list in the TCB.
+ * Context: the exiting task. */
+void wt_robust_walk(uintptr_t *head, uint32_t tid);
 /* Fork child: t (the forking task) is the process's first thread now. */
 void wt_pshared_fork_reset(struct wt_task *t);
 /* The main task at start. */

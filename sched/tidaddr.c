@@ -82,7 +82,7 @@ void wt_tidaddr_exit(struct wt_task *t)
 	uintptr_t head = atomic_load_explicit(&t->robust_head, memory_order_relaxed);
 	if (atomic_load_explicit(&t->robust_len, memory_order_relaxed) && head &&
 	    head != tcb_list)
-		wt_robust_walk((uintptr_t *)head, (uint32_t)wt_task_kernel_id(t), true);
+		wt_robust_walk((uintptr_t *)head, (uint32_t)wt_task_kernel_id(t));
 	uintptr_t w = t->cleartid;
 	if (!t->cleartid_set) {
 		if (!atomic_load_explicit(&tcb_word_seen, memory_order_relaxed))
