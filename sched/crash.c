@@ -213,13 +213,14 @@ void wt_catch_end(struct wt_m *m)
 	atomic_fetch_sub(&catching, 1);
 }
 
-/* A fault in a caught read of this thread's: back to its sigsetjmp. */
-static void catch_fault(uintptr_t addr)
+/* A fault in a caught read of this thread's (as the CPU reports one:
+ * wt_arch_fault_in): back to its sigsetjmp. */
+static void catch_fault(uintptr_t addr, int code)
 {
 	if (!atomic_load_explicit(&catching, memory_order_relaxed))
 		return;
 	struct wt_m *m = wt_m_of_tid((int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
-	if (!m || !m->catch_jb || addr < m->catch_lo || addr >= m->catch_hi)
+	if (!m || !m->catch_jb || !wt_arch_fault_in(addr, code, m->catch_lo, m->catch_hi))
 		return;
 	sigjmp_buf *jb = m->catch_jb;
 	wt_catch_end(m);
@@ -234,7 +235,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 		return;
 	if (sig == SIGSEGV && wt_tls_fault(addr))
 		return;
-	catch_fault(addr);
+	catch_fault(addr, si->si_code);
 	/* A task reaching its stack guard: grow, or it overflowed. */
 	struct wt_overflow ov;
 	bool overflow = false;

@@ -124,6 +124,19 @@ static inline int wt_arch_self_tid_at(size_t off)
 static inline void wt_arch_preempt_init(void)
 {
 }
+/* May a fault the kernel reported as (addr, si_code) be a load of the
+ * bytes [lo, hi)?  Linux reports a bad address without its top byte (the
+ * address tag, which loads ignore); qemu-user reports one beyond the
+ * 48-bit address space as 0. */
+static inline bool wt_arch_fault_in(uintptr_t addr, int code, uintptr_t lo, uintptr_t hi)
+{
+	const uintptr_t untag = (1ul << 56) - 1;
+	(void)code;
+	if (addr >= (lo & untag) && addr < (lo & untag) + (hi - lo))
+		return true;
+	return addr == 0 && (lo >> 48) != 0;
+}
+
 /* Bytes the preemption state takes on the task's stack. */
 static inline size_t wt_arch_preempt_state_size(void)
 {

@@ -14,6 +14,7 @@
 #ifndef WEFT_ARCH_H
 #define WEFT_ARCH_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -97,6 +98,20 @@ static inline int wt_arch_self_tid_at(size_t off)
 	int tid;
 	__asm__ volatile("movl %%fs:(%1), %0" : "=r"(tid) : "r"(off));
 	return tid;
+}
+
+/* ---- faults ---- */
+
+/* May a fault the kernel reported as (addr, si_code) be a load of the
+ * bytes [lo, hi)?  Yes when addr lies there; also when the bytes include a
+ * non-canonical address (bits 63..47 not all equal): a load there raises a
+ * general-protection fault, reported with SI_KERNEL and no address. */
+static inline bool wt_arch_fault_in(uintptr_t addr, int code, uintptr_t lo, uintptr_t hi)
+{
+	if (addr >= lo && addr < hi)
+		return true;
+	return code == SI_KERNEL && addr == 0 &&
+	       (hi < lo || ((lo + (1ul << 47)) >> 48) != 0 || ((hi - 1 + (1ul << 47)) >> 48) != 0);
 }
 
 /* ---- asynchronous preemption ---- */

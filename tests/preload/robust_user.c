@@ -5,7 +5,8 @@
  * page, a cycle that never comes back to the head (stress-ng's pthread
  * stressor registers a head in a frame it then returns from, whose words
  * become anything), and one whose second lock word lies in a read-only
- * page.  Each thread holds some lock words (its id in them); the words
+ * page, and one whose link is an address no process can map (on x86_64 a
+ * non-canonical one, whose fault reports no address).  Each thread holds some lock words (its id in them); the words
  * the walk reached are marked FUTEX_OWNER_DIED, the others keep the id.
  * Many threads exit through the cycle, each walk going to the bound.
  * Printed lines are the same natively and under weft. */
@@ -36,7 +37,7 @@ static char *pages;          /* page 0: entries; page 1: unmapped; page 2: read-
 static long psz;
 static __thread struct head own; /* each thread's, registered with the kernel */
 
-enum { UNMAPPED, CYCLE, READONLY };
+enum { UNMAPPED, CYCLE, READONLY, NONCANONICAL };
 
 static struct entry *at(int page, int i)
 {
@@ -70,6 +71,9 @@ static void *exits_with_list(void *arg)
 		mprotect(pages + 2 * psz, psz, PROT_READ);
 		a->next = r;
 		break;
+	case NONCANONICAL: /* a -> (an address outside user space) */
+		a->next = (struct entry *)0xdead000000000000ul;
+		break;
 	}
 	syscall(SYS_set_robust_list, &own, sizeof own);
 	return NULL;
@@ -96,7 +100,7 @@ int main(void)
 	munmap(pages + psz, psz);
 
 	pthread_t th;
-	for (int kind = UNMAPPED; kind <= READONLY; kind++) {
+	for (int kind = UNMAPPED; kind <= NONCANONICAL; kind++) {
 		if (pthread_create(&th, NULL, exits_with_list, (void *)(intptr_t)kind) != 0)
 			return 1;
 		pthread_join(th, NULL);
@@ -109,6 +113,7 @@ int main(void)
 	       at(0, 3)->lock == FUTEX_OWNER_DIED ? "owner died" : "left");
 	printf("read-only: first word %s, read-only word %s\n", marked(at(0, 4)->lock),
 	       at(2, 0)->lock == readonly_holder ? "still held" : "changed");
+	printf("outside user space: first word %s\n", marked(at(0, 6)->lock));
 
 	/* Many exits through the cycle: each walk goes to the bound. */
 	int n = 0;
