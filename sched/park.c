@@ -215,8 +215,8 @@ static int park(const void *addr, const struct how *h)
 	wt_mb_after_rmw();
 	if (h->cancelable && t && wt_cancel_pending(t))
 		return not_parked(b, addr, h, WT_PARK_CANCELED);
-	/* The same pair with wt_sig_send, which sets sigpend, then (membarrier
-	 * or fence) reads addr: a signal sent before this check is seen here;
+	/* The same pair with wt_sig_send, which sets sigpend, then (a fence)
+	 * reads addr: a signal sent before this check is seen here;
 	 * one sent after finds the waiter queued (wt_park_interrupt). */
 	if (t && ((atomic_load_explicit(&t->sigpend, memory_order_relaxed) & ~t->sigmask) ||
 		  wt_sig_proc_for(t))) {

@@ -17,10 +17,9 @@
 #define WT_SIG_KEEP (WT_SIGBIT(SIGSEGV) | WT_SIGBIT(SIGBUS) | WT_SIGBIT(SIGURG) | \
 		     WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP))
 #define WT_SIGMASK_UNKNOWN (~0ull)
-extern bool wt_sig_fence;                  /* no membarrier: fence on switch-in */
 extern int wt_pid;                         /* getpid(), refreshed in a fork child */
 extern _Atomic uint64_t wt_sig_procpend;   /* pending for the process (sighandler.c) */
-void wt_sig_init(void);                    /* start: poke handler, membarrier */
+void wt_sig_init(void);                    /* start: pid, uid */
 int wt_sig_uid(void);                      /* the real user id, for a siginfo */
 void wt_sig_uid_refresh(void);             /* after a change of ids (setxid.c) */
 uint64_t wt_sig_thread_init(struct wt_m *m); /* a worker thread, first thing */
@@ -77,8 +76,7 @@ static inline void wt_sig_preswitch(struct wt_m *m, struct wt_task *next)
 /* Context: t, just switched in (after wt_finish_switch: no lock held). */
 static inline void wt_sig_switchin(struct wt_task *t)
 {
-	if (unlikely(wt_sig_fence))
-		atomic_thread_fence(memory_order_seq_cst);
+	atomic_thread_fence(memory_order_seq_cst); /* the pair of wt_sig_send's */
 	if (unlikely((wt_sig_eff(t->sigmask) != t->m->sigmask) |
 		     (atomic_load_explicit(&t->sigpend, memory_order_relaxed) != 0) |
 		     ((atomic_load_explicit(&wt_sig_procpend, memory_order_relaxed) & ~t->sigmask) != 0) |

@@ -61,7 +61,6 @@ struct wt_config wt_cfg;
 int wt_tls_mode = 1;
 bool wt_tls_trap;
 _Atomic int wt_sysmon_tid;
-bool wt_sig_fence;
 _Atomic uint64_t wt_sig_procpend; /* nothing pending for the process */
 _Atomic int wt_nimplicit;
 _Atomic long wt_netpoll_waiters;
