@@ -10,13 +10,18 @@
  *     SYSCALL -> IDLE and handed to another worker if there is work
  *     (wt_handoffp), so the other tasks keep running.  sysmon looks again
  *     20 µs after it first sees a call with work behind it (sysmon.c), so
- *     a proc changes hands about 20 µs into a blocking call.  As in Go, a
+ *     a proc changes hands about 20 µs into a blocking call; a first
+ *     sighting alone does not shorten sysmon's later sleeps (most calls
+ *     are over by the second look).  As in Go, a
  *     proc with nothing queued is left alone while some other proc is idle
  *     or spinning (it would only be idled), for up to 10 ms.
  *   A sysmon in a long sleep would see the call late: entersyscall wakes
  *     it when the proc has work queued (Go's entersyscall wakes a sysmon in
  *     its deep sleep the same way); wt_sysmon_slow makes that one kick per
- *     long sleep.
+ *     long sleep, and sysmon clears it for a while after kicks that found
+ *     the call over (sysmon.c): a program making many short calls (an
+ *     SQLite database writing its file) would otherwise wake sysmon at
+ *     every one, and sysmon would take a CPU from a busy worker each time.
  *   exitsyscall: CAS SYSCALL -> RUNNING; success means nobody took it.
  *     Otherwise the worker tries an idle proc; failing that, the task is
  *     queued globally and the worker sleeps until a proc is handed to it.
@@ -155,11 +160,11 @@ static void trace_retake(struct wt_p *p, int s)
 	wt_tl_put(wt_tl_shared, WT_TL_RETAKE, g ? g->id : 0, (uint64_t)p->id, (uint64_t)mid);
 }
 
-/* Context: sysmon, at mono time now.  Returns how many procs it took or
- * will take at its next look (sysmon then looks again soon). */
-int wt_sysmon_retake(int64_t now)
+/* Context: sysmon, at mono time now. */
+int wt_sysmon_retake(int64_t now, int *seen)
 {
 	int n = 0;
+	*seen = 0;
 	int max = wt_sched.maxprocs; /* disabled procs may be held in a call too */
 	for (int i = 0; i < max; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
@@ -176,7 +181,7 @@ int wt_sysmon_retake(int64_t now)
 		if (p->sysmon_tick != tick) {
 			p->sysmon_tick = tick; /* first look at this call: look again */
 			p->sysmon_when = now;
-			n += !leave;
+			*seen += !leave;
 			continue;
 		}
 		if (leave && now - p->sysmon_when < 10000000)

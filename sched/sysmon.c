@@ -9,15 +9,23 @@
  * and start the task dump a SIGQUIT asked for (dump.c).
  *
  * Its sleep adapts as Go's sysmon's does: 20 µs after a cycle that took a
- * proc from a blocked call or saw one it will take at its next look, so a
- * proc changes hands about 20 µs into a blocking call; after 50 quiet
- * cycles (1 ms) the sleep doubles each cycle up to 1 ms while some proc
- * is busy (the most a lone runnext waits for a second worker, proc.c:
- * wt_ready_m) or 10 ms when all are idle.  It sleeps on its own futex word
- * and is woken early by wt_timer_add (a new earliest timer) and by
- * entersyscall (work queued behind a blocking call while it sleeps longer
- * than 20 µs: wt_sysmon_slow).  Its timer slack is 1 µs, so a 20 µs sleep
- * is not stretched to the kernel's default 50 µs slack.
+ * proc from a blocked call; after 50 quiet cycles (1 ms) the sleep doubles
+ * each cycle up to 1 ms while some proc is busy (the most a lone runnext
+ * waits for a second worker, proc.c: wt_ready_m) or 10 ms when all are
+ * idle.  A cycle that sees a call with work behind it for the first time
+ * makes the next sleep 20 µs, once, so a proc changes hands about 20 µs
+ * into a blocking call, without shortening the sleeps after it: most calls
+ * are over by then.  It sleeps on its own futex word and is woken early by
+ * wt_timer_add (a new earliest timer) and by entersyscall (work queued
+ * behind a blocking call while it sleeps longer than 20 µs:
+ * wt_sysmon_slow).  A kick whose call was over by sysmon's second look
+ * (nothing taken) mutes the kicks for 20 µs, doubled at each such kick in
+ * a row up to 10 ms, until a proc is taken again: each kick costs the
+ * kicker a system call and takes a CPU from a busy worker while sysmon
+ * runs, which a program making tens of thousands of short calls a second
+ * (SQLite writing its database file) paid at every call.  Its timer slack
+ * is 1 µs, so a 20 µs sleep is not stretched to the kernel's default 50 µs
+ * slack.
  * Preemption and taking procs from workers blocked in calls weft did not
  * see: preempt.c (wt_sysmon_preempt), every busy tick; the poller when no
  * worker looks: netpoll.c (wt_netpoll_sysmon).
@@ -57,6 +65,7 @@ _Atomic int wt_sysmon_tid;           /* [atomic] set by sysmon itself */
 #define DELAY_BUSY 1000000ll        /* 1 ms: some proc runs */
 #define DELAY_IDLE 10000000ll       /* 10 ms: all procs idle */
 #define QUIET_CYCLES 50             /* cycles at DELAY_MIN before doubling */
+#define MUTE_SHIFT_MAX 9            /* kicks muted for at most DELAY_MIN << 9 (10 ms) */
 
 /* sysmon's thread pointer, set as it starts.  [atomic] A __thread flag
  * would be reached through __tls_get_addr from every task that asks. */
@@ -91,10 +100,28 @@ static void *sysmon(void *arg)
 	int64_t next_procs = start + 1000000000ll;
 	int64_t delay = DELAY_MIN;
 	int quiet = 0;
+	/* Kicks from entersyscall: a kicked wake is judged at the look that
+	 * finds its call taken or over; muted until mute_until after one that
+	 * was over, for DELAY_MIN << mute_shift. */
+	bool judging = false;
+	int mute_shift = 0;
+	int64_t mute_until = 0;
 	for (;;) {
 		int64_t now = wt_nanotime();
 		wt_timer_run(now, NULL);
-		int acted = wt_sysmon_retake(now);
+		int seen;
+		int taken = wt_sysmon_retake(now, &seen);
+		int acted = taken;
+		if (taken) {
+			mute_shift = 0;
+			mute_until = 0;
+			judging = false;
+		} else if (judging && !seen) {
+			mute_until = now + (DELAY_MIN << mute_shift);
+			if (mute_shift < MUTE_SHIFT_MAX)
+				mute_shift++;
+			judging = false;
+		}
 		if (wt_sysmon_make_workers())
 			acted = 1;
 		wt_netpoll_sysmon(now);
@@ -137,19 +164,25 @@ static void *sysmon(void *arg)
 			until = next_procs;
 		if (until > now + delay)
 			until = now + delay;
+		if (seen && until > now + DELAY_MIN)
+			until = now + DELAY_MIN; /* the second look at a new call */
 		/* Published before the sleep; entersyscall exchanges it to 0 and
 		 * kicks.  A kick between here and the futex wait leaves kick=1,
 		 * which the exchange below sees (no sleep). */
-		atomic_store_explicit(&wt_sysmon_slow, until - now > DELAY_MIN, memory_order_relaxed);
+		bool slow = until - now > DELAY_MIN && now >= mute_until;
+		atomic_store_explicit(&wt_sysmon_slow, slow, memory_order_relaxed);
 		atomic_store(&sleeping, 1);
 		if (!atomic_exchange(&kick, 0) && until > now) {
 			struct timespec ts = { until / 1000000000, until % 1000000000 };
 			wt_futex_wait(&kick, 0, &ts, false);
 		}
 		atomic_store(&sleeping, 0);
-		atomic_store(&kick, 0);
-		/* Woken by entersyscall: the retake above sees the call next
-		 * cycle and brings the delay down to DELAY_MIN. */
+		/* Woken by entersyscall (the exchange there cleared slow): the
+		 * retake at the next cycle sees the call, and this kick is judged
+		 * by what the looks find. */
+		if (atomic_exchange(&kick, 0) && slow &&
+		    !atomic_load_explicit(&wt_sysmon_slow, memory_order_relaxed))
+			judging = true;
 		atomic_store_explicit(&wt_sysmon_slow, 0, memory_order_relaxed);
 	}
 	return NULL;
