@@ -320,7 +320,7 @@ void wt_crash_init(void)
 	static const int sigs[] = { SIGSEGV, SIGBUS };
 	for (int i = 0; i < 2; i++) {
 		struct sigaction old;
-		if (real.sigaction(sigs[i], &sa, &old) == 0 && old.sa_handler != SIG_DFL &&
+		if (wt_sig_install_own(sigs[i], &sa, &old) == 0 && old.sa_handler != SIG_DFL &&
 		    old.sa_handler != SIG_IGN)
 			wt_sig_handler_set(sigs[i], &old, NULL);
 	}

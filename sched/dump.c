@@ -87,6 +87,7 @@
 #include "runtime.h"
 #include "config.h"
 #include "dump.h"
+#include "sighandler.h"
 #include "print.h"
 #include "real.h"
 #include "sigtask.h"
@@ -154,7 +155,7 @@ void wt_dump_init(void)
 	sa.sa_sigaction = on_sigquit;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	real.sigaction(SIGQUIT, &sa, NULL);
+	wt_sig_install_own(SIGQUIT, &sa, NULL);
 }
 
 /* shim/signal.c: a disposition read back shows SIG_DFL where weft's

@@ -303,7 +303,7 @@ void wt_preempt_init(void)
 	sigfillset(&sa.sa_mask);
 	sigdelset(&sa.sa_mask, SIGSEGV);
 	sigdelset(&sa.sa_mask, SIGBUS);
-	real.sigaction(SIGURG, &sa, &old);
+	wt_sig_install_own(SIGURG, &sa, &old);
 	/* A handler the program set before weft started (a constructor). */
 	if (old.sa_handler != SIG_DFL && (void *)old.sa_sigaction != (void *)on_sigurg)
 		wt_sig_handler_set(SIGURG, &old, NULL);

@@ -47,7 +47,13 @@
  * kernel), which would only recur.  libc code weft calls holding a
  * lock is not seen as weft's: such calls are kept out of locked sections
  * (park.c reads the clock before its bucket lock); the timer heap's growth
- * (memcpy) remains, rare.
+ * (memcpy) remains, rare.  The same holds for a handler's way back: weft's
+ * own handlers (the fault handler, which repairs thread-pointer faults
+ * taken inside weft's locked sections, and SIGURG's) return through
+ * wt_arch_sigreturn in libweft (wt_sig_install_own), not libc's restorer:
+ * a SIGALRM taken on libc's two instructions there ran its handler over a
+ * held bucket lock (the lock-order check caught it in 1 run in 5-20 of
+ * signal_sem and signal_parked in trap mode).
  */
 #include <errno.h>
 #include <signal.h>
@@ -315,6 +321,36 @@ static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *ol
 	}
 	if (old)
 		*old = had ? prev : kold;
+	return 0;
+}
+
+/* The kernel's struct sigaction (x86_64 and aarch64 alike), for
+ * rt_sigaction with an 8-byte mask. */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
+
+int wt_sig_install_own(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	struct ksigaction k = { 0 }, ko = { 0 };
+	k.handler = (void *)sa->sa_sigaction;
+	k.flags = (unsigned long)sa->sa_flags | SA_RESTORER;
+	k.restorer = wt_arch_sigreturn;
+	memcpy(&k.mask, &sa->sa_mask, sizeof k.mask);
+	long r = wt_syscall6(SYS_rt_sigaction, sig, (long)&k, (long)&ko, sizeof k.mask, 0, 0);
+	if (r < 0 || !old)
+		return (int)r;
+	memset(old, 0, sizeof *old);
+	old->sa_sigaction = (void (*)(int, siginfo_t *, void *))ko.handler;
+	old->sa_flags = (int)ko.flags;
+	old->sa_restorer = ko.restorer;
+	memcpy(&old->sa_mask, &ko.mask, sizeof ko.mask);
 	return 0;
 }
 

@@ -114,6 +114,9 @@ static inline bool wt_arch_fault_in(uintptr_t addr, int code, uintptr_t lo, uint
 	       (hi < lo || ((lo + (1ul << 47)) >> 48) != 0 || ((hi - 1 + (1ul << 47)) >> 48) != 0);
 }
 
+/* The return path of weft's own signal handlers (sigreturn.S). */
+void wt_arch_sigreturn(void);
+
 /* ---- asynchronous preemption ---- */
 
 /* xsave.c: finds what extended state the stub saves and how.  Initial
