@@ -65,6 +65,8 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
+#include "affinity.h"
+#include "config.h"
 #include "cpuclock.h"
 #include "netpoll.h"
 #include "prio.h"
@@ -509,15 +511,36 @@ void wt_yield(void)
 		wt_preempt_yield();
 		return;
 	}
-	/* Nothing else to run here or anywhere (for a real-time task: no
-	 * other real-time task of its priority or above): stay, and give the
-	 * CPU to the kernel's other threads instead (the other processes that
-	 * wait for it). */
+	/* A real-time task with no other task of its priority or above to
+	 * give way to stays when the process has more than one CPU.  Natively
+	 * its yield gives way only to a thread of the same real-time priority
+	 * waiting for the same CPU, which the kernel moves to another CPU when
+	 * one is free, so it rarely does; the worker is SCHED_OTHER to the
+	 * kernel (prio.c), and a kernel sched_yield would hand the CPU to any
+	 * other process's ordinary thread, which natively never runs ahead of
+	 * it (a switch per yield for a program that yields holding a lock).
+	 * On one CPU it yields to the kernel: another process's real-time
+	 * thread may be waiting for that CPU, and under weft that process's
+	 * worker looks SCHED_OTHER too (two such processes alternate). */
 	int eff = atomic_load_explicit(&t->eff, memory_order_relaxed);
-	if (unlikely(eff) ? atomic_load_explicit(&wt_rtq_top, memory_order_relaxed) < eff
-			  : wt_runq_len(p) == 0 && !wt_rt_any() &&
-				    atomic_load_explicit(&wt_sched.runq_size,
-							 memory_order_relaxed) == 0) {
+	bool alone;
+	if (unlikely(eff)) {
+		if (atomic_load_explicit(&wt_rtq_top, memory_order_relaxed) < eff) {
+			int ncpu = wt_aff_ncpu();
+			if ((ncpu ? ncpu : wt_cfg.ncpu) > 1)
+				return;
+			alone = true;
+		} else {
+			alone = false;
+		}
+	} else {
+		alone = wt_runq_len(p) == 0 && !wt_rt_any() &&
+			atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed) == 0;
+	}
+	if (alone) {
+		/* Nothing else to run here or anywhere: stay, and give the CPU
+		 * to the kernel's other threads instead (the other processes
+		 * that wait for it). */
 		wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 		wt_tls_after_sleep(t->tp);
 		return;
