@@ -86,9 +86,9 @@ $(B)/obj/%.o: %.S | glibc-check deps
 
 -include $(LIB_OBJ:.o=.d)
 
-$(B)/libweft.so: $(LIB_OBJ) shim/exports.map
+$(B)/libweft.so: $(LIB_OBJ) shim/exports.map sched/bss.ld
 	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--version-script=shim/exports.map -Wl,-z,nodelete \
-	  -ldl -pthread
+	  -Wl,-T,sched/bss.ld -ldl -pthread
 
 VERSION := $(shell cat VERSION)
 

@@ -36,7 +36,7 @@
 
 #define PATHMAX 4096
 
-static char cg_dir[PATHMAX];   /* [const after init] the process's cgroup directory */
+static char cg_dir[PATHMAX] WT_BSS_LARGE;   /* [const after init] the process's cgroup directory */
 static size_t cg_rootlen;      /* [const after init] length of the mount point in cg_dir */
 static bool cg_ok;             /* [const after init] */
 static bool warned;            /* [sysmon; init] a bad cpu.max was reported */
@@ -132,7 +132,7 @@ static bool find_path(char *path)
 /* Context: start, initial thread.  root: WEFT_CGROUP_ROOT or NULL. */
 void wt_cgroup_init(const char *root)
 {
-	static char mnt[PATHMAX], mroot[PATHMAX], path[PATHMAX];
+	static char mnt[PATHMAX] WT_BSS_LARGE, mroot[PATHMAX] WT_BSS_LARGE, path[PATHMAX] WT_BSS_LARGE;
 	if (root) {
 		if (strlen(root) >= PATHMAX / 2)
 			return;

@@ -359,7 +359,7 @@ static void *dumper(void *arg)
 	uint64_t req = (uint64_t)(uintptr_t)arg;
 	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	int64_t t0 = wt_nanotime();
-	static char buf[65536]; /* [busy] one dump at a time */
+	static char buf[65536] WT_BSS_LARGE; /* [busy] one dump at a time */
 	int fd = req ? stack_file(req) : 2;
 	if (fd < 0) {
 		atomic_fetch_sub(&wt_nthreads, 1);

@@ -76,7 +76,7 @@ struct pd {
 #define CHUNK 1024
 #define NCHUNKS 4096 /* 4M descriptors */
 
-static struct pd *_Atomic chunks[NCHUNKS];
+static struct pd *_Atomic chunks[NCHUNKS] WT_BSS_LARGE;
 static int epfd = -1;
 static wt_lock_t init_lock = WT_LOCK_INIT(WT_RANK_NETPOLL_INIT);
 static _Atomic int started;

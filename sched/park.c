@@ -50,7 +50,7 @@ struct bucket {
 	struct wt_waiter *head, *tail;  /* [bucket lock] by priority, then FIFO */
 } __attribute__((aligned(64)));
 
-static struct bucket buckets[NBUCKETS];
+static struct bucket buckets[NBUCKETS] WT_BSS_LARGE;
 /* The buckets ever used (bit i: buckets[i]), set before a bucket's lock is
  * first taken and never cleared: a fork child resets those alone, instead
  * of reading all 256 KiB (most of it never touched, a page fault a page

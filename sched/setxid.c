@@ -219,7 +219,7 @@ static int take_known(struct op *op, long err, int *listed, int cap, int *n, boo
  * threads were new.  Context: the caller of wt_setxid. */
 static int pass(struct op *op, int *listed, int cap, bool resend)
 {
-	static char buf[8192];
+	static char buf[8192] WT_BSS_LARGE;
 	int n = 0, added = 0;
 	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/task",
 			      O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);

@@ -109,7 +109,7 @@ _Static_assert(sizeof(struct rec) % sizeof(unsigned long) == 0, "struct rec is w
 static struct {
 	_Atomic unsigned long seq;       /* [atomic] count << 1 | claimed */
 	unsigned long copy[2][REC_WORDS]; /* [seq's claim to write; relaxed words] */
-} handlers[65];
+} handlers[65] WT_BSS_LARGE;
 
 static void rec_load(const unsigned long *w, struct rec *r)
 {
@@ -495,7 +495,7 @@ static bool process_directed(int sig, const siginfo_t *si)
 static struct {
 	struct wt_task *owner;  /* [claim bit] */
 	siginfo_t si;           /* [claim bit] */
-} handed[65];
+} handed[65] WT_BSS_LARGE;
 static _Atomic uint64_t handed_claim, handed_ready; /* [atomic] */
 _Atomic uint64_t wt_sig_procpend;                   /* [atomic] handed, owner NULL */
 #define proc_pend wt_sig_procpend

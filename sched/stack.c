@@ -1199,7 +1199,7 @@ void wt_stack_scavenge(int64_t now)
 	sweep(now);
 	if (atomic_load_explicit(&A.ringn, memory_order_relaxed) == 0)
 		return;
-	static int trim[TRIM_MAX * 2];
+	static int trim[TRIM_MAX * 2] WT_BSS_LARGE;
 	uint32_t cut = (uint32_t)(now / 1000000) - 1000;
 	int n = 0;
 	wt_lock(&A.lock);

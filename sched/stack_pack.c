@@ -322,7 +322,7 @@ void wt_pack_scavenge(int64_t now)
 {
 	if (atomic_load_explicit(&P.nwarm, memory_order_relaxed) == 0)
 		return;
-	static int buf[WT_SLOT_SIZE / (PAGE * 2)]; /* a unit is 2 pages or more */
+	static int buf[WT_SLOT_SIZE / (PAGE * 2)] WT_BSS_LARGE; /* a unit is 2 pages or more */
 	uint32_t cut = (uint32_t)(now / 1000000) - 1000;
 	wt_lock(&P.lock);
 	for (int i = 0; i < NGEOM && P.g[i]; i++)

@@ -88,8 +88,8 @@ struct name_ent {
 };
 
 static wt_lock_t wlock = WT_LOCK_INIT(WT_RANK_TIMELINE);
-static char want[4096];                 /* [const] FILE, absolute, %p expanded */
-static char path[4096];                 /* [wlock] the file this process claimed */
+static char want[4096] WT_BSS_LARGE;                 /* [const] FILE, absolute, %p expanded */
+static char path[4096] WT_BSS_LARGE;                 /* [wlock] the file this process claimed */
 static char exe[128];                   /* [const] the program's name, escaped */
 static char cmd[512];                   /* [const] its command line, escaped */
 static int pid;                         /* [const; fork child] */
@@ -98,7 +98,7 @@ static bool closed;                     /* [wlock] the file is ended */
 static bool claimed;                    /* [wlock] path is chosen and created */
 static long body_end;                   /* [wlock] offset of the tail: the next events go there */
 static struct name_ent *names;          /* [wlock] NAMES slots, mapped */
-static char obuf[65536];                /* [wlock] */
+static char obuf[65536] WT_BSS_LARGE;                /* [wlock] */
 static _Atomic int kick;                /* [atomic] futex word: write now */
 
 /* Copies s into d (n bytes) as the inside of a JSON string. */

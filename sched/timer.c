@@ -26,7 +26,7 @@
 #include "throw.h"
 
 #define HEAP0 1024
-static struct wt_timer *heap0[HEAP0]; /* [T.lock] the heap until it outgrows it */
+static struct wt_timer *heap0[HEAP0] WT_BSS_LARGE; /* [T.lock] the heap until it outgrows it */
 
 static struct {
 	wt_lock_t lock;
