@@ -24,6 +24,7 @@
  *   real         libc's pthread calls (worker.c creates worker threads) and
  *                clock_gettime (timer.c);
  *   wt_cfg       WEFT_MAXTHREADS from the test (stub_proc_reset);
+ *   wt_aff_ncpu  0 (no task set a CPU mask: wt_yield counts wt_cfg.ncpu);
  *   a new worker's TLS guard, pin and alternate signal stack: none (nor
  *                an idle worker's exit unless a test sets wt_cfg.thread_idle_ms);
  *   wt_curp      as preempt.c's, without implicit system calls;
@@ -268,6 +269,13 @@ void wt_tl_worker(struct wt_m *m)
 int64_t wt_prio_rr_ns(void)
 {
 	return 100000000;
+}
+
+/* ---- CPU masks (affinity.c): no test task sets one ---- */
+
+int wt_aff_ncpu(void)
+{
+	return 0;
 }
 
 /* ---- TSan fibers ---- */
