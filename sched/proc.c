@@ -327,13 +327,17 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 
 /* Context: sysmon.  A proc whose runnext has waited a whole sysmon tick
  * while its worker kept running something else gets another worker.
- * Returns whether any proc is busy (sysmon then keeps its short tick). */
+ * Returns whether any proc is busy: a worker runs tasks on it, or work is
+ * queued (sysmon then keeps its short tick, and looks for long runners).
+ * A proc held in a blocking call with nothing queued behind it is not
+ * busy: a single-threaded program waiting in read or wait4 (a shell, cat,
+ * sort reading a pipe) would otherwise wake its sysmon every millisecond,
+ * each time taking a CPU from the programs that do run. */
 bool wt_sysmon_wake_idle_work(void)
 {
-	if (atomic_load(&wt_sched.npidle) == 0)
-		return true;
 	int n = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
-	if (atomic_load(&wt_sched.npidle) == n) {
+	int idle = atomic_load(&wt_sched.npidle);
+	if (idle == n) {
 		/* All asleep: one is woken for the idle work the scavenger
 		 * left (wt_stack_idle_trim), which it does before it sleeps
 		 * again. */
@@ -341,17 +345,21 @@ bool wt_sysmon_wake_idle_work(void)
 			wt_wakep();
 		return false;
 	}
+	bool running = false, work = false;
 	for (int i = 0; i < n; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
+		if (WT_P_KIND(atomic_load_explicit(&p->status, memory_order_relaxed)) ==
+		    WT_P_RUNNING)
+			running = true;
 		if (atomic_load_explicit(&p->runnext, memory_order_relaxed) ||
-		    wt_runq_len(p) > 0) {
-			wt_wakep();
-			return true;
-		}
+		    wt_runq_len(p) > 0)
+			work = true;
 	}
 	if (atomic_load(&wt_sched.runq_size) || wt_rt_any())
+		work = true;
+	if (work && idle > 0)
 		wt_wakep();
-	return true;
+	return running || work;
 }
 
 void wt_ready(struct wt_task *t)

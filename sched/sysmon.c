@@ -98,8 +98,13 @@ static void *sysmon(void *arg)
 	int64_t next_trace = wt_cfg.schedtrace_ms ? start + wt_cfg.schedtrace_ms * 1000000ll
 						  : INT64_MAX;
 	int64_t next_procs = start + 1000000000ll;
-	int64_t delay = DELAY_MIN;
-	int quiet = 0;
+	/* It starts as after a quiet spell, at its long sleep: nothing has
+	 * changed hands yet, and a process that never needs it (a shell,
+	 * `cat`, a compiler) would otherwise wake it 50 times at 20 µs and
+	 * some more while the sleep doubles, in its first 2 ms, each time
+	 * taking a CPU from whatever runs. */
+	int64_t delay = DELAY_IDLE;
+	int quiet = QUIET_CYCLES;
 	/* Kicks from entersyscall: a kicked wake is judged at the look that
 	 * finds its call taken or over; muted until mute_until after one that
 	 * was over, for DELAY_MIN << mute_shift. */
