@@ -469,7 +469,8 @@ void wt_sysmon_preempt(int64_t now)
 		/* A read is a system call, and sysmon looks every 20 µs while
 		 * procs change hands: a task that runs on reads the clock at
 		 * most once a millisecond (a slice is 10 ms; a worker asleep in
-		 * a call nobody intercepted is found within 2 ms). */
+		 * a call nobody intercepted is found within 2 ms, or two of
+		 * sysmon's 10 ms looks while every proc is busy). */
 		if (pm->cpu >= 0 && now - pm->cpu_at < CPU_LOOK_NS)
 			continue;
 		int64_t cpu = wt_thread_cpu_ns(m->ostid);

@@ -68,6 +68,7 @@
 #include "runq.h"
 #include "slab.h"
 #include "syscall.h"
+#include "sysmon.h"
 #include "timer.h"
 
 #ifndef SCHED_RESET_ON_FORK
@@ -302,12 +303,18 @@ void wt_prio_requeue_other(struct wt_task *t)
 	wt_wakep();
 }
 
+_Atomic bool wt_prio_rt_seen;
+
 /* The first real-time policy: what weft cannot do, once. */
 static void note_rt(int pol)
 {
 	static _Atomic bool said;
-	if (rt_policy(pol & ~SCHED_RESET_ON_FORK) && !atomic_load_explicit(&said, memory_order_relaxed) &&
-	    !atomic_exchange(&said, true))
+	if (!rt_policy(pol & ~SCHED_RESET_ON_FORK))
+		return;
+	if (!atomic_load_explicit(&wt_prio_rt_seen, memory_order_relaxed) &&
+	    !atomic_exchange(&wt_prio_rt_seen, true))
+		wt_sysmon_shorten(); /* its 1 ms look from now on */
+	if (!atomic_load_explicit(&said, memory_order_relaxed) && !atomic_exchange(&said, true))
 		wt_print("weft: real-time policies order this program's threads among themselves; "
 			 "the kernel sees SCHED_OTHER threads\n");
 }
@@ -557,6 +564,8 @@ void wt_prio_init_main(struct wt_task *t)
 	atomic_store_explicit(&t->nice, nice, memory_order_relaxed);
 	atomic_store_explicit(&t->eff, atomic_load_explicit(&t->rtprio, memory_order_relaxed),
 			      memory_order_relaxed);
+	if (atomic_load_explicit(&t->rtprio, memory_order_relaxed))
+		atomic_store_explicit(&wt_prio_rt_seen, true, memory_order_relaxed);
 }
 
 /* glibc's struct pthread_attr: the flags word after the sched_param and

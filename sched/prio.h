@@ -42,6 +42,10 @@ int wt_prio_attr(const pthread_attr_t *attr, struct wt_task *cur, struct wt_prio
 void wt_prio_start(struct wt_task *t, const struct wt_prio_init *in);
 /* The main task: the initial thread's own values.  Context: start. */
 void wt_prio_init_main(struct wt_task *t);
+/* [atomic, relaxed] some task of the process had a real-time policy (the
+ * main task at start, or one set since): sysmon then keeps its short look
+ * while every proc is busy (sysmon.c). */
+extern _Atomic bool wt_prio_rt_seen;
 
 /* sched_setscheduler / sched_setparam on task t: policy WT_PRIO_KEEP keeps
  * t's (sched_setparam); another negative one is EINVAL.  0, -EINVAL, -EPERM, with the kernel's checks in its

@@ -776,6 +776,7 @@ top:;
 	m->p = NULL;
 	pidleput(p);
 	wt_unlock(&wt_sched.lock);
+	wt_sysmon_shorten(); /* it may sleep 10 ms, counting every proc busy */
 
 	if (m->spinning) {
 		m->spinning = false;

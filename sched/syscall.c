@@ -14,7 +14,8 @@
  *     sighting alone does not shorten sysmon's later sleeps (most calls
  *     are over by the second look).  As in Go, a
  *     proc with nothing queued is left alone while some other proc is idle
- *     or spinning (it would only be idled), for up to 10 ms.
+ *     or spinning (it would only be idled), for up to 10 ms; taking it
+ *     then does not count as taking one (sysmon keeps its long sleep).
  *   A sysmon in a long sleep would see the call late: entersyscall wakes
  *     it when the proc has work queued (Go's entersyscall wakes a sysmon in
  *     its deep sleep the same way); wt_sysmon_slow makes that one kick per
@@ -191,7 +192,11 @@ int wt_sysmon_retake(int64_t now, int *seen)
 				trace_retake(p, s);
 			p->m = NULL;
 			wt_handoffp(p);
-			n++;
+			/* One left alone its 10 ms had nothing queued: taking it
+			 * only idled it, which is no reason for sysmon's short
+			 * looks (50 of them after each such take, for a shell
+			 * waiting in wait4). */
+			n += !leave;
 		}
 	}
 	return n;

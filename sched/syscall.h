@@ -10,9 +10,10 @@
 
 void wt_entersyscall(void);                /* task, before a call that may block */
 void wt_exitsyscall(void);                 /* task, after it; may switch */
-/* sysmon: take procs from blocked calls; returns how many, and in *seen
- * how many calls with work behind them it saw for the first time (to be
- * taken at the next look if still in progress). */
+/* sysmon: take procs from blocked calls; returns how many of them had
+ * work queued (one taken after its 10 ms alone is not counted), and in
+ * *seen how many calls with work behind them it saw for the first time
+ * (to be taken at the next look if still in progress). */
 int wt_sysmon_retake(int64_t now, int *seen);
 struct wt_p *wt_curp(void);                /* task: the proc it may use, NULL in a syscall */
 

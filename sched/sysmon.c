@@ -10,22 +10,26 @@
  *
  * Its sleep adapts as Go's sysmon's does: 20 µs after a cycle that took a
  * proc from a blocked call; after 50 quiet cycles (1 ms) the sleep doubles
- * each cycle up to 1 ms while some proc is busy (the most a lone runnext
- * waits for a second worker, proc.c: wt_ready_m) or 10 ms when all are
- * idle.  A cycle that sees a call with work behind it for the first time
+ * each cycle up to 1 ms while some proc is busy and another idle (the most
+ * a lone runnext waits for a second worker, proc.c: wt_ready_m), 10 ms
+ * while every proc is busy (unless a task ever had a real-time policy) or
+ * when all are idle (a proc held in a blocking call with nothing queued
+ * behind it counts as idle: wt_sysmon_wake_idle_work), and a worker that
+ * gives its proc up during the long sleep of every proc busy wakes it
+ * (wt_sysmon_shorten).  It starts at the long sleep, as after a quiet
+ * spell.  A cycle that sees a call with work behind it for the first time
  * makes the next sleep 20 µs, once, so a proc changes hands about 20 µs
  * into a blocking call, without shortening the sleeps after it: most calls
  * are over by then.  It sleeps on its own futex word and is woken early by
  * wt_timer_add (a new earliest timer) and by entersyscall (work queued
  * behind a blocking call while it sleeps longer than 20 µs:
  * wt_sysmon_slow).  A kick whose call was over by sysmon's second look
- * (nothing taken) mutes the kicks for 20 µs, doubled at each such kick in
- * a row up to 10 ms, until a proc is taken again: each kick costs the
- * kicker a system call and takes a CPU from a busy worker while sysmon
- * runs, which a program making tens of thousands of short calls a second
- * (SQLite writing its database file) paid at every call.  Its timer slack
- * is 1 µs, so a 20 µs sleep is not stretched to the kernel's default 50 µs
- * slack.
+ * (nothing taken) mutes the kicks for 20 µs, doubled at each such kick in a
+ * row up to 10 ms, until a proc is taken again: each kick costs the kicker
+ * a system call and takes a CPU from a busy worker while sysmon runs, which
+ * a program making tens of thousands of short calls a second (SQLite
+ * writing its database file) paid at every call.  Its timer slack is 1 µs,
+ * so a 20 µs sleep is not stretched to the kernel's default 50 µs slack.
  * Preemption and taking procs from workers blocked in calls weft did not
  * see: preempt.c (wt_sysmon_preempt), every busy tick; the poller when no
  * worker looks: netpoll.c (wt_netpoll_sysmon).
@@ -43,6 +47,7 @@
 #include "netpoll.h"
 #include "preempt.h"
 #include "print.h"
+#include "prio.h"
 #include "proc.h"
 #include "sighandler.h"
 #include "sigtask.h"
@@ -58,11 +63,16 @@
 static _Atomic int kick;
 static _Atomic int sleeping;
 _Atomic int wt_sysmon_slow;
+/* [atomic, seq_cst] sysmon sleeps longer than DELAY_BUSY with every proc
+ * busy; a worker that gives its proc up wakes it (wt_sysmon_shorten). */
+static _Atomic bool sleep_full;
 _Atomic int wt_sysmon_tid;           /* [atomic] set by sysmon itself */
 
 /* Where these delays come from: Go's sysmon (runtime/proc.go). */
 #define DELAY_MIN 20000ll           /* 20 µs */
-#define DELAY_BUSY 1000000ll        /* 1 ms: some proc runs */
+#define DELAY_BUSY 1000000ll        /* 1 ms: some proc runs, another is idle */
+#define DELAY_SLICE 5000000ll       /* 5 ms: every proc runs, tasks wait for a slice */
+#define DELAY_FULL 10000000ll       /* 10 ms: every proc runs, none waits (Go's cap) */
 #define DELAY_IDLE 10000000ll       /* 10 ms: all procs idle */
 #define QUIET_CYCLES 50             /* cycles at DELAY_MIN before doubling */
 #define MUTE_SHIFT_MAX 9            /* kicks muted for at most DELAY_MIN << 9 (10 ms) */
@@ -74,6 +84,14 @@ static _Atomic uintptr_t self_tp;
 bool wt_sysmon_self(void)
 {
 	return wt_arch_get_tp() == atomic_load_explicit(&self_tp, memory_order_relaxed);
+}
+
+void wt_sysmon_shorten(void)
+{
+	/* seq_cst: pairs with sysmon's store of sleep_full before its second
+	 * load of npidle (one of the two sees the other). */
+	if (atomic_load(&sleep_full) && atomic_exchange(&sleep_full, false))
+		wt_sysmon_kick();
 }
 
 void wt_sysmon_kick(void)
@@ -127,8 +145,11 @@ static void *sysmon(void *arg)
 				mute_shift++;
 			judging = false;
 		}
-		if (wt_sysmon_make_workers())
-			acted = 1;
+		/* Making the workers startm asked for is not a reason for
+		 * short looks: a program starting its threads would otherwise
+		 * get 50 of them, 20 µs apart, each taking a CPU from a busy
+		 * worker. */
+		wt_sysmon_make_workers();
 		wt_netpoll_sysmon(now);
 		wt_stack_scavenge(now);
 		wt_task_scavenge(now);
@@ -159,7 +180,21 @@ static void *sysmon(void *arg)
 		} else if (++quiet > QUIET_CYCLES) {
 			delay *= 2;
 		}
-		int64_t cap = busy ? DELAY_BUSY : DELAY_IDLE;
+		/* Every proc busy: a wake-up takes a CPU from a running task
+		 * (and, in trap mode, costs it a thread-pointer fault after), and
+		 * no proc is idle for work it could start, so sysmon looks every
+		 * 5 ms while tasks wait for a slice (a slice then ends 10-15 ms
+		 * in: preempt.c decides at the third look at the same task), else
+		 * every 10 ms, as Go's does.  With an idle proc it looks every
+		 * 1 ms (a lone runnext waits for a second worker no longer than
+		 * that), and so it does in a program with a real-time task (one
+		 * raised above a running one preempts it within 1 ms). */
+		int64_t cap = !busy ? DELAY_IDLE
+			      : atomic_load(&wt_sched.npidle) > 0 ||
+					atomic_load_explicit(&wt_prio_rt_seen, memory_order_relaxed)
+				? DELAY_BUSY
+			      : wt_any_runnable() ? DELAY_SLICE
+						  : DELAY_FULL;
 		if (delay > cap)
 			delay = cap;
 		int64_t until = wt_timer_next();
@@ -174,6 +209,14 @@ static void *sysmon(void *arg)
 		/* Published before the sleep; entersyscall exchanges it to 0 and
 		 * kicks.  A kick between here and the futex wait leaves kick=1,
 		 * which the exchange below sees (no sleep). */
+		if (cap > DELAY_BUSY && busy && until - now > DELAY_BUSY) {
+			/* seq_cst: pairs with wt_sysmon_shorten after a pidleput. */
+			atomic_store(&sleep_full, true);
+			if (atomic_load(&wt_sched.npidle) > 0) {
+				atomic_store(&sleep_full, false);
+				until = now + DELAY_BUSY;
+			}
+		}
 		bool slow = until - now > DELAY_MIN && now >= mute_until;
 		atomic_store_explicit(&wt_sysmon_slow, slow, memory_order_relaxed);
 		atomic_store(&sleeping, 1);
@@ -182,6 +225,7 @@ static void *sysmon(void *arg)
 			wt_futex_wait(&kick, 0, &ts, false);
 		}
 		atomic_store(&sleeping, 0);
+		atomic_store(&sleep_full, false);
 		/* Woken by entersyscall (the exchange there cleared slow): the
 		 * retake at the next cycle sees the call, and this kick is judged
 		 * by what the looks find. */
@@ -207,6 +251,7 @@ void wt_sysmon_fork_reset(void)
 	atomic_store_explicit(&self_tp, 0, memory_order_relaxed);
 	atomic_store(&kick, 0);
 	atomic_store(&sleeping, 0);
+	atomic_store(&sleep_full, false);
 	atomic_store(&wt_sysmon_tid, 0);
 	wt_dump_fork_reset();
 }

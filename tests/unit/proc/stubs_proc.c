@@ -33,6 +33,7 @@
  *                sleeps in epoll;
  *   wt_sysmon_kick  counts; wt_sysmon_tid 0 (no sysmon: startm makes
  *                a new worker itself); wt_sysmon_self false;
+ *                wt_sysmon_shorten nothing (no sysmon sleeping);
  *   wt_tls_trap  false (no thread pointer to put back);
  *   the timeline (timeline.c): off, as without WEFTDEBUG=trace; its
  *                recording calls are never made;
@@ -235,6 +236,10 @@ bool wt_sysmon_self(void)
 void wt_sysmon_kick(void)
 {
 	atomic_fetch_add(&stub_kicks, 1);
+}
+
+void wt_sysmon_shorten(void)
+{
 }
 
 bool wt_tl_on;
