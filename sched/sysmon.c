@@ -12,24 +12,25 @@
  * proc from a blocked call; after 50 quiet cycles (1 ms) the sleep doubles
  * each cycle up to 1 ms while some proc is busy and another idle (the most
  * a lone runnext waits for a second worker, proc.c: wt_ready_m), 10 ms
- * while every proc is busy (unless a task ever had a real-time policy) or
- * when all are idle (a proc held in a blocking call with nothing queued
- * behind it counts as idle: wt_sysmon_wake_idle_work), and a worker that
- * gives its proc up during the long sleep of every proc busy wakes it
- * (wt_sysmon_shorten).  It starts at the long sleep, as after a quiet
- * spell.  A cycle that sees a call with work behind it for the first time
- * makes the next sleep 20 µs, once, so a proc changes hands about 20 µs
- * into a blocking call, without shortening the sleeps after it: most calls
- * are over by then.  It sleeps on its own futex word and is woken early by
- * wt_timer_add (a new earliest timer) and by entersyscall (work queued
- * behind a blocking call while it sleeps longer than 20 µs:
- * wt_sysmon_slow).  A kick whose call was over by sysmon's second look
- * (nothing taken) mutes the kicks for 20 µs, doubled at each such kick in a
- * row up to 10 ms, until a proc is taken again: each kick costs the kicker
- * a system call and takes a CPU from a busy worker while sysmon runs, which
- * a program making tens of thousands of short calls a second (SQLite
- * writing its database file) paid at every call.  Its timer slack is 1 µs,
- * so a 20 µs sleep is not stretched to the kernel's default 50 µs slack.
+ * while every proc is busy (5 ms while tasks wait for a slice; 1 ms if a
+ * task ever had a real-time policy) or when all are idle (a proc held in a
+ * blocking call with nothing queued behind it counts as idle:
+ * wt_sysmon_wake_idle_work), and a worker that gives its proc up during the
+ * long sleep of every proc busy wakes it (wt_sysmon_shorten).  It starts at
+ * the long sleep, as after a quiet spell.  A cycle that sees a call with
+ * work behind it for the first time makes the next sleep 20 µs, once, so a
+ * proc changes hands about 20 µs into a blocking call, without shortening
+ * the sleeps after it: most calls are over by then.  It sleeps on its own
+ * futex word and is woken early by wt_timer_add (a new earliest timer) and
+ * by entersyscall (work queued behind a blocking call while it sleeps
+ * longer than 20 µs: wt_sysmon_slow).  A kick whose call was over by
+ * sysmon's second look (nothing taken) mutes the kicks for 20 µs, doubled
+ * at each such kick in a row up to 10 ms, until a proc is taken again: each
+ * kick costs the kicker a system call and takes a CPU from a busy worker
+ * while sysmon runs, which a program making tens of thousands of short
+ * calls a second (SQLite writing its database file) paid at every call.  Its
+ * timer slack is 1 µs, so a 20 µs sleep is not stretched to the kernel's
+ * default 50 µs slack.
  * Preemption and taking procs from workers blocked in calls weft did not
  * see: preempt.c (wt_sysmon_preempt), every busy tick; the poller when no
  * worker looks: netpoll.c (wt_netpoll_sysmon).
