@@ -132,7 +132,7 @@ static bool find_path(char *path)
 /* Context: start, initial thread.  root: WEFT_CGROUP_ROOT or NULL. */
 void wt_cgroup_init(const char *root)
 {
-	static char mnt[PATHMAX] WT_BSS_LARGE, mroot[PATHMAX] WT_BSS_LARGE, path[PATHMAX] WT_BSS_LARGE;
+	char mnt[PATHMAX], mroot[PATHMAX], path[PATHMAX];
 	if (root) {
 		if (strlen(root) >= PATHMAX / 2)
 			return;

@@ -96,6 +96,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 
@@ -293,7 +294,16 @@ void wt_preempt_init(void)
 		main_top = (uintptr_t)wt_main_task->stack_hi;
 	if (wt_main_task)
 		main_lo = (uintptr_t)wt_main_task->stack_lo;
-	cookie = (void *)(((uintptr_t)&cookie ^ (uintptr_t)wt_nanotime() * 0x9e3779b97f4a7c15ull) | 1);
+	/* From the kernel's 16 random bytes for the process (AT_RANDOM),
+	 * folded so that neither half (glibc's stack and pointer guards)
+	 * shows: a clock read here would be the process's first, three page
+	 * faults at start (the vDSO's data and libc's clock_gettime). */
+	uint64_t rnd[2] = { 0, 0 };
+	const void *ar = (const void *)getauxval(AT_RANDOM);
+	if (ar)
+		memcpy(rnd, ar, sizeof rnd);
+	uint64_t mix = (rnd[0] * 0x9e3779b97f4a7c15ull) ^ (rnd[1] * 0xc2b2ae3d27d4eb4full);
+	cookie = (void *)(((uintptr_t)&cookie ^ (uintptr_t)(mix ^ (mix >> 29))) | 1);
 	struct sigaction sa = { 0 }, old;
 	sa.sa_sigaction = on_sigurg;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
