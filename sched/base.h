@@ -31,10 +31,10 @@
 
 /* A large zero-initialised static that a process may never touch (a
  * buffer for a dump or a trace, a table indexed by hash): the link puts
- * these after .data and before .bss (sched/bss.ld), so the small variables every process
- * touches at start share a few pages of .bss instead of lying one or two to
- * a page between the large ones (a first touch of a page is a fault, and
- * on a paravirtualised guest each costs 20-40 µs). */
+ * these after .data and before .bss (sched/bss.ld), so the small variables
+ * every process touches at start share a few pages of .bss instead of
+ * lying one or two to a page between the large ones (a first touch of a
+ * page is a fault, and on a paravirtualised guest each costs 20-40 µs). */
 #define WT_BSS_LARGE __attribute__((section(".bss.large")))
 
 #define WT_ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uintptr_t)(a) - 1))

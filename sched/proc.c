@@ -327,13 +327,13 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 
 /* Context: sysmon.  A proc whose runnext has waited a whole sysmon tick
  * while its worker kept running something else gets another worker.
- * Returns whether any proc is busy: a worker runs tasks on it, or work is
- * queued (sysmon then keeps its short tick, and looks for long runners).
- * A proc held in a blocking call with nothing queued behind it is not
- * busy: a single-threaded program waiting in read or wait4 (a shell, cat,
+ * Returns WT_PROCS_QUEUED when tasks wait in a queue, else
+ * WT_PROCS_RUNNING when a worker runs tasks on some proc, else
+ * WT_PROCS_IDLE (sysmon's tick follows: proc.h, sysmon.c).  A proc held
+ * in a blocking call with nothing queued behind it is not busy: a single-threaded program waiting in read or wait4 (a shell, cat,
  * sort reading a pipe) would otherwise wake its sysmon every millisecond,
  * each time taking a CPU from the programs that do run. */
-bool wt_sysmon_wake_idle_work(void)
+int wt_sysmon_wake_idle_work(void)
 {
 	int n = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
 	int idle = atomic_load(&wt_sched.npidle);
@@ -343,7 +343,7 @@ bool wt_sysmon_wake_idle_work(void)
 		 * again. */
 		if (wt_rt_any() || wt_stack_idle_work())
 			wt_wakep();
-		return false;
+		return WT_PROCS_IDLE;
 	}
 	bool running = false, work = false;
 	for (int i = 0; i < n; i++) {
@@ -359,7 +359,7 @@ bool wt_sysmon_wake_idle_work(void)
 		work = true;
 	if (work && idle > 0)
 		wt_wakep();
-	return running || work;
+	return work ? WT_PROCS_QUEUED : running ? WT_PROCS_RUNNING : WT_PROCS_IDLE;
 }
 
 void wt_ready(struct wt_task *t)
@@ -531,29 +531,24 @@ void wt_yield(void)
 	 * thread may be waiting for that CPU, and under weft that process's
 	 * worker looks SCHED_OTHER too (two such processes alternate). */
 	int eff = atomic_load_explicit(&t->eff, memory_order_relaxed);
-	bool alone;
 	if (unlikely(eff)) {
-		if (atomic_load_explicit(&wt_rtq_top, memory_order_relaxed) < eff) {
-			int ncpu = wt_aff_ncpu();
-			if ((ncpu ? ncpu : wt_cfg.ncpu) > 1)
-				return;
-			alone = true;
-		} else {
-			alone = false;
+		if (atomic_load_explicit(&wt_rtq_top, memory_order_relaxed) >= eff) {
+			wt_mcall(after_yield, NULL);
+			return;
 		}
-	} else {
-		alone = wt_runq_len(p) == 0 && !wt_rt_any() &&
-			atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed) == 0;
-	}
-	if (alone) {
-		/* Nothing else to run here or anywhere: stay, and give the CPU
-		 * to the kernel's other threads instead (the other processes
-		 * that wait for it). */
-		wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
-		wt_tls_after_sleep(t->tp);
+		int ncpu = wt_aff_ncpu();
+		if ((ncpu ? ncpu : wt_cfg.ncpu) > 1)
+			return;
+	} else if (wt_runq_len(p) != 0 || wt_rt_any() ||
+		   atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed) != 0) {
+		wt_mcall(after_yield, NULL);
 		return;
 	}
-	wt_mcall(after_yield, NULL);
+	/* Nothing else to run here or anywhere: stay, and give the CPU to the
+	 * kernel's other threads instead (the other processes that wait for
+	 * it). */
+	wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+	wt_tls_after_sleep(t->tp);
 }
 
 static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg)

@@ -19,7 +19,10 @@ WT_NORETURN void wt_schedule(struct wt_m *m);
 void wt_wakep(void);
 void wt_handoffp(struct wt_p *p);          /* give an unowned proc work or idle it */
 struct wt_p *wt_pidleget(void);            /* an idle proc or NULL; takes sched.lock */
-bool wt_sysmon_wake_idle_work(void);       /* sysmon: a runnext left waiting */
+/* sysmon: a runnext left waiting gets a worker; says how busy the procs
+ * are (WT_PROCS_*). */
+enum { WT_PROCS_IDLE, WT_PROCS_RUNNING, WT_PROCS_QUEUED };
+int wt_sysmon_wake_idle_work(void);
 bool wt_any_runnable(void);                /* a task waits in some run queue; a snapshot */
 void wt_procs_resize(int n);               /* GOMAXPROCS changed */
 void wt_preempt_yield(void);               /* task: go to the global queue and reschedule */

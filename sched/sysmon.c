@@ -158,7 +158,8 @@ static void *sysmon(void *arg)
 			acted = 1; /* again soon while a worker stays in weft */
 		wt_setxid_poll();
 		wt_sysmon_cancel(now);
-		bool busy = wt_sysmon_wake_idle_work();
+		int procs = wt_sysmon_wake_idle_work();
+		bool busy = procs != WT_PROCS_IDLE;
 		if (busy) {
 			wt_sysmon_preempt(now);
 			wt_sig_sweep(now);
@@ -194,8 +195,8 @@ static void *sysmon(void *arg)
 			      : atomic_load(&wt_sched.npidle) > 0 ||
 					atomic_load_explicit(&wt_prio_rt_seen, memory_order_relaxed)
 				? DELAY_BUSY
-			      : wt_any_runnable() ? DELAY_SLICE
-						  : DELAY_FULL;
+			      : procs == WT_PROCS_QUEUED ? DELAY_SLICE
+							 : DELAY_FULL;
 		if (delay > cap)
 			delay = cap;
 		int64_t until = wt_timer_next();
