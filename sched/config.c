@@ -167,19 +167,19 @@ void wt_config_read(void)
 			wt_print("weft: WEFT_CGROUP_ROOT=%s is not an absolute path; ignored\n", root);
 		root = NULL;
 	}
-	wt_cgroup_init(root);
-	int dflt = wt_procs_default(ncpu, wt_cgroup_limit());
-	wt_cfg.gomaxprocs = dflt;
+	/* A valid GOMAXPROCS makes the cgroup lookup (reads of /proc and
+	 * /sys at every start) needless. */
 	s = getenv("GOMAXPROCS");
-	if (s && *s) {
-		long long v = parse_num(s, false);
-		if (v < 1 || v > 1024)
+	long long want = s && *s ? parse_num(s, false) : 0;
+	if (want >= 1 && want <= 1024) {
+		wt_cfg.gomaxprocs = (int)want;
+		wt_cfg.gomaxprocs_set = true;
+	} else {
+		wt_cgroup_init(root);
+		wt_cfg.gomaxprocs = wt_procs_default(ncpu, wt_cgroup_limit());
+		if (s && *s)
 			wt_print("weft: GOMAXPROCS=%s is not a number from 1 to 1024; using %d\n", s,
-				 dflt);
-		else {
-			wt_cfg.gomaxprocs = (int)v;
-			wt_cfg.gomaxprocs_set = true;
-		}
+				 wt_cfg.gomaxprocs);
 	}
 	if ((s = getenv("WEFT_MAXTHREADS")) && *s) {
 		long long v = parse_num(s, false);

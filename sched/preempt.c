@@ -288,7 +288,6 @@ static void on_sigurg(int sig, siginfo_t *si, void *uc)
 /* Context: the initial thread, at start (after the fault handler). */
 void wt_preempt_init(void)
 {
-	wt_arch_preempt_init();
 	main_top = WT_ALIGN_UP((uintptr_t)__libc_stack_end, 4096);
 	if (wt_main_task && main_top < (uintptr_t)wt_main_task->stack_hi)
 		main_top = (uintptr_t)wt_main_task->stack_hi;

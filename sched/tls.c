@@ -150,12 +150,15 @@ static ptrdiff_t tcache_off; /* from the thread pointer; 0 = not found */
 static int tcache_bins;      /* 64 or 76: the entries start after the counts */
 static uintptr_t libc_lo, libc_hi; /* libc's image: its placeholders */
 
-/* Reads n bytes at p without faulting (false: not mapped). */
+static long probe_pid; /* [start] this process, for peek */
+
+/* Reads n bytes at p without faulting (false: not mapped).  Context:
+ * tcache_probe. */
 static bool peek(const void *p, void *out, size_t n)
 {
 	struct iovec l = { out, n }, r = { (void *)p, n };
-	return wt_syscall6(SYS_process_vm_readv, wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-			   (long)&l, 1, (long)&r, 1, 0) == (long)n;
+	return wt_syscall6(SYS_process_vm_readv, probe_pid, (long)&l, 1, (long)&r, 1, 0) ==
+	       (long)n;
 }
 
 static size_t tcache_entries_at(int bins) { return WT_ALIGN_UP(bins * sizeof(uint16_t), 8); }
@@ -201,6 +204,7 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
 static void tcache_probe(uintptr_t tp)
 {
 	dl_iterate_phdr(find_libc, (void *)(uintptr_t)malloc);
+	probe_pid = wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	/* 1000 bytes: a bin near the small bins' last, rarely full. */
 	void *pa = malloc(1000), *pb = malloc(1000);
 	uintptr_t a = (uintptr_t)pa, b = (uintptr_t)pb; /* compared after the frees */
@@ -452,6 +456,17 @@ bool wt_tls_fault(uintptr_t addr)
 /* Under ptrace (gdb, strace) every signal stops the thread, the stop is a
  * context switch, and the switch reverts the thread pointer again: trap mode
  * would fault forever.  Auto mode picks syscall mode for a traced start. */
+/* wt_arch_tp_fast_cpu's answer, asked once (CPUID traps to the hypervisor
+ * in a virtual machine, and its probe replaces SIGILL's handler twice).
+ * Context: start. */
+static bool tp_fast_cpu(void)
+{
+	static int fast = -1;
+	if (fast < 0)
+		fast = wt_arch_tp_fast_cpu();
+	return fast;
+}
+
 static bool traced(void)
 {
 	char buf[1024];
@@ -550,13 +565,13 @@ int wt_tls_init(void)
 	int want = wt_cfg.tls_mode;
 	if (want == WT_TLS_AUTO)
 		want = hw ? WT_TLS_WRFSBASE
-			  : wt_arch_tp_fast_cpu() && !traced() ? WT_TLS_TRAP : WT_TLS_SYSCALL;
+			  : tp_fast_cpu() && !traced() ? WT_TLS_TRAP : WT_TLS_SYSCALL;
 	if (want == WT_TLS_WRFSBASE && !hw) {
 		wt_print("weft: WEFT_TLS=wrfsbase: the kernel does not enable FSGSBASE; using %s\n",
-			 wt_arch_tp_fast_cpu() ? "trap" : "syscall");
-		want = wt_arch_tp_fast_cpu() ? WT_TLS_TRAP : WT_TLS_SYSCALL;
+			 tp_fast_cpu() ? "trap" : "syscall");
+		want = tp_fast_cpu() ? WT_TLS_TRAP : WT_TLS_SYSCALL;
 	}
-	if (want == WT_TLS_TRAP && (!wt_arch_tp_fast_cpu() || !trap_init())) {
+	if (want == WT_TLS_TRAP && (!tp_fast_cpu() || !trap_init())) {
 		wt_print("weft: WEFT_TLS=trap is not possible here; using syscall\n");
 		want = WT_TLS_SYSCALL;
 	}

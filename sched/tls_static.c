@@ -105,7 +105,7 @@ char *wt_tls_stack_hi(uintptr_t tp, bool allow_compact)
 }
 
 /* ---- static offsets of modules ---- */
-struct mod { uintptr_t addr; size_t off; };
+struct mod { size_t *lm; size_t off; };
 
 static uintptr_t tls_module_addr(struct dl_phdr_info *info)
 {
@@ -133,10 +133,22 @@ static size_t reach(size_t off, size_t memsz)
 	return WT_ARCH_TLS_ABOVE_TP ? off + memsz : off;
 }
 
-static size_t *link_map_of(uintptr_t addr)
+/* A module's link map, as words: the entry of ld.so's list whose dynamic
+ * section is the module's, a walk of a few entries; else (a module of
+ * another namespace) dladdr1's, which searches the module's whole symbol
+ * table.  Context: a dl_iterate_phdr callback (the list does not change). */
+static size_t *link_map_of(struct dl_phdr_info *info)
 {
+	uintptr_t dyn = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	for (struct link_map *l = _r_debug.r_map; dyn && l; l = l->l_next)
+		if ((uintptr_t)l->l_ld == dyn)
+			return (size_t *)l;
 	Dl_info di;
 	struct link_map *lm = NULL;
+	uintptr_t addr = tls_module_addr(info);
 	if (!addr || !dladdr1((void *)addr, &di, (void **)&lm, RTLD_DL_LINKMAP))
 		return NULL;
 	return (size_t *)lm;
@@ -160,7 +172,7 @@ static int scan_start(struct dl_phdr_info *info, size_t sz, void *arg)
 	if (reach(off, tls_memsz(info)) > s->max)
 		s->max = reach(off, tls_memsz(info));
 	if (s->n < 16)
-		s->m[s->n++] = (struct mod){ tls_module_addr(info), off };
+		s->m[s->n++] = (struct mod){ link_map_of(info), off };
 	return 0;
 }
 
@@ -168,12 +180,14 @@ static int scan_start(struct dl_phdr_info *info, size_t sz, void *arg)
 
 static int find_offset_field(struct start_scan *s)
 {
+	for (int i = 0; i < s->n; i++)
+		if (!s->m[i].lm)
+			return -1;
 	int found = -1;
 	for (int f = 5; f < LINK_MAP_WORDS; f++) {
 		int ok = 0;
 		for (int i = 0; i < s->n; i++) {
-			size_t *lm = link_map_of(s->m[i].addr);
-			if (!lm || lm[f] != s->m[i].off)
+			if (s->m[i].lm[f] != s->m[i].off)
 				break;
 			ok++;
 		}
@@ -205,7 +219,7 @@ static int scan_now(struct dl_phdr_info *info, size_t sz, void *arg)
 	size_t memsz = tls_memsz(info);
 	if (!info->dlpi_tls_modid || !memsz)
 		return 0;
-	size_t *lm = link_map_of(tls_module_addr(info));
+	size_t *lm = link_map_of(info);
 	if (!lm)
 		return 0;
 	size_t off = lm[off_field];

@@ -119,11 +119,6 @@ static inline int wt_arch_self_tid_at(size_t off)
 
 /* ---- asynchronous preemption ---- */
 
-/* Nothing to probe: the state saved is the general, FP/SIMD and control
- * registers (sigctx.c). */
-static inline void wt_arch_preempt_init(void)
-{
-}
 /* May a fault the kernel reported as (addr, si_code) be a load of the
  * bytes [lo, hi)?  Linux reports a bad address without its top byte (the
  * address tag, which loads ignore); qemu-user reports one beyond the

@@ -119,15 +119,22 @@ void wt_arch_sigreturn(void);
 
 /* ---- asynchronous preemption ---- */
 
-/* xsave.c: finds what extended state the stub saves and how.  Initial
- * thread, at start. */
-void wt_arch_preempt_init(void);
-/* Bytes of extended state the stub saves below its registers (set by
- * wt_arch_preempt_init; alignment included). */
+/* xsave.c: finds what extended state the stub saves and how.  It runs
+ * at the first preemption, not at start: each CPUID leaf it reads traps to
+ * the hypervisor in a virtual machine (about 5 µs on one measured), and
+ * most processes are never preempted.  Context: any, signal handlers
+ * included; a second run writes the same values. */
+void wt_arch_xsave_probe(void);
 extern uint32_t wt_xsave_size;
+extern uint8_t wt_xsave_probed; /* [atomic] wt_xsave_* are set */
+/* Bytes of extended state the stub saves below its registers (alignment
+ * included).  Every push of the stub asks this first, so the stub, on the
+ * same thread, finds the wt_xsave_* values set. */
 static inline size_t wt_arch_preempt_state_size(void)
 {
-	return wt_xsave_size;
+	if (__builtin_expect(!__atomic_load_n(&wt_xsave_probed, __ATOMIC_ACQUIRE), 0))
+		wt_arch_xsave_probe();
+	return __atomic_load_n(&wt_xsave_size, __ATOMIC_RELAXED);
 }
 
 /* ---- a signal's interrupted context ---- */
