@@ -13,12 +13,14 @@
  * replaces the mount point (tests; unusual mounts); WEFT_NCPU replaces the
  * affinity count (tests on machines with few CPUs).
  *
- * Where it runs: wt_cgroup_init at start (config.c, initial thread);
- * wt_procs_update from sysmon about once a second, unless GOMAXPROCS is
- * set: a changed limit resizes the procs at run time (proc.c:
- * wt_procs_resize).  Files are read with raw system calls into fixed
- * buffers: no malloc, no errno, no interposed open.  The paths are written
- * once by wt_cgroup_init, before sysmon exists, and only read afterwards.
+ * Where it runs: wt_cgroup_init from sysmon as it starts (wt_cgroup_first;
+ * at start only for a bad GOMAXPROCS's message); wt_procs_update from
+ * sysmon then and about once a second, unless GOMAXPROCS is set: a
+ * changed limit resizes the procs at run time (proc.c: wt_procs_resize).
+ * Files are read with raw system calls into fixed buffers: no malloc, no
+ * errno, no interposed open.  The paths are written once by
+ * wt_cgroup_init and published by cg_ok; a task's sched_setaffinity
+ * (affinity.c) reads them too.
  *
  * Not followed: cgroup v1 (cpu.cfs_quota_us), affinity changes after start,
  * a move of the process to another cgroup after start.
@@ -41,7 +43,10 @@
 
 static char cg_dir[PATHMAX] WT_BSS_LARGE;   /* [const after init] the process's cgroup directory */
 static size_t cg_rootlen;      /* [const after init] length of the mount point in cg_dir */
-static bool cg_ok;             /* [const after init] */
+static _Atomic bool cg_ok;     /* [atomic] release once cg_dir and cg_rootlen are set */
+/* [const after start] WEFT_CGROUP_ROOT, kept for sysmon's lookup */
+static char deferred_root[PATHMAX / 2] WT_BSS_LARGE;
+static bool looked;            /* [start; sysmon] wt_cgroup_init ran (a fork child keeps it) */
 static bool warned;            /* [sysmon; init] a bad cpu.max was reported */
 
 /* Copies a mountinfo path field (octal escapes such as \040 decoded) from
@@ -188,19 +193,36 @@ static bool usual_mount(const char *path)
 void wt_cgroup_init(const char *root)
 {
 	char mnt[PATHMAX], mroot[PATHMAX], path[PATHMAX];
+	looked = true;
 	if (!find_path(path))
 		return;
-	if (root) {
-		if (strlen(root) >= PATHMAX / 2)
-			return;
-		cg_ok = set_dir(root, "/", path);
+	bool ok;
+	if (root)
+		ok = strlen(root) < PATHMAX / 2 && set_dir(root, "/", path);
+	else
+		ok = usual_mount(path) || (find_mount(mnt, mroot) && set_dir(mnt, mroot, path));
+	atomic_store_explicit(&cg_ok, ok, memory_order_release);
+}
+
+/* The lookup costs a process start about 85 µs on one VM measured (the
+ * kernel writes /proc/self/cgroup out hierarchy by hierarchy), so start
+ * leaves it to sysmon, which makes it as it starts, before it makes any
+ * worker: until then only the initial thread runs tasks, whatever the
+ * procs count, and a process shorter than that never pays.  Context:
+ * start, initial thread. */
+void wt_cgroup_defer(const char *root)
+{
+	if (root && strlen(root) < sizeof deferred_root)
+		strcpy(deferred_root, root);
+}
+
+/* Context: sysmon, as it starts. */
+void wt_cgroup_first(void)
+{
+	if (wt_cfg.gomaxprocs_set || looked)
 		return;
-	}
-	if (usual_mount(path)) {
-		cg_ok = true;
-		return;
-	}
-	cg_ok = find_mount(mnt, mroot) && set_dir(mnt, mroot, path);
+	wt_cgroup_init(deferred_root[0] ? deferred_root : NULL);
+	wt_procs_update();
 }
 
 /* Parses "max PERIOD" or "QUOTA PERIOD" (a newline may follow).  Returns
@@ -234,7 +256,7 @@ long wt_cgroup_parse_max(const char *s)
  * (reported once; the limit is then ignored).  Context: start or sysmon. */
 long wt_cgroup_limit(void)
 {
-	if (!cg_ok)
+	if (!atomic_load_explicit(&cg_ok, memory_order_acquire))
 		return 0;
 	char dir[PATHMAX + 16], buf[128];
 	strcpy(dir, cg_dir);
@@ -282,7 +304,7 @@ int wt_procs_default(int ncpu, long limit)
 /* Context: sysmon, about once a second.  Follows a changed limit. */
 void wt_procs_update(void)
 {
-	if (wt_cfg.gomaxprocs_set || !cg_ok)
+	if (wt_cfg.gomaxprocs_set || !atomic_load_explicit(&cg_ok, memory_order_relaxed))
 		return;
 	int n = wt_procs_default(wt_sched.maxprocs, wt_cgroup_limit());
 	int aff = wt_aff_ncpu(); /* the CPUs the tasks' masks allow (affinity.c) */

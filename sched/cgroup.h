@@ -6,6 +6,8 @@
 #define WEFT_CGROUP_H
 
 void wt_cgroup_init(const char *root);
+void wt_cgroup_defer(const char *root); /* start: sysmon looks (wt_cgroup_first) */
+void wt_cgroup_first(void);            /* sysmon, as it starts */
 long wt_cgroup_parse_max(const char *s);
 long wt_cgroup_limit(void);
 int wt_procs_default(int ncpu, long limit);

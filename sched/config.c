@@ -148,8 +148,7 @@ void wt_config_read(void)
 	wt_cfg.gomaxprocs = ncpu;
 	if (getauxval(AT_SECURE)) {
 		wt_cfg.secure = true;
-		wt_cgroup_init(NULL);
-		wt_cfg.gomaxprocs = wt_procs_default(ncpu, wt_cgroup_limit());
+		wt_cgroup_defer(NULL);
 		wt_cfg.sigquit = WT_SIGQUIT_OFF;
 		return;
 	}
@@ -167,19 +166,23 @@ void wt_config_read(void)
 			wt_print("weft: WEFT_CGROUP_ROOT=%s is not an absolute path; ignored\n", root);
 		root = NULL;
 	}
-	/* A valid GOMAXPROCS makes the cgroup lookup (reads of /proc and
-	 * /sys at every start) needless. */
+	/* Unset, GOMAXPROCS is the CPU count until sysmon, as it starts,
+	 * lowers it to the cgroup limit (cgroup.c: wt_cgroup_defer); set, it
+	 * makes the lookup needless.  A bad value's message names the default,
+	 * so that one is looked up now. */
 	s = getenv("GOMAXPROCS");
 	long long want = s && *s ? parse_num(s, false) : 0;
 	if (want >= 1 && want <= 1024) {
 		wt_cfg.gomaxprocs = (int)want;
 		wt_cfg.gomaxprocs_set = true;
-	} else {
+	} else if (s && *s) {
 		wt_cgroup_init(root);
 		wt_cfg.gomaxprocs = wt_procs_default(ncpu, wt_cgroup_limit());
-		if (s && *s)
-			wt_print("weft: GOMAXPROCS=%s is not a number from 1 to 1024; using %d\n", s,
-				 wt_cfg.gomaxprocs);
+		wt_print("weft: GOMAXPROCS=%s is not a number from 1 to 1024; using %d\n", s,
+			 wt_cfg.gomaxprocs);
+	} else {
+		wt_cfg.gomaxprocs = ncpu; /* WEFT_NCPU's, if set */
+		wt_cgroup_defer(root);
 	}
 	if ((s = getenv("WEFT_MAXTHREADS")) && *s) {
 		long long v = parse_num(s, false);

@@ -113,6 +113,7 @@ static void *sysmon(void *arg)
 	wt_sig_block_all();
 	wt_crash_altstack();
 	prctl(PR_SET_TIMERSLACK, 1000ul, 0, 0, 0);
+	wt_cgroup_first(); /* before any worker is made */
 	int64_t start = wt_nanotime();
 	int64_t next_trace = wt_cfg.schedtrace_ms ? start + wt_cfg.schedtrace_ms * 1000000ll
 						  : INT64_MAX;
