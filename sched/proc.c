@@ -207,8 +207,10 @@ static void startm(struct wt_p *p, bool spinning)
 	 * worker would run (g0 would wait for it in the kernel for ever), or
 	 * would park a task in the middle of the creation (pinned in trap
 	 * mode).  sysmon owns no proc: it waits for such a lock while workers
-	 * run its holder.  Before sysmon runs (start, a fork child), here. */
-	if (atomic_load_explicit(&wt_sysmon_tid, memory_order_relaxed) && !wt_sysmon_self()) {
+	 * run its holder.  Before sysmon exists (start, a fork child), here;
+	 * once its thread is made, even before it runs, sysmon makes them,
+	 * after it has lowered the procs to the cgroup limit (cgroup.c). */
+	if (atomic_load_explicit(&wt_sysmon_made, memory_order_relaxed) && !wt_sysmon_self()) {
 		atomic_store_explicit(&p->want_m, WT_WANT_M | (spinning ? WT_WANT_M_SPINNING : 0),
 				      memory_order_release); /* pairs with wt_sysmon_make_workers */
 		wt_sysmon_kick();

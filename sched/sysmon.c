@@ -68,6 +68,7 @@ _Atomic int wt_sysmon_slow;
  * busy; a worker that gives its proc up wakes it (wt_sysmon_shorten). */
 static _Atomic bool sleep_full;
 _Atomic int wt_sysmon_tid;           /* [atomic] set by sysmon itself */
+_Atomic bool wt_sysmon_made;         /* [atomic] set once its thread is made */
 
 /* Where these delays come from: Go's sysmon (runtime/proc.go). */
 #define DELAY_MIN 20000ll           /* 20 µs */
@@ -244,8 +245,10 @@ void wt_sysmon_start(void)
 {
 	if (wt_thread_spawn(sysmon, NULL, 256 << 10) != 0)
 		wt_print("weft: cannot start sysmon; timers fire only when workers look for work\n");
-	else
+	else {
 		atomic_fetch_add(&wt_nthreads, 1);
+		atomic_store_explicit(&wt_sysmon_made, true, memory_order_relaxed);
+	}
 }
 
 /* Fork child: the sysmon thread is gone; fork.c starts a new one. */
@@ -256,5 +259,6 @@ void wt_sysmon_fork_reset(void)
 	atomic_store(&sleeping, 0);
 	atomic_store(&sleep_full, false);
 	atomic_store(&wt_sysmon_tid, 0);
+	atomic_store(&wt_sysmon_made, false);
 	wt_dump_fork_reset();
 }

@@ -13,5 +13,6 @@ void wt_sysmon_fork_reset(void);
 extern _Atomic int wt_sysmon_slow;         /* sysmon sleeps longer than its shortest delay */
 bool wt_sysmon_self(void);                /* the calling thread is sysmon */
 extern _Atomic int wt_sysmon_tid;          /* sysmon's OS thread id, 0 before it runs */
+extern _Atomic bool wt_sysmon_made;        /* its thread exists (it may not have run yet) */
 
 #endif

@@ -31,7 +31,7 @@
  *   netpoll      wt_netpoll returns stub_netpoll_list once while the test
  *                says tasks wait on descriptors; wt_netpoll_block never
  *                sleeps in epoll;
- *   wt_sysmon_kick  counts; wt_sysmon_tid 0 (no sysmon: startm makes
+ *   wt_sysmon_kick  counts; wt_sysmon_made false (no sysmon: startm makes
  *                a new worker itself); wt_sysmon_self false;
  *                wt_sysmon_shorten nothing (no sysmon sleeping);
  *   wt_tls_trap  false (no thread pointer to put back);
@@ -63,6 +63,7 @@ struct wt_config wt_cfg;
 int wt_tls_mode = 1;
 bool wt_tls_trap;
 _Atomic int wt_sysmon_tid;
+_Atomic bool wt_sysmon_made;
 _Atomic uint64_t wt_sig_procpend; /* nothing pending for the process */
 _Atomic int wt_nimplicit;
 _Atomic long wt_netpoll_waiters;
