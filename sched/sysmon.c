@@ -13,10 +13,11 @@
  * each cycle up to 1 ms while some proc is busy and another idle (the most
  * a lone runnext waits for a second worker, proc.c: wt_ready_m), 10 ms
  * while every proc is busy (5 ms while tasks wait for a slice; 1 ms if a
- * task ever had a real-time policy) or when all are idle (a proc held in a
+ * task ever had a real-time policy), when all are idle (a proc held in a
  * blocking call with nothing queued behind it counts as idle:
- * wt_sysmon_wake_idle_work), and a worker that gives its proc up during the
- * long sleep of every proc busy wakes it (wt_sysmon_shorten).  It starts at
+ * wt_sysmon_wake_idle_work) or while the program has a single task, and a
+ * worker that gives its proc up, or the creation of a second task, during
+ * such a long sleep with some proc busy wakes it (wt_sysmon_shorten).  It starts at
  * the long sleep, as after a quiet spell.  A cycle that sees a call with
  * work behind it for the first time makes the next sleep 20 µs, once, so a
  * proc changes hands about 20 µs into a blocking call, without shortening
@@ -64,8 +65,9 @@
 static _Atomic int kick;
 static _Atomic int sleeping;
 _Atomic int wt_sysmon_slow;
-/* [atomic, seq_cst] sysmon sleeps longer than DELAY_BUSY with every proc
- * busy; a worker that gives its proc up wakes it (wt_sysmon_shorten). */
+/* [atomic, seq_cst] sysmon sleeps longer than DELAY_BUSY with some proc
+ * busy (every one, or a single task's); a worker that gives its proc up,
+ * or a second task's creation, wakes it (wt_sysmon_shorten). */
 static _Atomic bool sleep_full;
 _Atomic int wt_sysmon_tid;           /* [atomic] set by sysmon itself */
 _Atomic bool wt_sysmon_made;         /* [atomic] set once its thread is made */
@@ -132,6 +134,7 @@ static void *sysmon(void *arg)
 	bool judging = false;
 	int mute_shift = 0;
 	int64_t mute_until = 0;
+	uint64_t ids_seen = 0; /* wt_task_ids at the last look */
 	for (;;) {
 		int64_t now = wt_nanotime();
 		wt_timer_run(now, NULL);
@@ -192,9 +195,17 @@ static void *sysmon(void *arg)
 		 * every 10 ms, as Go's does.  With an idle proc it looks every
 		 * 1 ms (a lone runnext waits for a second worker no longer than
 		 * that), and so it does in a program with a real-time task (one
-		 * raised above a running one preempts it within 1 ms). */
+		 * raised above a running one preempts it within 1 ms).  A program
+		 * of one task that made none since the last look has no runnext
+		 * to wait: an idle proc is then no reason to look every 1 ms (a
+		 * compiler, a shell or any single-threaded program would pay a
+		 * wake-up a millisecond, each taking a CPU from whatever ran);
+		 * its second task ends the long sleep (task.c). */
+		uint64_t ids = wt_task_ids();
+		bool alone = atomic_load(&wt_ntasks) == 1 && ids == ids_seen;
+		ids_seen = ids;
 		int64_t cap = !busy ? DELAY_IDLE
-			      : atomic_load(&wt_sched.npidle) > 0 ||
+			      : (atomic_load(&wt_sched.npidle) > 0 && !alone) ||
 					atomic_load_explicit(&wt_prio_rt_seen, memory_order_relaxed)
 				? DELAY_BUSY
 			      : procs == WT_PROCS_QUEUED ? DELAY_SLICE
@@ -214,9 +225,10 @@ static void *sysmon(void *arg)
 		 * kicks.  A kick between here and the futex wait leaves kick=1,
 		 * which the exchange below sees (no sleep). */
 		if (cap > DELAY_BUSY && busy && until - now > DELAY_BUSY) {
-			/* seq_cst: pairs with wt_sysmon_shorten after a pidleput. */
+			/* seq_cst: pairs with wt_sysmon_shorten after a pidleput
+			 * or a second task's creation. */
 			atomic_store(&sleep_full, true);
-			if (atomic_load(&wt_sched.npidle) > 0) {
+			if (atomic_load(&wt_sched.npidle) > 0 && atomic_load(&wt_ntasks) > 1) {
 				atomic_store(&sleep_full, false);
 				until = now + DELAY_BUSY;
 			}

@@ -6,8 +6,9 @@
 
 void wt_sysmon_start(void);
 void wt_sysmon_kick(void);                 /* an earlier timer was added */
-/* A proc went idle, or a program's first real-time policy was set: sysmon,
- * if it sleeps its long every-proc-busy sleep, looks again now. */
+/* A proc went idle, a program's first real-time policy was set, or its
+ * second task was made: sysmon, if it sleeps its long sleep with some
+ * proc busy, looks again now. */
 void wt_sysmon_shorten(void);
 void wt_sysmon_fork_reset(void);
 extern _Atomic int wt_sysmon_slow;         /* sysmon sleeps longer than its shortest delay */

@@ -80,6 +80,7 @@
 #include "stack.h"
 #include "start.h"
 #include "syscall.h"
+#include "sysmon.h"
 #include "task.h"
 #include "unjoined.h"
 #include "timeline.h"
@@ -99,6 +100,11 @@ extern void __pthread_unregister_cancel(__pthread_unwind_buf_t *);
 /* Records come from the proc's own list of released ones first, as Go's
  * gFree: no lock (the slab's took two locked instructions each way, about
  * 5 % of a create-join). */
+uint64_t wt_task_ids(void)
+{
+	return atomic_load_explicit(&next_id, memory_order_relaxed);
+}
+
 struct wt_task *wt_task_alloc(void)
 {
 	struct wt_p *p = wt_curp();
@@ -241,7 +247,11 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned l
 	if (prio.aff_set)
 		wt_aff_apply();
 	wt_tls_static_check(t);
-	atomic_fetch_add(&wt_ntasks, 1);
+	/* seq_cst, then sleep_full's load in wt_sysmon_shorten: pairs with
+	 * sysmon's store of that flag before its load of the count (a
+	 * program's second task ends sysmon's long sleep, sysmon.c). */
+	if (atomic_fetch_add(&wt_ntasks, 1) == 1)
+		wt_sysmon_shorten();
 	if (unlikely(wt_tl_on))
 		wt_tl_event(NULL, WT_TL_CREATE, t->id, (uintptr_t)fn, t->creator);
 	/* Published before t can run (glibc too stores it before the clone):

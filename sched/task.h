@@ -109,6 +109,7 @@ void wt_task_entry(struct wt_task *t);     /* first frame of every task */
 int wt_task_run_main(int (*main)(int, char **, char **), int argc, char **argv, char **envp);
 void wt_task_fork_reset(struct wt_task *self);
 extern _Atomic long wt_ntasks;             /* live tasks, main included */
+uint64_t wt_task_ids(void);                /* ids handed out so far: moves at every create */
 extern struct wt_task *wt_main_task;       /* start.c */
 
 /* t's name as the program set it (pthread_setname_np, prctl), "" if it

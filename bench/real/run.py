@@ -117,6 +117,7 @@ def cases(out):
     b = os.path.join(out, "bin")
     data, whole = os.path.join(out, "data"), os.path.join(out, "data.txt")
     sq = os.path.join(out, "sqlite")
+    cc = os.path.join(out, "c-build")
     os.makedirs(sq, exist_ok=True)
     pipe = lambda s: ["sh", "-c", s]
     return [
@@ -141,6 +142,8 @@ def cases(out):
         ("java-pool", ["java", "-Xss1m", "-cp", b, "ThreadPool"], ""),
         ("openmp", ["env", "OMP_NUM_THREADS=2", os.path.join(b, "omp")], ""),
         ("cxx-thread-per-task", [os.path.join(b, "thread_per_task")], ""),
+        # Short-lived single-threaded processes: make, gcc, cc1, as, ld.
+        ("c-build", pipe("make -s -B -j2 B=%s %s/libweft.so" % (cc, cc)), ""),
     ]
 
 
