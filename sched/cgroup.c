@@ -177,8 +177,9 @@ static bool is_cgroup2(const char *dir)
  * mount with a path walk each (measured: about a tenth of a process's
  * start under weft with 21 mounts).  Such a mount is taken to show the
  * whole tree of this cgroup namespace (root "/"), which holds when the
- * cgroup's own directory is there; where it is not (a mount of a subtree),
- * mountinfo decides. */
+ * cgroup's own directory is there (for the namespace's root cgroup, the
+ * mount point itself); where it is not (a mount of a subtree), mountinfo
+ * decides. */
 static bool usual_mount(const char *path)
 {
 	static const char *const dirs[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
@@ -189,7 +190,8 @@ static bool usual_mount(const char *path)
 	return false;
 }
 
-/* Context: start, initial thread.  root: WEFT_CGROUP_ROOT or NULL. */
+/* Context: sysmon as it starts (wt_cgroup_first), or the initial thread at
+ * start for a bad GOMAXPROCS's message.  root: WEFT_CGROUP_ROOT or NULL. */
 void wt_cgroup_init(const char *root)
 {
 	char mnt[PATHMAX], mroot[PATHMAX], path[PATHMAX];

@@ -17,11 +17,11 @@
  * blocking call with nothing queued behind it counts as idle:
  * wt_sysmon_wake_idle_work) or while the program has a single task, and a
  * worker that gives its proc up, or the creation of a second task, during
- * such a long sleep with some proc busy wakes it (wt_sysmon_shorten).  It starts at
- * the long sleep, as after a quiet spell.  A cycle that sees a call with
- * work behind it for the first time makes the next sleep 20 µs, once, so a
- * proc changes hands about 20 µs into a blocking call, without shortening
- * the sleeps after it: most calls are over by then.  It sleeps on its own
+ * such a long sleep with some proc busy wakes it (wt_sysmon_shorten).  It
+ * starts at the long sleep, as after a quiet spell.  A cycle that sees a
+ * call with work behind it for the first time makes the next sleep 20 µs,
+ * once, so a proc changes hands about 20 µs into a blocking call, without
+ * shortening the sleeps after it: most calls are over by then.  It sleeps on its own
  * futex word and is woken early by wt_timer_add (a new earliest timer) and
  * by entersyscall (work queued behind a blocking call while it sleeps
  * longer than 20 µs: wt_sysmon_slow).  A kick whose call was over by

@@ -97,14 +97,14 @@ static struct wt_slab task_slab = WT_SLAB_INIT_TRIMMED(sizeof(struct wt_task));
 extern void __pthread_register_cancel(__pthread_unwind_buf_t *);
 extern void __pthread_unregister_cancel(__pthread_unwind_buf_t *);
 
-/* Records come from the proc's own list of released ones first, as Go's
- * gFree: no lock (the slab's took two locked instructions each way, about
- * 5 % of a create-join). */
 uint64_t wt_task_ids(void)
 {
 	return atomic_load_explicit(&next_id, memory_order_relaxed);
 }
 
+/* Records come from the proc's own list of released ones first, as Go's
+ * gFree: no lock (the slab's took two locked instructions each way, about
+ * 5 % of a create-join). */
 struct wt_task *wt_task_alloc(void)
 {
 	struct wt_p *p = wt_curp();

@@ -453,9 +453,6 @@ bool wt_tls_fault(uintptr_t addr)
 	return true;
 }
 
-/* Under ptrace (gdb, strace) every signal stops the thread, the stop is a
- * context switch, and the switch reverts the thread pointer again: trap mode
- * would fault forever.  Auto mode picks syscall mode for a traced start. */
 /* wt_arch_tp_fast_cpu's answer, asked once (CPUID traps to the hypervisor
  * in a virtual machine, and its probe replaces SIGILL's handler twice).
  * Context: start. */
@@ -467,6 +464,9 @@ static bool tp_fast_cpu(void)
 	return fast;
 }
 
+/* Under ptrace (gdb, strace) every signal stops the thread, the stop is a
+ * context switch, and the switch reverts the thread pointer again: trap mode
+ * would fault forever.  Auto mode picks syscall mode for a traced start. */
 static bool traced(void)
 {
 	char buf[1024];
