@@ -17,8 +17,9 @@
  * blocking call with nothing queued behind it counts as idle:
  * wt_sysmon_wake_idle_work) or while the program has a single task, and a
  * worker that gives its proc up, or the creation of a second task, during
- * such a long sleep with some proc busy wakes it (wt_sysmon_shorten).  It
- * starts at the long sleep, as after a quiet spell.  A cycle that sees a
+ * such a long sleep with some proc busy wakes it (wt_sysmon_shorten); 1 s
+ * while the program never made a task besides main (its first one kicks
+ * it).  It starts at the long sleep, as after a quiet spell.  A cycle that sees a
  * call with work behind it for the first time makes the next sleep 20 µs,
  * once, so a proc changes hands about 20 µs into a blocking call, without
  * shortening the sleeps after it: most calls are over by then.  It sleeps on its own
@@ -78,6 +79,7 @@ _Atomic bool wt_sysmon_made;         /* [atomic] set once its thread is made */
 #define DELAY_SLICE 5000000ll       /* 5 ms: every proc runs, tasks wait for a slice */
 #define DELAY_FULL 10000000ll       /* 10 ms: every proc runs, none waits (Go's cap) */
 #define DELAY_IDLE 10000000ll       /* 10 ms: all procs idle */
+#define DELAY_DEEP 1000000000ll     /* 1 s: the program never made a task besides main */
 #define QUIET_CYCLES 50             /* cycles at DELAY_MIN before doubling */
 #define MUTE_SHIFT_MAX 9            /* kicks muted for at most DELAY_MIN << 9 (10 ms) */
 
@@ -204,7 +206,16 @@ static void *sysmon(void *arg)
 		uint64_t ids = wt_task_ids();
 		bool alone = atomic_load(&wt_ntasks) == 1 && ids == ids_seen;
 		ids_seen = ids;
-		int64_t cap = !busy ? DELAY_IDLE
+		/* A program that never made a task besides main (a shell, a
+		 * compiler, `make` waiting for its children) has nothing for
+		 * sysmon to look at periodically: no proc to take back or to
+		 * preempt for a queued task, no slot or record to scavenge.  A
+		 * new earliest timer, the first task made (task.c), a dump
+		 * request, setxid and signals kick it; it looks once a second
+		 * (the cgroup limit), as Go's sleeps long while idle. */
+		bool never = ids == 2;
+		int64_t cap = never ? DELAY_DEEP
+			      : !busy ? DELAY_IDLE
 			      : (atomic_load(&wt_sched.npidle) > 0 && !alone) ||
 					atomic_load_explicit(&wt_prio_rt_seen, memory_order_relaxed)
 				? DELAY_BUSY

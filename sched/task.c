@@ -252,6 +252,8 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned l
 	 * program's second task ends sysmon's long sleep, sysmon.c). */
 	if (atomic_fetch_add(&wt_ntasks, 1) == 1)
 		wt_sysmon_shorten();
+	if (unlikely(t->id == 2))
+		wt_sysmon_kick(); /* the first task made: sysmon may sleep its 1 s */
 	if (unlikely(wt_tl_on))
 		wt_tl_event(NULL, WT_TL_CREATE, t->id, (uintptr_t)fn, t->creator);
 	/* Published before t can run (glibc too stores it before the clone):
