@@ -211,8 +211,9 @@ static void *sysmon(void *arg)
 		 * sysmon to look at periodically: no proc to take back or to
 		 * preempt for a queued task, no slot or record to scavenge.  A
 		 * new earliest timer, the first task made (task.c), a dump
-		 * request, setxid and signals kick it; it looks once a second
-		 * (the cgroup limit), as Go's sleeps long while idle. */
+		 * request, setxid and a signal held back inside weft kick it;
+		 * it looks once a second (the cgroup limit), as Go's sleeps
+		 * long while idle. */
 		bool never = ids == 2;
 		int64_t cap = never ? DELAY_DEEP
 			      : !busy ? DELAY_IDLE
