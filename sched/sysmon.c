@@ -19,13 +19,13 @@
  * worker that gives its proc up, or the creation of a second task, during
  * such a long sleep with some proc busy wakes it (wt_sysmon_shorten); 1 s
  * while the program never made a task besides main (its first one kicks
- * it).  It starts at the long sleep, as after a quiet spell.  A cycle that sees a
- * call with work behind it for the first time makes the next sleep 20 µs,
- * once, so a proc changes hands about 20 µs into a blocking call, without
- * shortening the sleeps after it: most calls are over by then.  It sleeps on its own
- * futex word and is woken early by wt_timer_add (a new earliest timer) and
- * by entersyscall (work queued behind a blocking call while it sleeps
- * longer than 20 µs: wt_sysmon_slow).  A kick whose call was over by
+ * it).  It starts at the long sleep, as after a quiet spell.  A cycle that
+ * sees a call with work behind it for the first time makes the next sleep
+ * 20 µs, once, so a proc changes hands about 20 µs into a blocking call,
+ * without shortening the sleeps after it: most calls are over by then.  It
+ * sleeps on its own futex word and is woken early by wt_timer_add (a new
+ * earliest timer) and by entersyscall (work queued behind a blocking call
+ * while it sleeps longer than 20 µs: wt_sysmon_slow).  A kick whose call was over by
  * sysmon's second look (nothing taken) mutes the kicks for 20 µs, doubled
  * at each such kick in a row up to 10 ms, until a proc is taken again: each
  * kick costs the kicker a system call and takes a CPU from a busy worker

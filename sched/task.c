@@ -247,13 +247,17 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned l
 	if (prio.aff_set)
 		wt_aff_apply();
 	wt_tls_static_check(t);
-	/* seq_cst, then sleep_full's load in wt_sysmon_shorten: pairs with
-	 * sysmon's store of that flag before its load of the count (a
-	 * program's second task ends sysmon's long sleep, sysmon.c). */
-	if (atomic_fetch_add(&wt_ntasks, 1) == 1)
-		wt_sysmon_shorten();
-	if (unlikely(t->id == 2))
-		wt_sysmon_kick(); /* the first task made: sysmon may sleep its 1 s */
+	/* A program's second live task ends sysmon's long sleep (sysmon.c).
+	 * seq_cst, then sleep_full's load in wt_sysmon_shorten: pairs with
+	 * sysmon's store of that flag before its load of the count.  The
+	 * first task ever made (id 2) kicks it whatever it sleeps: 1 s while
+	 * no task besides main was made, busy or not. */
+	if (atomic_fetch_add(&wt_ntasks, 1) == 1) {
+		if (unlikely(t->id == 2))
+			wt_sysmon_kick();
+		else
+			wt_sysmon_shorten();
+	}
 	if (unlikely(wt_tl_on))
 		wt_tl_event(NULL, WT_TL_CREATE, t->id, (uintptr_t)fn, t->creator);
 	/* Published before t can run (glibc too stores it before the clone):

@@ -107,21 +107,26 @@ char *wt_tls_stack_hi(uintptr_t tp, bool allow_compact)
 /* ---- static offsets of modules ---- */
 struct mod { size_t *lm; size_t off; };
 
-static uintptr_t tls_module_addr(struct dl_phdr_info *info)
+/* A module's first program header of the type, or NULL. */
+static const ElfW(Phdr) *phdr_of(struct dl_phdr_info *info, uint32_t type)
 {
 	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_LOAD)
-			return info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-	return 0;
+		if (info->dlpi_phdr[i].p_type == type)
+			return &info->dlpi_phdr[i];
+	return NULL;
+}
+
+static uintptr_t tls_module_addr(struct dl_phdr_info *info)
+{
+	const ElfW(Phdr) *ph = phdr_of(info, PT_LOAD);
+	return ph ? info->dlpi_addr + ph->p_vaddr : 0;
 }
 
 /* The size of a module's TLS block (0: none). */
 static size_t tls_memsz(struct dl_phdr_info *info)
 {
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_TLS)
-			return info->dlpi_phdr[i].p_memsz;
-	return 0;
+	const ElfW(Phdr) *ph = phdr_of(info, PT_TLS);
+	return ph ? ph->p_memsz : 0;
 }
 
 /* How far from the thread pointer a module's static block reaches, given
@@ -139,10 +144,8 @@ static size_t reach(size_t off, size_t memsz)
  * table.  Context: a dl_iterate_phdr callback (the list does not change). */
 static size_t *link_map_of(struct dl_phdr_info *info)
 {
-	uintptr_t dyn = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			dyn = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	const ElfW(Phdr) *ph = phdr_of(info, PT_DYNAMIC);
+	uintptr_t dyn = ph ? info->dlpi_addr + ph->p_vaddr : 0;
 	for (struct link_map *l = _r_debug.r_map; dyn && l; l = l->l_next)
 		if ((uintptr_t)l->l_ld == dyn)
 			return (size_t *)l;
