@@ -92,6 +92,7 @@
 #include "real.h"
 #include "sigtask.h"
 #include "task.h"
+#include "thread.h"
 #include "slab.h"
 #include "symbol.h"
 #include "sysmon.h"
@@ -209,6 +210,17 @@ static int walk(uintptr_t sp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs, int ma
 	return n;
 }
 
+/* [busy] This dump walks no stack, and runs on sysmon (wt_dump_start). */
+static bool nowalk;
+
+/* [dumper] The dump is over: the next may start. */
+static void thread_done(void)
+{
+	if (!nowalk)
+		atomic_fetch_sub(&wt_nthreads, 1);
+	atomic_store(&busy, 0);
+}
+
 static int64_t coarse_now(void)
 {
 	struct timespec ts;
@@ -249,7 +261,10 @@ static bool dump_task(struct wt_wbuf *o, const struct snap *sn, int tid)
 	uintptr_t pcs[MAXFRAMES];
 	int n = 0;
 	bool torn = false;
-	if (started && (st == WT_WAITING || st == WT_RUNNABLE)) {
+	bool walk_it = started && (st == WT_WAITING || st == WT_RUNNABLE);
+	if (walk_it && nowalk)
+		walk_it = torn = false;
+	if (walk_it) {
 		n = walk(t->ctx.sp, (uintptr_t)t->stack_lo, (uintptr_t)t->stack_hi, pcs, MAXFRAMES,
 			 tid);
 		atomic_thread_fence(memory_order_acquire);
@@ -286,7 +301,10 @@ static bool dump_task(struct wt_wbuf *o, const struct snap *sn, int tid)
 	wt_task_name_copy(t, name);
 	if (name[0])
 		wt_wprint(o, "  thread name %s\n", name);
-	if (torn)
+	if (nowalk && started && (st == WT_WAITING || st == WT_RUNNABLE))
+		wt_wprint(o, "  (no backtrace: the process was single-threaded to glibc, and "
+			     "its worker could not be held for the dump)\n");
+	else if (torn)
 		wt_wprint(o, "  (resumed during the dump: backtrace dropped)\n");
 	else
 		print_frames(o, pcs, n);
@@ -362,15 +380,14 @@ static void *dumper(void *arg)
 	static char buf[65536] WT_BSS_LARGE; /* [busy] one dump at a time */
 	int fd = req ? stack_file(req) : 2;
 	if (fd < 0) {
-		atomic_fetch_sub(&wt_nthreads, 1);
-		atomic_store(&busy, 0);
+		thread_done();
 		return NULL;
 	}
 	struct wt_wbuf o = { buf, 0, sizeof buf, fd };
 	size_t n, cap, left, shown = 0;
 	/* A cache per thread: the global one takes a lock and blocks every
 	 * signal around each step (two sigprocmask calls a frame). */
-	const struct wt_unw *u = wt_unwind(); /* the first dump loads it */
+	const struct wt_unw *u = nowalk ? NULL : wt_unwind(); /* the first dump loads it */
 	if (u)
 		u->set_caching_policy(*u->local_addr_space, UNW_CACHE_PER_THREAD);
 	struct snap *s = snapshot(&n, &cap, &left);
@@ -391,8 +408,7 @@ static void *dumper(void *arg)
 		wt_syscall6(SYS_munmap, (long)s, (long)(cap * sizeof *s), 0, 0, 0, 0);
 	if (req) { /* weft stack: the program runs on */
 		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-		atomic_fetch_sub(&wt_nthreads, 1);
-		atomic_store(&busy, 0);
+		thread_done();
 		return NULL;
 	}
 	/* The trace too: ended when the process ends here. */
@@ -400,9 +416,29 @@ static void *dumper(void *arg)
 	if (wt_cfg.sigquit == WT_SIGQUIT_EXIT)
 		for (;;)
 			wt_syscall6(SYS_exit_group, 2, 0, 0, 0, 0, 0);
-	atomic_fetch_sub(&wt_nthreads, 1);
-	atomic_store(&busy, 0);
+	thread_done();
 	return NULL;
+}
+
+/* Context: sysmon.  glibc is still in its single-threaded mode (thread.c):
+ * the dumper, a glibc thread that allocates, may be made once glibc has
+ * switched, which it does here while the only task waits or is queued
+ * (the only worker held idle meanwhile).  A running task needs no walk:
+ * false, and the dump runs on sysmon. */
+static bool libc_switch(void)
+{
+	struct wt_task *t = wt_main_task;
+	int st = t ? atomic_load(&t->state) : WT_RUNNING;
+	if (atomic_load(&wt_ntasks) != 1 || (st != WT_WAITING && st != WT_RUNNABLE))
+		return false;
+	int ostid = 0, live = 0;
+	for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m;
+	     m = m->alllink)
+		if (m->ostid) {
+			ostid = m->ostid;
+			live++;
+		}
+	return live == 1 && wt_libc_threaded_idle(t, ostid);
 }
 
 /* Context: sysmon.  One dump at a time: a SIGQUIT during SIGQUIT's dump
@@ -433,6 +469,14 @@ void wt_dump_start(void)
 		return;
 	}
 	atomic_store_explicit(&busy_stack, req != 0, memory_order_relaxed);
+	if (wt_libc_single() && !libc_switch()) {
+		/* Here, without walks: loading libunwind and walking allocate,
+		 * which glibc's single-threaded mode forbids beside the task. */
+		nowalk = true;
+		dumper((void *)(uintptr_t)req);
+		nowalk = false;
+		return;
+	}
 	atomic_fetch_add(&wt_nthreads, 1);
 	if (wt_thread_spawn(dumper, (void *)(uintptr_t)req, 1 << 20) != 0) {
 		atomic_fetch_sub(&wt_nthreads, 1);

@@ -59,7 +59,6 @@
 #include "tls.h"
 #include "worker.h"
 
-extern char __libc_single_threaded;
 static bool child_trap; /* the parent used trap mode */
 
 typedef struct node { struct node *next, *prev; } node_t;
@@ -201,7 +200,6 @@ static void reset(bool reclaimed)
 		wt_sched.allm = m;
 		atomic_store(&wt_nthreads, 1);
 	}
-	__libc_single_threaded = 0;
 	wt_sig_init();
 	wt_sysmon_start();
 	wt_tl_fork_child();

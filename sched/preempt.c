@@ -117,6 +117,7 @@
 #include "task.h"
 #include "text.h"
 #include "throw.h"
+#include "thread.h"
 #include "timeline.h"
 #include "tls.h"
 
@@ -272,7 +273,7 @@ void wt_preempt_resume(void *state)
 
 static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
-	if (si && (wt_setxid_signal(si) || wt_dump_signal(si)))
+	if (si && (wt_setxid_signal(si) || wt_dump_signal(si) || wt_libc_freeze_signal(si, uc)))
 		return;
 	if (WT_ARCH_PREEMPT_RESUME_SIGNAL && si && si->si_code == SI_QUEUE &&
 	    si->si_value.sival_ptr != cookie && on_resume(si, uc))

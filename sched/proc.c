@@ -158,6 +158,31 @@ static void handm(struct wt_m *m, struct wt_p *p, bool spinning)
 	wt_futex_wake(&m->park, 1, false);
 }
 
+/* glibc in its single-threaded mode (thread.c), and a worker wanted by a
+ * thread that runs no task (sysmon): the work is the only task, which the
+ * switch must not find running glibc's code.  It is taken out of the
+ * queues while glibc switches, so no worker can run it meanwhile; only
+ * from a queue, so it stopped at one of weft's calls (a wait, or a
+ * blocking call it came back from), never inside glibc (a single task is
+ * never preempted).  false: it is not queued (a worker holds it, or it
+ * waits) and no worker is made now. */
+static bool libc_switch_holding(void)
+{
+	struct wt_task *t = wt_main_task;
+	if (!t || atomic_load(&wt_ntasks) != 1)
+		return false;
+	wt_lock(&wt_sched.lock);
+	bool held = wt_globrunq_take(t);
+	wt_unlock(&wt_sched.lock);
+	if (!held && !wt_rtq_take(t))
+		return false;
+	int err = wt_libc_threaded(t->tp);
+	wt_lock(&wt_sched.lock);
+	wt_globrunq_puthead(t); /* or the real-time queue, as it came */
+	wt_unlock(&wt_sched.lock);
+	return err == 0;
+}
+
 /* Hands p to a new worker, or, when none can be made, gives it back idle
  * with capwait set (the next worker to go idle takes it).  Context: sysmon,
  * or the caller of startm before sysmon runs; may block in glibc's
@@ -166,9 +191,9 @@ static void newm_or_wait(struct wt_p *p, bool spinning)
 {
 	if (unlikely(wt_tl_on))
 		wt_tl_event(NULL, WT_TL_HANDOFF, 0, (uint64_t)p->id, ~0ull);
-	if (wt_newm(p, spinning))
+	if (!(wt_libc_single() && !wt_cur() && !libc_switch_holding()) && wt_newm(p, spinning))
 		return;
-	/* No thread (WEFT_MAXTHREADS, or the system's limit).  A worker that
+	/* No thread (WEFT_MAXTHREADS, or the system's limit, or glibc's mode).  A worker that
 	 * went idle meanwhile takes the proc; else it waits, its work queued,
 	 * and the next worker to go idle wakes one (wt_stopm reads capwait
 	 * under the same lock: no lost wake). */

@@ -118,6 +118,16 @@ struct wt_task *wt_rtq_get(int min)
 	return t;
 }
 
+bool wt_rtq_take(struct wt_task *t)
+{
+	wt_lock(&rtq.lock);
+	bool queued = t->rtq_at != 0;
+	if (queued)
+		del(t);
+	wt_unlock(&rtq.lock);
+	return queued;
+}
+
 bool wt_rtq_moved(struct wt_task *t, int old)
 {
 	int now = atomic_load_explicit(&t->eff, memory_order_relaxed);

@@ -28,6 +28,9 @@ bool wt_rtq_put(struct wt_task *t, bool head);
 /* The first task of the highest list at or above min (1..99), or NULL.
  * Context: a worker holding a proc; takes rtq.lock. */
 struct wt_task *wt_rtq_get(int min);
+/* Takes t out of the queue; false if it is not queued.  Context: any;
+ * takes rtq.lock. */
+bool wt_rtq_take(struct wt_task *t);
 /* rtq.lock: held while a task's policy, priority or boost changes. */
 void wt_rtq_lock(void);
 void wt_rtq_unlock(void);

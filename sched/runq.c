@@ -67,6 +67,25 @@ void wt_globrunq_puthead(struct wt_task *t)
 	atomic_fetch_add_explicit(&wt_sched.runq_size, 1, memory_order_relaxed);
 }
 
+/* Takes t out of the global queue; false if it is not there.
+ * [sched.lock] */
+bool wt_globrunq_take(struct wt_task *t)
+{
+	struct wt_task **pp = &wt_sched.runq_head, *prev = NULL;
+	while (*pp && *pp != t) {
+		prev = *pp;
+		pp = &(*pp)->schedlink;
+	}
+	if (!*pp)
+		return false;
+	*pp = t->schedlink;
+	if (wt_sched.runq_tail == t)
+		wt_sched.runq_tail = prev;
+	t->schedlink = NULL;
+	atomic_fetch_sub_explicit(&wt_sched.runq_size, 1, memory_order_relaxed);
+	return true;
+}
+
 static void globrunq_putbatch(struct wt_task *head, struct wt_task *tail, int n)
 {
 	tail->schedlink = NULL;

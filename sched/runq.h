@@ -18,5 +18,6 @@ uint32_t wt_runq_len(struct wt_p *p);      /* any context; a snapshot */
 void wt_globrunq_put(struct wt_task *t);
 void wt_globrunq_puthead(struct wt_task *t);
 struct wt_task *wt_globrunq_get(struct wt_p *p, int max);
+bool wt_globrunq_take(struct wt_task *t); /* [sched.lock] false: not queued there */
 
 #endif

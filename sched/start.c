@@ -12,7 +12,8 @@
  *   - the initial OS thread becomes worker 0, holding proc 0, running the
  *     main task; its g0 gets a fresh stack and a fresh TCB of its own,
  *     used the first time main switches out;
- *   - sysmon starts.
+ *   - sysmon starts, as a raw thread: glibc stays in its single-threaded
+ *     mode until the program's second task (thread.c).
  * Worker 0 is built before main becomes the current task, and main is
  * complete (worker, proc) when it does: building the worker allocates with
  * the program's malloc, and an allocator calls weft's entries (mutexes,
@@ -47,6 +48,7 @@
 #include "sysmon.h"
 #include "task.h"
 #include "text.h"
+#include "thread.h"
 #include "throw.h"
 #include "timeline.h"
 #include "tls.h"
@@ -60,8 +62,6 @@ enum { NOT_STARTED = 0, STARTING, RUNNING, REFUSED };
 /* [atomic] the OS thread running the start, while STARTING: the program's
  * code the start calls (its malloc) may come back here. */
 static _Atomic int starter;
-
-extern char __libc_single_threaded;
 
 int wt_runtime_start(void)
 {
@@ -185,7 +185,7 @@ int wt_runtime_start(void)
 
 	wt_task_link(t);
 	atomic_store(&wt_ntasks, 1);
-	__libc_single_threaded = 0;
+	wt_libc_mode_init();
 	wt_tl_start(m); /* before sysmon and workers: they read wt_tl_on */
 	wt_sysmon_start();
 	wt_dump_init();

@@ -1,5 +1,9 @@
 /*
- * sysmon.c — the monitor thread: an OS thread that holds no proc.
+ * sysmon.c — the monitor thread: an OS thread that holds no proc, made
+ * with a raw clone, so that a program that makes no thread stays
+ * single-threaded to glibc (thread.c): it calls no malloc, no stdio and
+ * makes no glibc thread while glibc is in that mode (proc.c and dump.c
+ * switch glibc first, holding the only task).
  *
  * Jobs: fire timers when no worker is looking for work (every worker
  * busy, or all asleep), take procs from workers blocked in system calls
@@ -265,9 +269,18 @@ static void *sysmon(void *arg)
 	return NULL;
 }
 
+static int sysmon_raw(void *arg)
+{
+	sysmon(arg);
+	return 0;
+}
+
+/* Its thread's stack and TCB, made once and used again by a fork child's. */
+static struct wt_raw raw;
+
 void wt_sysmon_start(void)
 {
-	if (wt_thread_spawn(sysmon, NULL, 256 << 10) != 0)
+	if (wt_thread_raw(sysmon_raw, NULL, 256 << 10, &raw) != 0)
 		wt_print("weft: cannot start sysmon; timers fire only when workers look for work\n");
 	else {
 		atomic_fetch_add(&wt_nthreads, 1);

@@ -82,6 +82,7 @@
 #include "syscall.h"
 #include "sysmon.h"
 #include "task.h"
+#include "thread.h"
 #include "unjoined.h"
 #include "timeline.h"
 #include "pshared.h"
@@ -177,6 +178,11 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned l
 	struct wt_prio_init prio;
 	err = wt_prio_attr(attr, wt_cur(), &prio);
 	if (err)
+		return err;
+	/* The second task: glibc leaves its single-threaded mode first, on
+	 * the only task's thread, as at a native first pthread_create
+	 * (thread.c). */
+	if (unlikely(wt_libc_single()) && (err = wt_libc_threaded(0)) != 0)
 		return err;
 	struct wt_task *t = wt_task_alloc();
 	if (!t)

@@ -7,7 +7,9 @@
  * except while tasks block in system calls: each keeps its worker (the
  * carrier of the call) and the proc goes to another, new if none is idle.
  * Worker threads are real glibc threads (created with the real
- * pthread_create), so glibc's own per-thread state is valid on g0.
+ * pthread_create, thread.c), so glibc's own per-thread state is valid on
+ * g0; while glibc is single-threaded, none is made from sysmon before it
+ * switches (proc.c: libc_switch_holding).
  *
  * Carriers become idle workers when their calls return.  One that stays
  * idle WEFT_THREAD_IDLE_MS (1 s) while more than GOMAXPROCS workers live
@@ -65,131 +67,6 @@
 
 _Atomic int wt_nthreads;
 static struct wt_slab mslab = WT_SLAB_INIT(sizeof(struct wt_m));
-
-/* Starts fn(arg) on a new detached OS thread of weft's own: a real glibc
- * thread (real pthread_create) with a stack of `stack` bytes, created with
- * the thread pointer pinned (tls.c: trap mode).  Returns 0 or -errno (the
- * caller's errno kept); the caller counts the thread in wt_nthreads and
- * says what failed.  Context: any (task, g0, sysmon), no switch while
- * pinned; glibc allocates. */
-/* libc's own pthread_create, not the next interposer's: a sanitizer
- * runtime's wrapper takes its thread-registry lock, which a task parked in
- * the middle of that runtime's error report may hold (seen: ASan's
- * stack-overflow report symbolizing through an interposed open, handed
- * off, and the new worker's creation waiting for its lock for ever).
- * weft's threads are not the program's: no wrapper needs to see them. */
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-static _Atomic(create_fn) libc_create; /* [atomic] resolved once */
-
-/* The unit tests, built with ThreadSanitizer, define it true: there the
- * sanitizer must see every thread it instruments. */
-__attribute__((weak)) bool wt_spawn_through_interposers(void)
-{
-	return false;
-}
-
-static create_fn thread_create(void)
-{
-	create_fn f = atomic_load_explicit(&libc_create, memory_order_acquire);
-	if (f)
-		return f;
-	if (wt_spawn_through_interposers()) {
-		atomic_store_explicit(&libc_create, real.pthread_create, memory_order_release);
-		return real.pthread_create;
-	}
-	void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-	f = h ? (create_fn)dlsym(h, "pthread_create") : NULL;
-	if (h)
-		dlclose(h);
-	if (!f)
-		f = real.pthread_create;
-	atomic_store_explicit(&libc_create, f, memory_order_release);
-	return f;
-}
-
-/* The spawn gate: no thread of weft's is being created while a task forks.
- * A fork waits for the creations under way (fork.c's prepare handler, or
- * the _Fork wrapper); a creation waits for the forks under way.  The
- * kernel's fork does not need it, but qemu-user's does: it makes a guest
- * thread under a lock of its own that its fork neither takes nor resets,
- * so a child forked while another thread was inside clone finds that lock
- * held for ever when it makes its first thread (reset's sysmon), and hangs.
- * Neither side holds the other's lock: two counters, each side adding
- * itself before it reads the other's (sequentially consistent, so one of
- * the two sees the other), and a futex wait on the other's counter.  Not a
- * ranked lock: creators pass it under any lock, and the forker holds no
- * weft lock while it waits, and takes none until its parent half.  The
- * forker does not switch while it holds the gate (libweft and libc's fork
- * only: no preemption there). */
-static _Atomic int spawning; /* [atomic] creations inside the gate */
-static _Atomic int forking;  /* [atomic] forks between their two halves */
-
-static void spawn_gate_enter(void)
-{
-	for (;;) {
-		atomic_fetch_add(&spawning, 1);
-		int f = atomic_load(&forking);
-		if (likely(!f))
-			return;
-		/* Back out and wait for the forks: the last one out of spawning
-		 * wakes a forker waiting for it. */
-		if (atomic_fetch_sub(&spawning, 1) == 1)
-			wt_futex_wake(&spawning, INT_MAX, false);
-		wt_futex_wait(&forking, f, NULL, false);
-	}
-}
-
-static void spawn_gate_leave(void)
-{
-	if (atomic_fetch_sub(&spawning, 1) == 1 && atomic_load(&forking))
-		wt_futex_wake(&spawning, INT_MAX, false);
-}
-
-/* How long a fork waits for the creations under way.  A creation may wait
- * on the forker: sysmon starting a worker runs libc's pthread_create, whose
- * malloc may be a program's that creates and joins a thread of its own (a
- * task), which needs a worker, and the forker holds its own until the fork
- * is done.  Past this the fork goes ahead (what a native fork does); only
- * qemu-user's fork can then hang, as it did without the gate. */
-#define FORK_GATE_NS 20000000ll /* 20 ms */
-
-/* Context: the forking task, in the parent, holding no weft lock.  Returns
- * once no creation is under way, or after FORK_GATE_NS; later creations
- * wait for wt_spawn_fork_parent. */
-void wt_spawn_fork_prepare(void)
-{
-	atomic_fetch_add(&forking, 1);
-	int64_t until = wt_nanotime() + FORK_GATE_NS;
-	struct timespec ts = { until / 1000000000, until % 1000000000 };
-	for (int s; (s = atomic_load(&spawning)) != 0 && wt_nanotime() < until;)
-		wt_futex_wait(&spawning, s, &ts, false);
-}
-
-/* Context: the forking task, in the parent, after the fork. */
-void wt_spawn_fork_parent(void)
-{
-	if (atomic_fetch_sub(&forking, 1) == 1)
-		wt_futex_wake(&forking, INT_MAX, false);
-}
-
-int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack)
-{
-	pthread_attr_t a;
-	pthread_t th;
-	create_fn create = thread_create();
-	real.pthread_attr_init(&a);
-	real.pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	real.pthread_attr_setstacksize(&a, stack);
-	spawn_gate_enter();
-	struct wt_pin pin = wt_tls_pin();
-	int saved_errno = errno; /* a failing pthread_create may set it */
-	int err = create(&th, &a, fn, arg);
-	errno = saved_errno;
-	wt_tls_unpin(pin);
-	spawn_gate_leave();
-	real.pthread_attr_destroy(&a);
-	return -err;
-}
 
 bool wt_thread_count_in(void)
 {
@@ -417,9 +294,7 @@ struct wt_m *wt_m0_alloc(void)
 
 void wt_worker_fork_reset(void)
 {
-	/* Only the forking task's thread is left, outside the gate. */
-	atomic_store(&spawning, 0);
-	atomic_store(&forking, 0);
+	wt_spawn_fork_reset();
 	wt_slab_fork_reset(&mslab);
 }
 

@@ -5,17 +5,14 @@
 #define WEFT_WORKER_H
 
 #include "runtime.h"
+#include "thread.h"
 
-int wt_thread_spawn(void *(*fn)(void *), void *arg, size_t stack); /* 0 or -errno */
-bool wt_spawn_through_interposers(void); /* weak: false (libc's pthread_create) */
 struct wt_m *wt_newm(struct wt_p *p, bool spinning); /* NULL at the thread cap */
 struct wt_m *wt_m0_alloc(void);            /* the initial thread */
 void wt_worker_init_self(struct wt_m *m);
 void wt_stopm(struct wt_m *m);             /* g0: sleep until handed a proc */
 struct wt_m *wt_m_of_tid(int tid);         /* by OS thread id, lock-free */
 void wt_worker_fork_reset(void);
-void wt_spawn_fork_prepare(void);          /* forking task: wait for creations under way */
-void wt_spawn_fork_parent(void);           /* forking task, parent: creations go on */
 extern _Atomic int wt_nthreads;            /* OS threads weft runs */
 /* Counts one more OS thread of weft's that only helps (pshared.c's
  * holders) unless that would pass WEFT_MAXTHREADS: false then, and

@@ -107,6 +107,13 @@ static inline void **wt_arch_tcb_dtv(uintptr_t tp)
 }
 /* glibc's pthread_self: struct pthread ends at the thread pointer. */
 extern size_t wt_tcb_size;
+/* Marks the TCB at tp multi-threaded: the header that opens struct
+ * pthread starts with glibc's multiple_threads (the dynamic linker's
+ * per-thread test). */
+static inline void wt_arch_tcb_set_threaded(uintptr_t tp)
+{
+	__atomic_store_n((int *)(tp - wt_tcb_size), 1, __ATOMIC_RELAXED);
+}
 static inline uintptr_t wt_arch_tcb_self(void)
 {
 	return wt_arch_get_tp() - wt_tcb_size;

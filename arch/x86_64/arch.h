@@ -79,6 +79,12 @@ bool wt_arch_tp_fast_kernel(void);
  * pointers, multiple_threads, and sysinfo, stack and pointer guards and
  * feature bits copied. */
 void wt_arch_tcb_init(uintptr_t tp, uintptr_t from);
+/* Marks the TCB at tp multi-threaded (tcbhead's multiple_threads: glibc's
+ * atomic operations without a lock prefix while it is 0). */
+static inline void wt_arch_tcb_set_threaded(uintptr_t tp)
+{
+	__atomic_store_n((int *)(tp + WT_TCB_MULTIPLE_THREADS), 1, __ATOMIC_RELAXED);
+}
 /* Where the TCB at tp keeps its DTV pointer. */
 static inline void **wt_arch_tcb_dtv(uintptr_t tp)
 {

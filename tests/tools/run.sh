@@ -121,6 +121,15 @@ GOMAXPROCS=1 stack_run stack-spin-gomaxprocs1 "$weft" spin 2
 # dump reads the tasks one after another, while preemption goes on).
 [ "$(grep -c '^task [0-9]* \[running on worker 0\]:$\|^task [0-9]* \[runnable\]:$' "$tmp/stack")" = 3 ] &&
   ok "stack-spin-gomaxprocs1 states" || bad "stack-spin-gomaxprocs1 states" "$(grep '^task' "$tmp/stack")"
+# A process of one task, which glibc still runs single-threaded: its
+# sleeping main task is walked (glibc switched while its only worker was
+# held idle), a spinning one is shown running without a walk.
+stack_run stack-single-nap "$weft" nap 0
+grep -q '^task 1 \[sleep on ' "$tmp/stack" && grep -q ' main+0x[0-9a-f]* (.*stack_target)$' "$tmp/stack" &&
+  ok "stack-single-nap backtrace" || bad "stack-single-nap backtrace" "$(sed -n 4,14p "$tmp/stack")"
+stack_run stack-single-spin "$weft" spin 0
+grep -q '^task 1 \[running on worker 0\]:$' "$tmp/stack" && ! grep -q 'no backtrace' "$tmp/stack" &&
+  ok "stack-single-spin state" || bad "stack-single-spin state" "$(sed -n 4,8p "$tmp/stack")"
 # The program's SIGQUIT keeps its meaning: one sent while weft stack asks
 # (before, during or after its dump) still dumps to the program's stderr
 # and exits 2; weft stack then has its dump or says the process exited.

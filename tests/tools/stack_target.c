@@ -1,7 +1,9 @@
 /*
  * stack_target MODE N: a program for `weft stack` (tests/tools/run.sh).
  *   park N  N threads parked on a condition variable;
- *   spin N  N threads and main in tight loops (no system call).
+ *   spin N  N threads and main in tight loops (no system call);
+ *   nap N   N threads parked, main asleep 10 ms at a time (with N 0, a
+ *           process glibc still runs single-threaded).
  * Prints "ready" once they are all started, then runs until SIGUSR1,
  * releases them, joins them and prints "done N".
  */
@@ -47,16 +49,17 @@ static void on_usr1(int sig)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "park") && strcmp(argv[1], "spin"))) {
-		fprintf(stderr, "usage: stack_target park|spin N\n");
+	if (argc != 3 || (strcmp(argv[1], "park") && strcmp(argv[1], "spin") &&
+			  strcmp(argv[1], "nap"))) {
+		fprintf(stderr, "usage: stack_target park|spin|nap N\n");
 		return 2;
 	}
 	int n = atoi(argv[2]);
-	bool spin = !strcmp(argv[1], "spin");
+	bool spin = !strcmp(argv[1], "spin"), nap = !strcmp(argv[1], "nap");
 	sigset_t usr1;
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
-	if (spin)
+	if (spin || nap)
 		signal(SIGUSR1, on_usr1);
 	else
 		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
@@ -78,6 +81,13 @@ int main(int argc, char **argv)
 		unsigned long k = 0;
 		while (!stop)
 			k++;
+	} else if (nap) {
+		while (!stop)
+			usleep(10000);
+		pthread_mutex_lock(&mu);
+		go = 1;
+		pthread_cond_broadcast(&cv);
+		pthread_mutex_unlock(&mu);
 	} else {
 		int sig;
 		sigwait(&usr1, &sig);

@@ -49,7 +49,7 @@ $(UNIT_DIR)/unit: $(UNIT_OBJ) $(filter %.so.3,$(CRITERION))
 # doubles of tests/unit/proc/stubs_proc.c.  A binary of their own: the
 # doubles above replace proc.c.
 PROC_SCHED := sched/proc.c sched/runq.c sched/rtq.c sched/park.c sched/timer.c sched/lock.c sched/print.c \
-              sched/throw.c sched/slab.c sched/worker.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
+              sched/throw.c sched/slab.c sched/worker.c sched/thread.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
               $(wildcard arch/$(ARCH)/tp.c)
 PROC_SRC   := $(wildcard tests/unit/proc/*.c) tests/unit/criterion_tsan.c
 PROC_ASM   := arch/$(ARCH)/syscall_sigok.S arch/$(ARCH)/switch.S arch/$(ARCH)/entry.S

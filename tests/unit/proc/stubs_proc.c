@@ -177,6 +177,25 @@ void wt_tls_unpin(struct wt_pin pin)
 {
 }
 
+/* proc.c's switch of glibc's mode holds the main task: the tests have
+ * none, and their glibc is multi-threaded from the start. */
+struct wt_task *wt_main_task;
+_Atomic long wt_ntasks;
+
+/* thread.c's raw threads: the tests make none (sysmon is not started). */
+size_t wt_off_tid, wt_tcb_size;
+
+uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
+		     bool compact, char **tls_low, void *dtv)
+{
+	wt_throw("stub: wt_tls_new (no raw thread in the unit tests)");
+}
+
+void *wt_tls_dtv_keep(uintptr_t tp)
+{
+	wt_throw("stub: wt_tls_dtv_keep (no raw thread in the unit tests)");
+}
+
 char *wt_crash_altstack(void)
 {
 	return NULL;

@@ -64,6 +64,7 @@ static struct wt_p procs[8];
 /* GOMAXPROCS=n, every proc idle, no worker yet.  WEFT_MAXTHREADS maxth. */
 static void sched_setup(int n, int maxth)
 {
+	wt_libc_mode_init(); /* criterion's threads: glibc is multi-threaded */
 	wt_sched = (struct wt_sched){ .lock = WT_LOCK_INIT(WT_RANK_SCHED),
 				      .alllock = WT_LOCK_INIT(WT_RANK_ALLTASKS) };
 	memset(procs, 0, sizeof procs);
