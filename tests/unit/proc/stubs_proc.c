@@ -182,6 +182,12 @@ void wt_tls_unpin(struct wt_pin pin)
 struct wt_task *wt_main_task;
 _Atomic long wt_ntasks;
 
+/* thread.c's hold of the only worker for a dump: never asked here. */
+int wt_sig_uid(void)
+{
+	return 0;
+}
+
 /* thread.c's raw threads: the tests make none (sysmon is not started). */
 size_t wt_off_tid, wt_tcb_size;
 
