@@ -39,6 +39,7 @@ def build(out):
              ("omp", "omp.c", ["cc", "-O2", "-fopenmp", "-o", "{o}", "{s}"]),
              ("thread_per_task", "thread_per_task.cpp",
               ["c++", "-O2", "-pthread", "-o", "{o}", "{s}"]),
+             ("word_count", "word_count.cpp", ["c++", "-O2", "-o", "{o}", "{s}"]),
              ("ThreadPool.class", "ThreadPool.java", ["javac", "-d", b, "{s}"])]
     for name, src, cmd in progs:
         o, s = os.path.join(b, name), os.path.join(HERE, src)
@@ -142,6 +143,9 @@ def cases(out):
         ("java-pool", ["java", "-Xss1m", "-cp", b, "ThreadPool"], ""),
         ("openmp", ["env", "OMP_NUM_THREADS=2", os.path.join(b, "omp")], ""),
         ("cxx-thread-per-task", [os.path.join(b, "thread_per_task")], ""),
+        # A single-threaded C++ filter through iostreams (stdio underneath).
+        ("cxx-iostream", pipe("cat %s/f0?.txt | %s | cksum" % (data, os.path.join(b, "word_count"))),
+         ""),
         # Short-lived single-threaded processes: make, gcc, cc1, as, ld.
         ("c-build", pipe("make -s -B -j2 B=%s %s/libweft.so" % (cc, cc)), ""),
     ]
