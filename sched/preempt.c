@@ -12,8 +12,12 @@
  *
  * 1. Preemption.  A proc whose tick has not moved for 10 ms while its
  *    worker's CPU clock advances runs one task that long: sysmon stores
- *    m->preempt = tick + 1 and signals.  The handler switches only at a
- *    safe point:
+ *    m->preempt = tick + 1 and signals.  So it does after 1 ms when a
+ *    task has waited that long in the proc's runnext, no proc is idle and
+ *    the tick has not moved for 1 ms either: the running task readied it
+ *    and ran on (Go's runnext inherits the slice; the kernel's wake-up
+ *    preemption would run the woken thread about then).  The handler
+ *    switches only at a safe point:
  *      - the interrupted pc is outside the no-switch text (text.c: libc,
  *        ld.so, the vDSO, libweft and the libraries weft uses), so no
  *        glibc-internal lock and no weft lock or cached proc is held by
@@ -122,6 +126,7 @@
 #include "tls.h"
 
 #define PREEMPT_NS 10000000 /* a task's slice before sysmon asks, as Go's forcePreemptNS */
+#define RUNNEXT_NS 1000000  /* a woken runnext's wait behind a task that runs on */
 #define PROBE_NS 2000000    /* least interval between probes of one suspect proc */
 #define SKIP_NS 10000000    /* after /proc said "leave it alone" */
 #define CPU_LOOK_NS 1000000 /* least interval between reads of a worker's CPU clock */
@@ -419,6 +424,8 @@ struct pmon {
 	int64_t cpu;        /* worker's CPU time at the last read; -1 not read yet */
 	int64_t cpu_at;     /* when it was read */
 	int64_t next_probe; /* no blocked-worker probe before */
+	struct wt_task *rn; /* the proc's runnext at the last look */
+	int64_t rn_at;      /* when it was first seen there */
 };
 static struct pmon *pmon; /* [sysmon] one per proc */
 
@@ -434,12 +441,14 @@ static void send(struct wt_m *m, int64_t now)
 	poke(m);
 }
 
-/* Context: sysmon, every tick while a proc is busy. */
-void wt_sysmon_preempt(int64_t now)
+/* Context: sysmon, every tick while a proc is busy.  true: a task waits
+ * in a busy proc's runnext (sysmon looks again within RUNNEXT_NS). */
+bool wt_sysmon_preempt(int64_t now)
 {
+	bool waiting = false;
 	/* Room for every proc: nprocs may rise later (cgroup.c, affinity.c). */
 	if (!pmon && !(pmon = wt_mmap_anon(sizeof *pmon * wt_sched.maxprocs)))
-		return;
+		return false;
 	for (int i = 0; i < wt_sched.nprocs; i++) {
 		struct wt_p *p = &wt_sched.procs[i];
 		struct pmon *pm = &pmon[i];
@@ -462,6 +471,32 @@ void wt_sysmon_preempt(int64_t now)
 			if (unlikely(wt_tl_on))
 				wt_tl_put(wt_tl_shared, WT_TL_PREEMPT, cg->id, (uint64_t)m->id, 0);
 			send(m, now);
+		}
+		/* A task readied into runnext by one that runs on (a wake-up,
+		 * not a hand-off: the waker did not park) waits RUNNEXT_NS at
+		 * most once the running one has run as long, with no proc
+		 * idle to take it: then the running one gives way, as the
+		 * kernel's wake-up preemption lets a thread that slept run
+		 * soon.  A program's helper thread woken by busy ones (a JIT
+		 * compiler thread, a logger) would else wait out their 10 ms
+		 * slices. */
+		struct wt_task *rn = atomic_load_explicit(&p->runnext, memory_order_relaxed);
+		if (rn)
+			waiting = true;
+		if (!rn || rn != pm->rn) {
+			pm->rn = rn;
+			pm->rn_at = now;
+		} else if (!wt_cfg.asyncpreemptoff && m == pm->m && tick == pm->tick &&
+			   now - pm->rn_at >= RUNNEXT_NS && now - pm->when >= RUNNEXT_NS &&
+			   atomic_load_explicit(&wt_sched.npidle, memory_order_relaxed) == 0 &&
+			   __atomic_load_n(&m->curg, __ATOMIC_RELAXED)) {
+			atomic_store_explicit(&m->preempt, tick + 1, memory_order_relaxed);
+			if (unlikely(wt_tl_on)) {
+				struct wt_task *g = __atomic_load_n(&m->curg, __ATOMIC_RELAXED);
+				wt_tl_put(wt_tl_shared, WT_TL_PREEMPT, g ? g->id : 0, (uint64_t)m->id, 0);
+			}
+			send(m, now);
+			pm->rn_at = now;
 		}
 		if (m != pm->m || tick != pm->tick) {
 			/* The worker's CPU clock is read from the second look at
@@ -515,7 +550,7 @@ void wt_sysmon_preempt(int64_t now)
 	}
 	/* Workers that left an implicit call and run on without a proc. */
 	if (atomic_load(&wt_nimplicit) == 0 || wt_cfg.asyncpreemptoff)
-		return;
+		return waiting;
 	wt_lock(&wt_sched.lock);
 	struct wt_m *all = atomic_load_explicit(&wt_sched.allm, memory_order_acquire);
 	wt_unlock(&wt_sched.lock);
@@ -529,4 +564,5 @@ void wt_sysmon_preempt(int64_t now)
 			send(m, now);
 		m->mon_cpu = cpu;
 	}
+	return waiting;
 }

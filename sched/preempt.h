@@ -9,7 +9,9 @@
 #include "proc.h"
 
 void wt_preempt_init(void);                /* initial thread, at start */
-void wt_sysmon_preempt(int64_t now);       /* sysmon: signal long runners and blocked workers */
+/* sysmon: signal long runners, tasks a woken runnext waits behind, and
+ * blocked workers; true while a runnext waits on a busy proc. */
+bool wt_sysmon_preempt(int64_t now);
 void wt_preempt_park(void);                /* the stub (preempt.S), on the task */
 void wt_preempt_resume(void *state);       /* the stub, where it resumes by a signal */
 /* pthread_cancel of t (request set): signal its worker when t runs with

@@ -16,8 +16,9 @@
  * proc from a blocked call; after 50 quiet cycles (1 ms) the sleep doubles
  * each cycle up to 1 ms while some proc is busy and another idle (the most
  * a lone runnext waits for a second worker, proc.c: wt_ready_m), 10 ms
- * while every proc is busy (5 ms while tasks wait for a slice; 1 ms if a
- * task ever had a real-time policy), when all are idle (a proc held in a
+ * while every proc is busy (5 ms while tasks wait for a slice; 1 ms while
+ * a task waits in a busy proc's runnext, preempt.c, or if a task ever had
+ * a real-time policy), when all are idle (a proc held in a
  * blocking call with nothing queued behind it counts as idle:
  * wt_sysmon_wake_idle_work) or while the program has a single task, and a
  * worker that gives its proc up, or the creation of a second task, during
@@ -171,8 +172,9 @@ static void *sysmon(void *arg)
 		wt_sysmon_cancel(now);
 		int procs = wt_sysmon_wake_idle_work();
 		bool busy = procs != WT_PROCS_IDLE;
+		bool rn_wait = false;
 		if (busy) {
-			wt_sysmon_preempt(now);
+			rn_wait = wt_sysmon_preempt(now);
 			wt_sig_sweep(now);
 		}
 		if (now >= next_procs) {
@@ -201,7 +203,9 @@ static void *sysmon(void *arg)
 		 * every 10 ms, as Go's does.  With an idle proc it looks every
 		 * 1 ms (a lone runnext waits for a second worker no longer than
 		 * that), and so it does in a program with a real-time task (one
-		 * raised above a running one preempts it within 1 ms).  A program
+		 * raised above a running one preempts it within 1 ms), and while
+		 * a task waits in a busy proc's runnext (a task woken by one that
+		 * runs on gets the proc about 1 ms later: preempt.c).  A program
 		 * of one task that made none since the last look has no runnext
 		 * to wait: an idle proc is then no reason to look every 1 ms (a
 		 * compiler, a shell or any single-threaded program would pay a
@@ -224,6 +228,7 @@ static void *sysmon(void *arg)
 			      : (atomic_load(&wt_sched.npidle) > 0 && !alone) ||
 					atomic_load_explicit(&wt_prio_rt_seen, memory_order_relaxed)
 				? DELAY_BUSY
+			      : rn_wait ? DELAY_BUSY
 			      : procs == WT_PROCS_QUEUED ? DELAY_SLICE
 							 : DELAY_FULL;
 		if (delay > cap)
