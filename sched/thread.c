@@ -36,7 +36,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -271,18 +270,11 @@ bool wt_libc_threaded_idle(struct wt_task *t, int ostid)
 	if (!wt_libc_single())
 		return true;
 	atomic_store(&freeze, FREEZE_ASKED);
-	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	si.si_signo = SIGURG;
-	si.si_code = SI_QUEUE;
-	si.si_pid = wt_pid;
-	si.si_uid = (uid_t)wt_sig_uid();
-	si.si_value.sival_ptr = &freeze;
 	/* SIGURG does not queue: a send while another is pending there is
 	 * lost, so it is sent again, every 10 ms for 100 ms. */
 	int f = FREEZE_ASKED;
 	for (int i = 0; i < 10 && f == FREEZE_ASKED; i++) {
-		wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, ostid, SIGURG, (long)&si, 0, 0);
+		wt_sig_urg_send(ostid, (union sigval){ .sival_ptr = &freeze });
 		int64_t until = wt_nanotime() + 10000000;
 		struct timespec ts = { until / 1000000000, until % 1000000000 };
 		while ((f = atomic_load(&freeze)) == FREEZE_ASKED && wt_nanotime() < until)

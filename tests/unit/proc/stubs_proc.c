@@ -183,9 +183,9 @@ struct wt_task *wt_main_task;
 _Atomic long wt_ntasks;
 
 /* thread.c's hold of the only worker for a dump: never asked here. */
-int wt_sig_uid(void)
+void wt_sig_urg_send(int tid, union sigval v)
 {
-	return 0;
+	wt_throw("stub: wt_sig_urg_send (no dump in the unit tests)");
 }
 
 /* thread.c's raw threads: the tests make none (sysmon is not started). */
