@@ -486,16 +486,19 @@ bool wt_sysmon_preempt(int64_t now)
 		if (!rn || rn != pm->rn) {
 			pm->rn = rn;
 			pm->rn_at = now;
-		} else if (!wt_cfg.asyncpreemptoff && m == pm->m && tick == pm->tick &&
-			   now - pm->rn_at >= RUNNEXT_NS && now - pm->when >= RUNNEXT_NS &&
+		} else if (m == pm->m && tick == pm->tick && now - pm->rn_at >= RUNNEXT_NS &&
+			   now - pm->when >= RUNNEXT_NS &&
 			   atomic_load_explicit(&wt_sched.npidle, memory_order_relaxed) == 0 &&
 			   __atomic_load_n(&m->curg, __ATOMIC_RELAXED)) {
+			/* As a slice's end: without asynchronous preemption
+			 * the task yields at its next return point. */
 			atomic_store_explicit(&m->preempt, tick + 1, memory_order_relaxed);
 			if (unlikely(wt_tl_on)) {
 				struct wt_task *g = __atomic_load_n(&m->curg, __ATOMIC_RELAXED);
 				wt_tl_put(wt_tl_shared, WT_TL_PREEMPT, g ? g->id : 0, (uint64_t)m->id, 0);
 			}
-			send(m, now);
+			if (!wt_cfg.asyncpreemptoff)
+				send(m, now);
 			pm->rn_at = now;
 		}
 		if (m != pm->m || tick != pm->tick) {
