@@ -183,6 +183,13 @@ static bool libc_switch_holding(void)
 	return err == 0;
 }
 
+/* A glibc thread may be made here: glibc is multi-threaded, or the caller
+ * is the only task, or sysmon switched it holding that task. */
+static bool libc_allows_thread(void)
+{
+	return !wt_libc_single() || wt_cur() || libc_switch_holding();
+}
+
 /* Hands p to a new worker, or, when none can be made, gives it back idle
  * with capwait set (the next worker to go idle takes it).  Context: sysmon,
  * or the caller of startm before sysmon runs; may block in glibc's
@@ -191,7 +198,7 @@ static void newm_or_wait(struct wt_p *p, bool spinning)
 {
 	if (unlikely(wt_tl_on))
 		wt_tl_event(NULL, WT_TL_HANDOFF, 0, (uint64_t)p->id, ~0ull);
-	if (!(wt_libc_single() && !wt_cur() && !libc_switch_holding()) && wt_newm(p, spinning))
+	if (libc_allows_thread() && wt_newm(p, spinning))
 		return;
 	/* No thread (WEFT_MAXTHREADS, or the system's limit, or glibc's mode).  A worker that
 	 * went idle meanwhile takes the proc; else it waits, its work queued,

@@ -409,7 +409,7 @@ static bool interrupted_weft(const ucontext_t *uc)
 	uintptr_t pc = wt_arch_uc_pc(uc);
 	if (!wt_pc_in_weft(pc))
 		return false;
-	return !(pc >= (uintptr_t)wt_syscall6_sigok && pc < (uintptr_t)wt_syscall6_sigok_end);
+	return !wt_pc_in_sigok(pc);
 }
 
 static bool keep_on_task(struct wt_task *t, int sig, const siginfo_t *si);

@@ -225,10 +225,9 @@ static void *sysmon(void *arg)
 		bool never = ids == 2;
 		int64_t cap = never ? DELAY_DEEP
 			      : !busy ? DELAY_IDLE
-			      : (atomic_load(&wt_sched.npidle) > 0 && !alone) ||
+			      : (atomic_load(&wt_sched.npidle) > 0 && !alone) || rn_wait ||
 					atomic_load_explicit(&wt_prio_rt_seen, memory_order_relaxed)
 				? DELAY_BUSY
-			      : rn_wait ? DELAY_BUSY
 			      : procs == WT_PROCS_QUEUED ? DELAY_SLICE
 							 : DELAY_FULL;
 		if (delay > cap)

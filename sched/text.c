@@ -19,6 +19,7 @@
 #include <link.h>
 #include <string.h>
 
+#include "runtime.h"
 #include "text.h"
 
 struct range {
@@ -95,4 +96,9 @@ static int add_ranges(struct dl_phdr_info *info, size_t size, void *arg)
 void wt_text_init(void)
 {
 	dl_iterate_phdr(add_ranges, NULL);
+}
+
+bool wt_pc_in_sigok(uintptr_t pc)
+{
+	return pc >= (uintptr_t)wt_syscall6_sigok && pc < (uintptr_t)wt_syscall6_sigok_end;
 }

@@ -46,6 +46,7 @@
 #include "slab.h"
 #include "syscall.h"
 #include "thread.h"
+#include "text.h"
 #include "tls.h"
 
 extern char __libc_single_threaded;
@@ -253,9 +254,7 @@ bool wt_libc_freeze_signal(const siginfo_t *si, const ucontext_t *uc)
 {
 	if (si->si_code != SI_QUEUE || si->si_pid != wt_pid || si->si_value.sival_ptr != &freeze)
 		return false;
-	uintptr_t pc = wt_arch_uc_pc(uc);
-	bool idle = !wt_cur() && pc >= (uintptr_t)wt_syscall6_sigok &&
-		    pc < (uintptr_t)wt_syscall6_sigok_end;
+	bool idle = !wt_cur() && wt_pc_in_sigok(wt_arch_uc_pc(uc));
 	int asked = FREEZE_ASKED;
 	if (!atomic_compare_exchange_strong(&freeze, &asked, idle ? FREEZE_HELD : FREEZE_REFUSED))
 		return true; /* no longer asked */

@@ -42,9 +42,7 @@
  * worker still deadlocks: that is the price of waiting.  Policy "fail": abort, as
  * Go does ("to take down the program before it takes down the system").
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <string.h>
