@@ -116,6 +116,8 @@ static void reset(bool reclaimed)
 		m->tp_mode = WT_TLS_SYSCALL;
 
 	if (t) {
+		t->tp_pinned = 0; /* the parent's pins: the child switches by system call */
+		t->fork_pinned = false;
 		*(int *)(wt_tls_pd(t->tp) + wt_off_tid) = t->tid;
 		if (reclaimed)
 			fix_glibc_lists(t, m, tid);
@@ -182,7 +184,7 @@ static void reset(bool reclaimed)
 	if (m) {
 		m->id = wt_sched.nm++;
 		m->ostid = tid;
-		m->fork_tp = 0; /* the child's base is set by system call until fork returns */
+		m->tp_pinmode = false; /* the child's base is set by system call until fork returns */
 		m->alllink = NULL;
 		m->link = NULL;
 		m->idle = false;
@@ -209,19 +211,18 @@ static void reset(bool reclaimed)
  * from our prepare handler (the last to run: registered first) to the
  * clone, so the child starts on a valid one and never relies on a repair;
  * the program's prepare handlers, which may park, run before the pin.
- * The pin is the worker's (m->fork_tp), not a global: glibc drops its
- * atfork lock while a handler runs, so tasks on several workers fork at
- * once, and one global pin made a worker unpin to another's task (its
- * TLS under the wrong task) or stay pinned (a later revert of its thread
- * pointer to that task's block, silently).  The task does not switch
- * between the two handlers: glibc's fork runs only its own code there. */
+ * The pin is the task's (tls.c: wt_tls_pin), not a global or the
+ * worker's: glibc drops its atfork lock while a handler runs, so tasks on
+ * several workers fork at once, and the forking task may change workers
+ * between the two handlers (glibc's fork takes malloc's and stdio's
+ * internal locks, and a worker asleep on one has its proc handed on).
+ */
 static void atfork_prepare(void)
 {
 	wt_spawn_fork_prepare();
 	struct wt_pin pin = wt_tls_pin();
-	struct wt_task *t = wt_cur();
-	if (pin.guard && t && t->m)
-		t->m->fork_tp = pin.tp;
+	if (pin.t)
+		pin.t->fork_pinned = true;
 	else
 		wt_tls_unpin(pin); /* no task to fork from: nothing stays pinned */
 }
@@ -229,11 +230,9 @@ static void atfork_prepare(void)
 static void atfork_parent(void)
 {
 	struct wt_task *t = wt_cur();
-	struct wt_m *m = t ? t->m : NULL;
-	if (m && m->fork_tp) {
-		struct wt_pin pin = { m->guard_tp, m->fork_tp };
-		m->fork_tp = 0;
-		wt_tls_unpin(pin);
+	if (t && t->fork_pinned) {
+		t->fork_pinned = false;
+		wt_tls_unpin((struct wt_pin){ .t = t, .tp = t->tp });
 	}
 	wt_spawn_fork_parent();
 }

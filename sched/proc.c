@@ -471,7 +471,7 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 		atomic_store_explicit(&next->state, WT_RUNNING, memory_order_relaxed);
 		wt_sig_preswitch(m, next);
 		wt_cpu_switch(m, t, next);
-		wt_tls_switching(m);
+		wt_tls_switching(m, next);
 		wt_ctx_switch(&t->ctx, &next->ctx, &m->cur_tp);
 	} else {
 		wt_cpu_switch(m, t, NULL);
@@ -873,7 +873,7 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	atomic_store_explicit(&t->state, WT_RUNNING, memory_order_relaxed);
 	wt_sig_preswitch(m, t);
 	wt_cpu_switch(m, NULL, t);
-	wt_tls_switching(m);
+	wt_tls_switching(m, t);
 	wt_ctx_switch(&m->g0, &t->ctx, &m->cur_tp);
 	/* Back on g0: a task (t, or one t handed off to) switched out. */
 	m->curg = NULL;

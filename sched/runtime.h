@@ -84,6 +84,11 @@ struct wt_task {
 	 * parked task's stack and discards the walk if this moved. */
 	_Atomic uint32_t resumes;
 	uintptr_t tp;                   /* [const] thread pointer = pthread_t */
+	int tp_pinned;                  /* [owner m] trap mode: pins held (tls.c: wt_tls_pin);
+	                                 * while not 0 the kernel-known base of the worker
+	                                 * running it is its tp */
+	bool fork_pinned;               /* [owner m] pinned from fork's prepare handler to its
+	                                 * parent handler (fork.c) */
 	char *stack_lo, *stack_hi;      /* [const] lowest the stack may reach; its start */
 	char *stack_top;                /* [const] top of its slot or mapping; the
 					 * reported stack is [stack_top - stack_size, stack_top) */
@@ -283,8 +288,8 @@ struct wt_m {
 	int64_t tp_look_kswitches;
 	uintptr_t g0_tp;                /* [const] the worker's own TCB */
 	uintptr_t guard_tp;             /* [const] trap mode: base the kernel knows */
-	uintptr_t fork_tp;              /* [owner m] trap mode: the task's base, pinned from
-	                                 * fork's prepare handler to its parent handler; 0 */
+	bool tp_pinmode;                /* [owner m] trap mode: tp_mode is WT_TLS_SYSCALL because
+	                                 * a pinned task runs or ran here (tls.c: wt_tls_pin) */
 	struct wt_task *curg;           /* [owner m] running task */
 	struct wt_task *prevg;          /* [owner m] the task that switched out last */
 	struct wt_p *p;                 /* [owner m; sched.lock on hand-off] */

@@ -309,18 +309,23 @@ int wt_thread_raw(int (*fn)(void *), void *arg, size_t size, struct wt_raw *r)
 	r->tp = tp;
 	r->dtv = NULL;
 	/* The thread starts with every signal blocked (as glibc's do): no
-	 * handler of the program's may run on it before it sets its mask. */
-	uint64_t all = ~0ull, old;
-	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8, 0, 0);
+	 * handler of the program's may run on it before it sets its mask.
+	 * glibc's clone reads and writes TLS (errno) meanwhile: in trap mode
+	 * (tls.c) a revert of this thread's base while SIGSEGV is blocked
+	 * would kill the process silently, so the base is pinned first. */
 	int *tid = (int *)(wt_tls_pd(tp) + wt_off_tid);
 	int saved_errno = errno;
+	struct wt_pin pin = wt_tls_pin();
+	uint64_t all = ~0ull, old;
+	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8, 0, 0);
 	int t = clone(fn, (void *)((uintptr_t)sp & ~(uintptr_t)15),
 		      CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
 			      CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID |
 			      CLONE_CHILD_CLEARTID,
 		      arg, tid, (void *)tp, tid);
 	int err = t < 0 ? errno : 0;
-	errno = saved_errno;
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
+	wt_tls_unpin(pin);
+	errno = saved_errno;
 	return -err;
 }

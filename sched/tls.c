@@ -673,31 +673,90 @@ void wt_tls_start(struct wt_task *t)
 }
 
 /* Trap mode: around a libc call that may block every signal and then enter
- * the kernel (pthread_create, posix_spawn, ...), make the kernel-known base
- * the one in use, because a revert while SIGSEGV is blocked would kill the
- * process instead of trapping.  Works on a task or on a g0 (the worker is
- * found by its OS tid: this is a rare, slow path).  The caller must not
- * switch tasks while pinned.  Costs system calls; nothing in other modes. */
+ * the kernel (pthread_create, posix_spawn, fork, ...), the kernel-known base
+ * is the one in use, because a revert while SIGSEGV is blocked would kill
+ * the process (or a vfork child that shares its memory) instead of
+ * trapping.  A pin puts its worker in syscall mode (tp_mode
+ * WT_TLS_SYSCALL, tp_pinmode set), which is sound whatever runs next.
+ *
+ * A pinned task may still change workers: the libc call waits on one of
+ * glibc's internal locks (malloc's or stdio's, a contended lock inside
+ * popen or fork), sysmon hands the proc of the sleeping worker on
+ * (blocked.c), and the task resumes on whichever worker gets a proc.  So
+ * the pin is the task's (t->tp_pinned), and every switch looks at it
+ * (wt_tls_switching): a pinned task switched in puts the new worker in
+ * syscall mode first; a worker in that mode for a pin goes back to trap
+ * mode when it next switches to a task that is not pinned.  An earlier pin
+ * of the worker (the kernel base set by system call, the guard written
+ * back by the unpin on whatever thread then ran the task) left one
+ * worker's kernel base on the task's block for good, where a later revert
+ * silently ran another task on it, and a vfork child made on the second
+ * worker started on its guard with every signal blocked: 1 popen in 4 of
+ * 50 at once at GOMAXPROCS=1 under load died of SIGSEGV.
+ * Context: a task or a g0 (the worker is found by its OS tid: a rare, slow
+ * path).  Costs system calls; nothing in other modes. */
 struct wt_pin wt_tls_pin(void)
 {
-	struct wt_pin pin = { 0, 0 };
+	struct wt_pin pin = { 0, 0, 0 };
 	if (!wt_tls_trap)
 		return pin;
 	uintptr_t tp = wt_arch_get_tp(); /* a reverted base traps and is repaired */
 	struct wt_m *m = wt_m_of_tid((int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
 	if (!m)
 		return pin; /* not a worker: its base is the kernel's already */
-	pin.guard = m->guard_tp;
+	struct wt_task *t = m->curg;
+	if (t && t->tp == tp) {
+		t->tp_pinned++;
+		pin.t = t;
+	} else {
+		pin.m = m;
+	}
 	pin.tp = tp;
-	wt_arch_set_tp(tp);
+	if (m->tp_mode == WT_TLS_WRFSBASE) {
+		m->tp_mode = WT_TLS_SYSCALL;
+		m->tp_pinmode = true;
+		wt_arch_set_tp(tp);
+	}
 	return pin;
+}
+
+/* On m's thread, running a context that is not pinned. */
+static void pin_mode_leave(struct wt_m *m)
+{
+	m->tp_pinmode = false;
+	if (m->tp_mode != WT_TLS_SYSCALL)
+		return;
+	m->tp_mode = WT_TLS_WRFSBASE;
+	wt_arch_set_tp(m->guard_tp);
+	wt_arch_set_tp_fast(m->cur_tp);
 }
 
 void wt_tls_unpin(struct wt_pin pin)
 {
-	if (pin.guard) {
-		wt_arch_set_tp(pin.guard);
-		wt_arch_set_tp_fast(pin.tp);
+	struct wt_m *m = pin.m;
+	if (pin.t) {
+		m = pin.t->m; /* running it now: maybe not the worker that pinned */
+		if (--pin.t->tp_pinned)
+			return;
+	}
+	if (m && m->tp_pinmode)
+		pin_mode_leave(m);
+}
+
+/* Trap mode, at a switch on m to next (wt_tls_switching), when next is
+ * pinned or m is in syscall mode for a pin.  Before the switch, so the
+ * switch writes next's base the way tp_mode now says. */
+void wt_tls_pin_switch(struct wt_m *m, struct wt_task *next)
+{
+	if (next->tp_pinned) {
+		if (m->tp_mode == WT_TLS_WRFSBASE) {
+			m->tp_mode = WT_TLS_SYSCALL;
+			m->tp_pinmode = true;
+			/* the kernel's base right for what runs until the switch */
+			wt_arch_set_tp(m->cur_tp);
+		}
+	} else {
+		pin_mode_leave(m);
 	}
 }
 

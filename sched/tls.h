@@ -91,17 +91,24 @@ bool wt_tls_fault(uintptr_t addr);         /* SIGSEGV: repaired a reverted fs? *
  * TP_LOOK switches or so it looks at its mode (tls.c).  Context: m. */
 #define WT_TLS_LOOK 4096
 void wt_tls_adapt(struct wt_m *m);
-static inline void wt_tls_switching(struct wt_m *m)
+void wt_tls_pin_switch(struct wt_m *m, struct wt_task *next);
+static inline void wt_tls_switching(struct wt_m *m, struct wt_task *next)
 {
-	if (unlikely(wt_tls_trap) && ++m->tp_switches - m->tp_look_switches >= WT_TLS_LOOK)
-		wt_tls_adapt(m);
+	if (unlikely(wt_tls_trap)) {
+		if (++m->tp_switches - m->tp_look_switches >= WT_TLS_LOOK)
+			wt_tls_adapt(m);
+		if (unlikely(next->tp_pinned | m->tp_pinmode))
+			wt_tls_pin_switch(m, next);
+	}
 }
 static inline void wt_tls_after_sleep(uintptr_t tp)
 {
 	if (unlikely(wt_tls_trap))
 		wt_arch_set_tp_fast(tp);
 }
-struct wt_pin { uintptr_t guard, tp; };
+/* A pin: of task t (which may move between workers while pinned), or of
+ * worker m's own context (g0, or a thread running no task); all 0 for none. */
+struct wt_pin { struct wt_task *t; struct wt_m *m; uintptr_t tp; };
 /* Around libc calls that block every signal and then touch TLS. */
 struct wt_pin wt_tls_pin(void);
 void wt_tls_unpin(struct wt_pin pin);

@@ -66,7 +66,7 @@ void wt_vfork_enter(void)
 	struct wt_task *t = on ? wt_cur() : NULL; /* may fault to be repaired: before the block */
 	if (t)
 		wt_entersyscall();
-	struct wt_pin pin = on ? wt_tls_pin() : (struct wt_pin){ 0, 0 };
+	struct wt_pin pin = on ? wt_tls_pin() : (struct wt_pin){ 0 };
 	uint64_t old = sigmask_set(~0ull);
 	/* From here no TLS access may fault: the base is the task's own. */
 	vf.t = t;
