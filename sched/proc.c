@@ -346,10 +346,16 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 		 * is about to park and will switch to it directly, so waking
 		 * another worker would only bounce the pair between workers (a
 		 * futex wake-up per hand-off).  Wake one only when there is more
-		 * work than that; sysmon wakes one for a runnext left waiting. */
+		 * work than that; sysmon wakes one for a runnext left waiting.
+		 * A program's signal handler that readies a task (sem_post) is
+		 * no hand-off: the task it interrupted goes on once it returns,
+		 * and the readied one would wait for sysmon's look, about 1 ms
+		 * (a pthread_kill and sem_wait ping-pong: 1,000 rounds a second
+		 * against 27,000 natively). */
 		uint32_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
 		uint32_t tl = atomic_load_explicit(&p->tail, memory_order_relaxed);
-		if (tl == h)
+		struct wt_task *cur = wt_cur();
+		if (tl == h && !(cur && cur->sigdepth))
 			return;
 	} else {
 		wt_lock(&wt_sched.lock);
@@ -409,12 +415,33 @@ static void after_park(struct wt_m *m, struct wt_task *t, void *lock);
 static void after_yield(struct wt_m *m, struct wt_task *t, void *arg);
 static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg);
 
+/* The weft locks this context holds go with the worker to the context it
+ * switches to (wt_finish_switch takes them): thread-locals are the
+ * context's, locks the thread's.  Done last before the switch, after the
+ * clock reads of wt_cpu_switch: from here to the next context's
+ * wt_finish_switch the thread runs only weft's code, where its program
+ * counter holds program handlers back.  Context: a task or g0 on m. */
+static inline void wt_locks_hand(struct wt_m *m)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	m->handed_locks = wt_locks_held;
+	wt_locks_held = 0;
+}
+
 /* Runs what the task that last switched out on m asked for (m->after).
  * Whoever gets m next does it: g0 (execute), or the task switched to
  * directly, first thing when it resumes. */
 void wt_finish_switch(struct wt_m *m)
 {
 	void (*fn)(struct wt_m *, struct wt_task *, void *) = m->after;
+	/* The locks the previous context handed over are this one's now:
+	 * whatever it calls while it holds them (libc, the vDSO) still holds
+	 * program handlers back. */
+	if (unlikely(m->handed_locks)) {
+		wt_locks_held += m->handed_locks;
+		m->handed_locks = 0;
+		atomic_signal_fence(memory_order_seq_cst);
+	}
 	if (fn) {
 		m->after = NULL;
 		fn(m, m->prevg, m->after_arg);
@@ -472,9 +499,11 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 		wt_sig_preswitch(m, next);
 		wt_cpu_switch(m, t, next);
 		wt_tls_switching(m);
+		wt_locks_hand(m);
 		wt_ctx_switch(&t->ctx, &next->ctx, &m->cur_tp);
 	} else {
 		wt_cpu_switch(m, t, NULL);
+		wt_locks_hand(m);
 		wt_ctx_switch(&t->ctx, &m->g0, &m->cur_tp);
 	}
 	wt_task_resumed(t); /* first: before this task writes to its stack (dump.c) */
@@ -874,6 +903,7 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	wt_sig_preswitch(m, t);
 	wt_cpu_switch(m, NULL, t);
 	wt_tls_switching(m);
+	wt_locks_hand(m);
 	wt_ctx_switch(&m->g0, &t->ctx, &m->cur_tp);
 	/* Back on g0: a task (t, or one t handed off to) switched out. */
 	m->curg = NULL;

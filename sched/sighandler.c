@@ -404,8 +404,15 @@ static struct wt_m *self_m(void)
 	return wt_m_of_tid((int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
 }
 
+/* The handler interrupted weft: its code (but a wait that holds nothing),
+ * or anything the thread runs while it holds a weft lock (libc or the
+ * vDSO called under it: the pc alone does not show that).  The count is
+ * the interrupted context's, read through the thread pointer the signal
+ * came with.  Context: a signal handler. */
 static bool interrupted_weft(const ucontext_t *uc)
 {
+	if (wt_locks_held)
+		return true;
 	uintptr_t pc = wt_arch_uc_pc(uc);
 	if (!wt_pc_in_weft(pc))
 		return false;
@@ -906,7 +913,11 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	if (t)
 		old = wt_sig_handler_enter(t, block);
 	/* On t's alternate stack for SA_ONSTACK (sigstack.c). */
+	if (t)
+		t->sigdepth++;
 	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
+	if (t)
+		t->sigdepth--;
 	if (m && t->m != m)
 		moved(ucv, m, t->m);
 	if (t)
