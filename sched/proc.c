@@ -341,21 +341,23 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 	}
 	if (m && m->p) {
 		struct wt_p *p = m->p;
-		wt_runq_put(p, t, true);
+		/* A program's signal handler that readies a task (sem_post) makes
+		 * no hand-off: the task it interrupted goes on once it returns.
+		 * In runnext the readied one would wait for sysmon's look, about
+		 * 1 ms, or a thief's 3 µs of grace (a pthread_kill and sem_wait
+		 * ping-pong with a busy thread: 1,000 rounds a second against
+		 * 27,000 natively): it goes to the ring, for a worker woken now. */
+		struct wt_task *cur = wt_cur();
+		bool handler = cur && cur->sigdepth;
+		wt_runq_put(p, t, !handler);
 		/* A lone task in runnext is usually a hand-off: the running task
 		 * is about to park and will switch to it directly, so waking
 		 * another worker would only bounce the pair between workers (a
 		 * futex wake-up per hand-off).  Wake one only when there is more
-		 * work than that; sysmon wakes one for a runnext left waiting.
-		 * A program's signal handler that readies a task (sem_post) is
-		 * no hand-off: the task it interrupted goes on once it returns,
-		 * and the readied one would wait for sysmon's look, about 1 ms
-		 * (a pthread_kill and sem_wait ping-pong: 1,000 rounds a second
-		 * against 27,000 natively). */
+		 * work than that; sysmon wakes one for a runnext left waiting. */
 		uint32_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
 		uint32_t tl = atomic_load_explicit(&p->tail, memory_order_relaxed);
-		struct wt_task *cur = wt_cur();
-		if (tl == h && !(cur && cur->sigdepth))
+		if (tl == h && !handler)
 			return;
 	} else {
 		wt_lock(&wt_sched.lock);

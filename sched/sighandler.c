@@ -419,6 +419,29 @@ static bool interrupted_weft(const ucontext_t *uc)
 	return !wt_pc_in_sigok(pc);
 }
 
+bool wt_sig_in_weft(void *uc)
+{
+	return interrupted_weft(uc);
+}
+
+/* The worker runs what was held back on it at its next point outside
+ * weft's locks (wt_sig_defer_run); sysmon pokes a thread that goes on
+ * without passing one (a task back in its own code).  seq_cst: the
+ * caller's store of what waits, then this exchange; sysmon clears
+ * defer_poke, then looks at both (wt_sig_defer_poke): it sees them, or we
+ * see 0 and kick it.  Context: a signal handler on m's thread. */
+static void defer_later(struct wt_m *m)
+{
+	if (!atomic_exchange(&m->defer_poke, 1))
+		wt_sysmon_kick();
+}
+
+void wt_sig_defer_own(struct wt_m *m)
+{
+	atomic_store_explicit(&m->defer_own, 1, memory_order_seq_cst);
+	defer_later(m);
+}
+
 static bool keep_on_task(struct wt_task *t, int sig, const siginfo_t *si);
 
 static bool defer(struct wt_m *m, int sig, const siginfo_t *si)
@@ -447,13 +470,7 @@ static bool defer(struct wt_m *m, int sig, const siginfo_t *si)
 			atomic_fetch_or_explicit(&m->defer_ready, bit, memory_order_release);
 		}
 	}
-	/* The worker runs them at its next point outside weft's locks
-	 * (wt_sig_defer_run); sysmon pokes a thread that goes on without
-	 * passing one (a task back in its own code).  seq_cst: the store
-	 * above, then this exchange; sysmon clears defer_poke, then looks at
-	 * both (wt_sig_defer_poke): it sees them, or we see 0 and kick it. */
-	if (!atomic_exchange(&m->defer_poke, 1))
-		wt_sysmon_kick();
+	defer_later(m);
 	return true;
 }
 
