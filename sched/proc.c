@@ -346,9 +346,13 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 		 * In runnext the readied one would wait for sysmon's look, about
 		 * 1 ms, or a thief's 3 µs of grace (a pthread_kill and sem_wait
 		 * ping-pong with a busy thread: 1,000 rounds a second against
-		 * 27,000 natively): it goes to the ring, for a worker woken now. */
+		 * 27,000 natively): while a proc is idle it goes to the ring, for
+		 * a worker woken now.  With none idle, runnext's 1 ms wake-up
+		 * preemption (preempt.c) is its fastest way in: a ring task
+		 * would wait for the running one's 10 ms slice. */
 		struct wt_task *cur = wt_cur();
-		bool handler = cur && cur->sigdepth;
+		bool handler = cur && cur->sigdepth &&
+			       atomic_load_explicit(&wt_sched.npidle, memory_order_relaxed) > 0;
 		wt_runq_put(p, t, !handler);
 		/* A lone task in runnext is usually a hand-off: the running task
 		 * is about to park and will switch to it directly, so waking
