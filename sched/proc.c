@@ -33,7 +33,13 @@
  *
  * Direct task-to-task switches keep Go's guarantee that a parked task's
  * context is saved before its park lock is released: the lock is released
- * by m->after, which only the next context on the worker runs.
+ * by m->after, which only the next context on the worker runs.  The count
+ * of weft locks a context holds (lock.h: wt_locks_held, which holds
+ * program handlers back) is a thread-local, so the context's; locks are
+ * the thread's: the switching side hands its count to the worker last
+ * thing before the switch (wt_locks_hand, after wt_cpu_switch's clock
+ * reads) and the next context adds it to its own first thing after
+ * (wt_finish_switch), before m->after releases the lock.
  *
  * Preemption requests: sysmon stores m->preempt = schedtick + 1 for a task
  * that has run too long (preempt.c); any switch meanwhile makes the

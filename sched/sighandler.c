@@ -14,12 +14,16 @@
  * for every handler a program sets (not SIGSEGV, SIGBUS, SIGURG: weft's own, which chain; not
  * SIGQUIT: the task dump), with the program's mask and flags, so the kernel
  * blocks during it what it would during the handler; SA_RESETHAND is done
- * here, at the call.  The trampoline looks at the interrupted instruction:
- *  - outside weft, or in wt_syscall6_sigok (a wait holding nothing: an idle
- *    worker's sleep, the poller's epoll_wait, a task unblocking or raising
- *    its own signals), it calls the handler, with the same siginfo and
- *    ucontext the kernel gave;
- *  - inside weft elsewhere, it keeps the siginfo on the worker (m): the
+ * here, at the call.  The trampoline looks at the interrupted context:
+ *  - holding no weft lock (lock.h: wt_locks_held, the interrupted
+ *    context's count, read through the thread pointer the signal came
+ *    with) and outside weft, or in wt_syscall6_sigok (a wait holding
+ *    nothing: an idle worker's sleep, the poller's epoll_wait, a task
+ *    unblocking or raising its own signals), it calls the handler, with
+ *    the same siginfo and ucontext the kernel gave;
+ *  - holding a weft lock, wherever the pc is (libc or the vDSO called
+ *    under the lock: a clock read, a memcpy, a file read), or inside weft
+ *    elsewhere, it keeps the siginfo on the worker (m): the
  *    worker runs it at its next point outside weft's locks and switches
  *    (wt_sig_defer_run: a task's switch-in, yield, end of a park, release
  *    of a program's lock or semaphore; g0's loop), raising it again on its
@@ -44,10 +48,26 @@
  * signals of one kind coalesce, as a blocked one does.  A thread with no
  * worker (a thread weft did not create) runs the handler at once, as
  * before, and so do faults (SIGILL, SIGFPE, SIGTRAP, SIGSYS from the
- * kernel), which would only recur.  libc code weft calls holding a
- * lock is not seen as weft's: such calls are kept out of locked sections
- * (park.c reads the clock before its bucket lock); the timer heap's growth
- * (memcpy) remains, rare.  The same holds for a handler's way back: weft's
+ * kernel), which would only recur.  The lock count makes the rule hold
+ * for every call weft makes under a lock by construction: the pc alone
+ * (the test until then) missed pthread_setschedparam's clock read under
+ * the real-time queue's lock, where a handler's sem_post, readying a
+ * real-time task, waited for that lock on its own thread (a
+ * conformance test hung 7 runs in 32; tests/preload/signal_busy_target's
+ * scheduling phase 4 in 4); the timer heap's growth (memcpy), the
+ * scheduling checks' file reads and the TLS images' copies are among the
+ * others.  Rejected: keeping libc out of every locked section by hand
+ * (the way park.c reads the clock before its bucket lock), which the next
+ * change breaks silently; a per-worker depth bumped by every entry into
+ * weft (an entry costs a store more on paths that take no lock, and the
+ * lock is what a handler can wait for).  The count costs one increment
+ * and one decrement of a thread-local word per lock, no system call.
+ * A handler held back this way runs at the worker's next point outside
+ * weft's locks (below); the calls that take weft's locks and return to
+ * the program without passing one run what waits as they return
+ * (shim/sched.c), and a poke that lands inside weft leaves the task's
+ * signals queued rather than raising them for the trampoline to queue
+ * again (sigtask.c: wt_sig_poked).  The same holds for a handler's way back: weft's
  * own handlers (the fault handler, which repairs thread-pointer faults
  * taken inside weft's locked sections, and SIGURG's) return through
  * wt_arch_sigreturn in libweft (wt_sig_install_own), not libc's restorer:
