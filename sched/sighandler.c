@@ -54,7 +54,8 @@
  * the real-time queue's lock, where a handler's sem_post, readying a
  * real-time task, waited for that lock on its own thread (a
  * conformance test hung 7 runs in 32; tests/preload/signal_busy_target's
- * scheduling phase 4 in 4); the timer heap's growth (memcpy), the
+ * scheduling phase 4 in 4, none in 30 since); the timer heap's growth
+ * (memcpy), the
  * scheduling checks' file reads and the TLS images' copies are among the
  * others.  Rejected: keeping libc out of every locked section by hand
  * (the way park.c reads the clock before its bucket lock), which the next
@@ -65,7 +66,7 @@
  * A handler held back this way runs at the worker's next point outside
  * weft's locks (below); the calls that take weft's locks and return to
  * the program without passing one run what waits as they return
- * (shim/sched.c), and a poke that lands inside weft leaves the task's
+ * (shim/sched.c, pthread_create, pthread_join), and a poke that lands inside weft leaves the task's
  * signals queued rather than raising them for the trampoline to queue
  * again (sigtask.c: wt_sig_poked).  The same holds for a handler's way back: weft's
  * own handlers (the fault handler, which repairs thread-pointer faults
