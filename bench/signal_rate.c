@@ -6,7 +6,10 @@
  * the kernel sends the signal.  MODE 2: the sender and main block SIGUSR1
  * and a third thread, which loops locking and unlocking a mutex and
  * yielding, takes every signal (under weft the signal then nearly always
- * lands in weft's own code).
+ * lands in weft's own code).  MODES 3 to 5: the sender pthread_kills one
+ * target thread, which runs all the time: 3, it spins in its own code; 4,
+ * it loops on pthread_getschedparam and pthread_setschedparam; 5, it loops
+ * on pthread_create and pthread_join of a thread that returns at once.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -42,12 +45,44 @@ static void *receiver(void *arg)
 	return NULL;
 }
 
+static pthread_t target;
+static int kill_mode;
+static _Atomic long target_loops;
+
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+/* MODES 3 to 5: the target runs until the sender is done. */
+static void *busy_target(void *arg)
+{
+	(void)arg;
+	while (!stop) {
+		if (kill_mode == 4) {
+			struct sched_param sp;
+			int pol;
+			pthread_getschedparam(pthread_self(), &pol, &sp);
+			pthread_setschedparam(pthread_self(), pol, &sp);
+		} else if (kill_mode == 5) {
+			pthread_t c;
+			if (pthread_create(&c, NULL, nothing, NULL) == 0)
+				pthread_join(c, NULL);
+		}
+		target_loops++;
+	}
+	return NULL;
+}
+
 static void *sender(void *arg)
 {
 	double end = now_s() + *(long *)arg / 1000.0;
 	long n = 0;
 	while (now_s() < end) {
-		kill(getpid(), SIGUSR1);
+		if (kill_mode)
+			pthread_kill(target, SIGUSR1);
+		else
+			kill(getpid(), SIGUSR1);
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec++;
@@ -64,7 +99,9 @@ static void *sender(void *arg)
 int main(int argc, char **argv)
 {
 	long ms = arg_long(argc, argv, 1, 1000);
-	int recv = arg_long(argc, argv, 2, 1) == 2;
+	long mode = arg_long(argc, argv, 2, 1);
+	int recv = mode == 2;
+	kill_mode = mode >= 3 && mode <= 5 ? (int)mode : 0;
 	sem_init(&sem, 0, 0);
 	struct sigaction sa = { 0 };
 	sa.sa_handler = on_usr1;
@@ -78,6 +115,8 @@ int main(int argc, char **argv)
 		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 		pthread_create(&r, NULL, receiver, NULL);
 	}
+	if (kill_mode)
+		pthread_create(&target, NULL, busy_target, NULL);
 	double t0 = now_s();
 	pthread_create(&s, NULL, sender, &ms);
 	void *n;
@@ -86,6 +125,8 @@ int main(int argc, char **argv)
 	stop = 1;
 	if (recv)
 		pthread_join(r, NULL);
+	if (kill_mode)
+		pthread_join(target, NULL);
 	printf("rounds:            %ld\n", (long)n);
 	printf("lost:              %ld\n", lost);
 	printf("handlers per second: %.0f\n", ((long)n - lost) / t);

@@ -27,6 +27,9 @@
  *      and retaking meanwhile;
  *   3. the dumper copies the list of tasks (pointer and id) under alllock
  *      and lets it go, so task creation and exit go on during the dump;
+ *      it waits for alllock about a second at most: a thread stuck while
+ *      it holds it gets a dump of what each worker runs instead, with a
+ *      line that says the list could not be had;
  *   4. for each task: it reads `resumes` and the state; a task WAITING or
  *      RUNNABLE that has run before has its registers saved on its stack
  *      (arch.h: wt_ctx_switch's frame at ctx.sp) and stays switched out
@@ -323,20 +326,58 @@ static bool dump_task(struct wt_wbuf *o, const struct snap *sn, int tid)
 	return true;
 }
 
-/* [dumper] The tasks, newest first, in an mmap'd array; *cap its size. */
-static struct snap *snapshot(size_t *n, size_t *cap, size_t *left)
+/* [dumper] alllock, waited for at most about a second: a worker stuck
+ * while it holds it (a lock-order bug, a handler of the program's run
+ * where it should not be) must not stop the dump too.  false: not got. */
+static bool alllock_bounded(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		if (wt_trylock(&wt_sched.alllock))
+			return true;
+		struct timespec ms = { 0, 1000000 };
+		wt_syscall6(SYS_nanosleep, (long)&ms, 0, 0, 0, 0, 0);
+	}
+	return false;
+}
+
+/* [dumper] What each worker runs, read without a lock (the list of
+ * workers only grows): the dump when the list of tasks cannot be had. */
+static void dump_workers(struct wt_wbuf *o)
+{
+	for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m;
+	     m = m->alllink) {
+		int ostid = __atomic_load_n(&m->ostid, __ATOMIC_RELAXED);
+		if (!ostid)
+			continue;
+		bool task = __atomic_load_n(&m->curg, __ATOMIC_RELAXED) != NULL;
+		wt_wprint(o, "worker %d [thread %d, %s%s]\n", m->id, ostid,
+			  task ? "running a task" : "on its scheduler stack",
+			  m->insyscall ? ", in a system call" : "");
+	}
+	wt_wprint(o, "\n");
+}
+
+/* [dumper] The tasks, newest first, in an mmap'd array; *cap its size.
+ * NULL with *locked set: alllock was not to be had. */
+static struct snap *snapshot(size_t *n, size_t *cap, size_t *left, bool *locked)
 {
 	size_t cnt = 0;
-	wt_lock(&wt_sched.alllock);
+	*n = *left = 0;
+	*cap = 0;
+	*locked = !alllock_bounded();
+	if (*locked)
+		return NULL;
 	for (struct wt_task *t = wt_sched.alltasks; t; t = t->alllink)
 		cnt++;
 	wt_unlock(&wt_sched.alllock);
 	*cap = cnt + 1024; /* room for tasks created in between */
 	struct snap *s = wt_mmap_anon(*cap * sizeof *s);
-	*n = *left = 0;
 	if (!s)
 		return NULL;
-	wt_lock(&wt_sched.alllock);
+	if ((*locked = !alllock_bounded())) {
+		wt_syscall6(SYS_munmap, (long)s, (long)(*cap * sizeof *s), 0, 0, 0, 0);
+		return NULL;
+	}
 	for (struct wt_task *t = wt_sched.alltasks; t; t = t->alllink) {
 		if (*n < *cap) {
 			s[*n].t = t;
@@ -390,11 +431,17 @@ static void *dumper(void *arg)
 	const struct wt_unw *u = nowalk ? NULL : wt_unwind(); /* the first dump loads it */
 	if (u)
 		u->set_caching_policy(*u->local_addr_space, UNW_CACHE_PER_THREAD);
-	struct snap *s = snapshot(&n, &cap, &left);
+	bool locked;
+	struct snap *s = snapshot(&n, &cap, &left, &locked);
 	if (req)
 		wt_wprint(&o, "weft stack: pid %d\n", wt_pid);
 	else
 		wt_wprint(&o, "SIGQUIT: quit\n");
+	if (locked) {
+		wt_wprint(&o, "weft: the list of tasks stayed locked for 1 s (a thread holds "
+			      "weft's alllock and does not let it go); the workers instead:\n\n");
+		dump_workers(&o);
+	}
 	wt_wprint(&o, "weft: %zu tasks, GOMAXPROCS=%d, %d threads\n\n",
 		  n + left, wt_sched.nprocs, atomic_load(&wt_nthreads));
 	for (size_t i = n; i-- > 0;) /* oldest first */

@@ -10,6 +10,13 @@
  *
  * System calls go through wt_syscall6 (arch.h), which does not touch errno:
  * a runtime path must not clobber the program's errno.
+ *
+ * Both kinds count the locks the running context holds (lock.h:
+ * wt_locks_held), from before the lock word is taken to after it is
+ * released: the signal trampoline (sighandler.c) holds a program's
+ * handler back while the count is not zero, wherever the thread's pc is
+ * (libc or the vDSO, called under a lock).  A trylock that fails leaves
+ * the count as it was.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -43,13 +50,18 @@ long wt_futex_wake(_Atomic int *addr, int n, bool shared)
 /* wt_lock_t's word: CONTENDED = held, and a thread may sleep on it. */
 enum { FREE = 0, HELD = 1, CONTENDED = 2 };
 
+__thread int wt_locks_held __attribute__((tls_model("initial-exec")));
+
 bool wt_trylock(wt_lock_t *l)
 {
 	int z = FREE;
+	wt_locks_inc();
 	/* Acquire: pairs with the release in wt_unlock. */
 	if (!atomic_compare_exchange_strong_explicit(&l->v, &z, HELD, memory_order_acquire,
-						     memory_order_relaxed))
+						     memory_order_relaxed)) {
+		wt_locks_dec();
 		return false;
+	}
 	wt_lockrank_acquire(l, l->rank, true);
 	return true;
 }
@@ -57,6 +69,7 @@ bool wt_trylock(wt_lock_t *l)
 void wt_lock(wt_lock_t *l)
 {
 	wt_lockrank_acquire(l, l->rank, false);
+	wt_locks_inc();
 	int z = FREE;
 	if (likely(atomic_compare_exchange_strong_explicit(&l->v, &z, HELD, memory_order_acquire,
 							   memory_order_relaxed)))
@@ -80,6 +93,7 @@ void wt_unlock(wt_lock_t *l)
 	/* Release: pairs with the acquiring CAS/exchange in wt_lock. */
 	if (atomic_exchange_explicit(&l->v, FREE, memory_order_release) == CONTENDED)
 		wt_futex_wake(&l->v, 1, false);
+	wt_locks_dec();
 }
 
 void wt_spin_lock_slow(wt_spin_t *l)

@@ -9,6 +9,8 @@
  * by any test that takes its two halves, not only by the unlucky run that
  * deadlocks.  Locks are held by OS threads, not tasks: a task parks while
  * it holds a bucket lock and its worker's g0 releases it (wt_park_commit).
+ * Every build counts the locks a context holds (lock.h: wt_locks_held),
+ * which holds program signal handlers back while any is held.
  *
  * The table, outermost first.  The nestings that exist (seen by a debug
  * build that logged every pair over the whole test suite) are:

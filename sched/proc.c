@@ -33,7 +33,13 @@
  *
  * Direct task-to-task switches keep Go's guarantee that a parked task's
  * context is saved before its park lock is released: the lock is released
- * by m->after, which only the next context on the worker runs.
+ * by m->after, which only the next context on the worker runs.  The count
+ * of weft locks a context holds (lock.h: wt_locks_held, which holds
+ * program handlers back) is a thread-local, so the context's; locks are
+ * the thread's: the switching side hands its count to the worker last
+ * thing before the switch (wt_locks_hand, after wt_cpu_switch's clock
+ * reads) and the next context adds it to its own first thing after
+ * (wt_finish_switch), before m->after releases the lock.
  *
  * Preemption requests: sysmon stores m->preempt = schedtick + 1 for a task
  * that has run too long (preempt.c); any switch meanwhile makes the
@@ -341,7 +347,19 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 	}
 	if (m && m->p) {
 		struct wt_p *p = m->p;
-		wt_runq_put(p, t, true);
+		/* A program's signal handler that readies a task (sem_post) makes
+		 * no hand-off: the task it interrupted goes on once it returns.
+		 * In runnext the readied one would wait for sysmon's look, about
+		 * 1 ms, or a thief's 3 µs of grace (a pthread_kill and sem_wait
+		 * ping-pong with a busy thread: 1,000 rounds a second against
+		 * 27,000 natively): while a proc is idle it goes to the ring, for
+		 * a worker woken now.  With none idle, runnext's 1 ms wake-up
+		 * preemption (preempt.c) is its fastest way in: a ring task
+		 * would wait for the running one's 10 ms slice. */
+		struct wt_task *cur = wt_cur();
+		bool handler = cur && cur->sigdepth &&
+			       atomic_load_explicit(&wt_sched.npidle, memory_order_relaxed) > 0;
+		wt_runq_put(p, t, !handler);
 		/* A lone task in runnext is usually a hand-off: the running task
 		 * is about to park and will switch to it directly, so waking
 		 * another worker would only bounce the pair between workers (a
@@ -349,7 +367,7 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 		 * work than that; sysmon wakes one for a runnext left waiting. */
 		uint32_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
 		uint32_t tl = atomic_load_explicit(&p->tail, memory_order_relaxed);
-		if (tl == h)
+		if (tl == h && !handler)
 			return;
 	} else {
 		wt_lock(&wt_sched.lock);
@@ -409,12 +427,33 @@ static void after_park(struct wt_m *m, struct wt_task *t, void *lock);
 static void after_yield(struct wt_m *m, struct wt_task *t, void *arg);
 static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg);
 
+/* The weft locks this context holds go with the worker to the context it
+ * switches to (wt_finish_switch takes them): thread-locals are the
+ * context's, locks the thread's.  Done last before the switch, after the
+ * clock reads of wt_cpu_switch: from here to the next context's
+ * wt_finish_switch the thread runs only weft's code, where its program
+ * counter holds program handlers back.  Context: a task or g0 on m. */
+static inline void wt_locks_hand(struct wt_m *m)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	m->handed_locks = wt_locks_held;
+	wt_locks_held = 0;
+}
+
 /* Runs what the task that last switched out on m asked for (m->after).
  * Whoever gets m next does it: g0 (execute), or the task switched to
  * directly, first thing when it resumes. */
 void wt_finish_switch(struct wt_m *m)
 {
 	void (*fn)(struct wt_m *, struct wt_task *, void *) = m->after;
+	/* The locks the previous context handed over are this one's now:
+	 * whatever it calls while it holds them (libc, the vDSO) still holds
+	 * program handlers back. */
+	if (unlikely(m->handed_locks)) {
+		wt_locks_held += m->handed_locks;
+		m->handed_locks = 0;
+		atomic_signal_fence(memory_order_seq_cst);
+	}
 	if (fn) {
 		m->after = NULL;
 		fn(m, m->prevg, m->after_arg);
@@ -472,9 +511,11 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 		wt_sig_preswitch(m, next);
 		wt_cpu_switch(m, t, next);
 		wt_tls_switching(m, next);
+		wt_locks_hand(m);
 		wt_ctx_switch(&t->ctx, &next->ctx, &m->cur_tp);
 	} else {
 		wt_cpu_switch(m, t, NULL);
+		wt_locks_hand(m);
 		wt_ctx_switch(&t->ctx, &m->g0, &m->cur_tp);
 	}
 	wt_task_resumed(t); /* first: before this task writes to its stack (dump.c) */
@@ -874,6 +915,7 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	wt_sig_preswitch(m, t);
 	wt_cpu_switch(m, NULL, t);
 	wt_tls_switching(m, t);
+	wt_locks_hand(m);
 	wt_ctx_switch(&m->g0, &t->ctx, &m->cur_tp);
 	/* Back on g0: a task (t, or one t handed off to) switched out. */
 	m->curg = NULL;

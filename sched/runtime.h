@@ -163,6 +163,9 @@ struct wt_task {
 					 * the park to finish (park.c) */
 	unsigned sighandled;            /* [owner m; handler] program handlers run on it
 					 * (sigsuspend waits for one) */
+	unsigned sigdepth;              /* [owner m; handler] program handlers running on it
+					 * now (sighandler.c's trampoline): a task it readies
+					 * is no hand-off (proc.c: wt_ready_m) */
 	/* Its one io_uring call in flight (uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
@@ -310,6 +313,10 @@ struct wt_m {
 	/* What to do on g0 after the task switched out (Go's mcall). */
 	void (*after)(struct wt_m *, struct wt_task *, void *); /* [owner m] */
 	void *after_arg;                /* [owner m] */
+	/* [owner m] weft locks the context that switched out last still held
+	 * (a parking task's bucket lock, which `after` releases): the next
+	 * context on m counts them as its own (lock.h: wt_locks_held). */
+	int handed_locks;
 	uint64_t fastrand;              /* [owner m] */
 	/* preempt.c: sysmon's requests to this worker and its answers. */
 	_Atomic uint64_t preempt;       /* [atomic] schedtick + 1 of the task to preempt, 0 none */

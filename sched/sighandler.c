@@ -14,12 +14,16 @@
  * for every handler a program sets (not SIGSEGV, SIGBUS, SIGURG: weft's own, which chain; not
  * SIGQUIT: the task dump), with the program's mask and flags, so the kernel
  * blocks during it what it would during the handler; SA_RESETHAND is done
- * here, at the call.  The trampoline looks at the interrupted instruction:
- *  - outside weft, or in wt_syscall6_sigok (a wait holding nothing: an idle
- *    worker's sleep, the poller's epoll_wait, a task unblocking or raising
- *    its own signals), it calls the handler, with the same siginfo and
- *    ucontext the kernel gave;
- *  - inside weft elsewhere, it keeps the siginfo on the worker (m): the
+ * here, at the call.  The trampoline looks at the interrupted context:
+ *  - holding no weft lock (lock.h: wt_locks_held, the interrupted
+ *    context's count, read through the thread pointer the signal came
+ *    with) and outside weft, or in wt_syscall6_sigok (a wait holding
+ *    nothing: an idle worker's sleep, the poller's epoll_wait, a task
+ *    unblocking or raising its own signals), it calls the handler, with
+ *    the same siginfo and ucontext the kernel gave;
+ *  - holding a weft lock, wherever the pc is (libc or the vDSO called
+ *    under the lock: a clock read, a memcpy, a file read), or inside weft
+ *    elsewhere, it keeps the siginfo on the worker (m): the
  *    worker runs it at its next point outside weft's locks and switches
  *    (wt_sig_defer_run: a task's switch-in, yield, end of a park, release
  *    of a program's lock or semaphore; g0's loop), raising it again on its
@@ -44,10 +48,27 @@
  * signals of one kind coalesce, as a blocked one does.  A thread with no
  * worker (a thread weft did not create) runs the handler at once, as
  * before, and so do faults (SIGILL, SIGFPE, SIGTRAP, SIGSYS from the
- * kernel), which would only recur.  libc code weft calls holding a
- * lock is not seen as weft's: such calls are kept out of locked sections
- * (park.c reads the clock before its bucket lock); the timer heap's growth
- * (memcpy) remains, rare.  The same holds for a handler's way back: weft's
+ * kernel), which would only recur.  The lock count makes the rule hold
+ * for every call weft makes under a lock by construction: the pc alone
+ * (the test until then) missed pthread_setschedparam's clock read under
+ * the real-time queue's lock, where a handler's sem_post, readying a
+ * real-time task, waited for that lock on its own thread (a
+ * conformance test hung 7 runs in 32; tests/preload/signal_busy_target's
+ * scheduling phase 4 in 4, none in 30 since); the timer heap's growth
+ * (memcpy), the
+ * scheduling checks' file reads and the TLS images' copies are among the
+ * others.  Rejected: keeping libc out of every locked section by hand
+ * (the way park.c reads the clock before its bucket lock), which the next
+ * change breaks silently; a per-worker depth bumped by every entry into
+ * weft (an entry costs a store more on paths that take no lock, and the
+ * lock is what a handler can wait for).  The count costs one increment
+ * and one decrement of a thread-local word per lock, no system call.
+ * A handler held back this way runs at the worker's next point outside
+ * weft's locks (below); the calls that take weft's locks and return to
+ * the program without passing one run what waits as they return
+ * (shim/sched.c, pthread_create, pthread_join), and a poke that lands inside weft leaves the task's
+ * signals queued rather than raising them for the trampoline to queue
+ * again (sigtask.c: wt_sig_poked).  The same holds for a handler's way back: weft's
  * own handlers (the fault handler, which repairs thread-pointer faults
  * taken inside weft's locked sections, and SIGURG's) return through
  * wt_arch_sigreturn in libweft (wt_sig_install_own), not libc's restorer:
@@ -404,12 +425,42 @@ static struct wt_m *self_m(void)
 	return wt_m_of_tid((int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0));
 }
 
+/* The handler interrupted weft: its code (but a wait that holds nothing),
+ * or anything the thread runs while it holds a weft lock (libc or the
+ * vDSO called under it: the pc alone does not show that).  The count is
+ * the interrupted context's, read through the thread pointer the signal
+ * came with.  Context: a signal handler. */
 static bool interrupted_weft(const ucontext_t *uc)
 {
+	if (wt_locks_held)
+		return true;
 	uintptr_t pc = wt_arch_uc_pc(uc);
 	if (!wt_pc_in_weft(pc))
 		return false;
 	return !wt_pc_in_sigok(pc);
+}
+
+bool wt_sig_in_weft(void *uc)
+{
+	return interrupted_weft(uc);
+}
+
+/* The worker runs what was held back on it at its next point outside
+ * weft's locks (wt_sig_defer_run); sysmon pokes a thread that goes on
+ * without passing one (a task back in its own code).  seq_cst: the
+ * caller's store of what waits, then this exchange; sysmon clears
+ * defer_poke, then looks at both (wt_sig_defer_poke): it sees them, or we
+ * see 0 and kick it.  Context: a signal handler on m's thread. */
+static void defer_later(struct wt_m *m)
+{
+	if (!atomic_exchange(&m->defer_poke, 1))
+		wt_sysmon_kick();
+}
+
+void wt_sig_defer_own(struct wt_m *m)
+{
+	atomic_store_explicit(&m->defer_own, 1, memory_order_seq_cst);
+	defer_later(m);
 }
 
 static bool keep_on_task(struct wt_task *t, int sig, const siginfo_t *si);
@@ -440,13 +491,7 @@ static bool defer(struct wt_m *m, int sig, const siginfo_t *si)
 			atomic_fetch_or_explicit(&m->defer_ready, bit, memory_order_release);
 		}
 	}
-	/* The worker runs them at its next point outside weft's locks
-	 * (wt_sig_defer_run); sysmon pokes a thread that goes on without
-	 * passing one (a task back in its own code).  seq_cst: the store
-	 * above, then this exchange; sysmon clears defer_poke, then looks at
-	 * both (wt_sig_defer_poke): it sees them, or we see 0 and kick it. */
-	if (!atomic_exchange(&m->defer_poke, 1))
-		wt_sysmon_kick();
+	defer_later(m);
 	return true;
 }
 
@@ -906,7 +951,11 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	if (t)
 		old = wt_sig_handler_enter(t, block);
 	/* On t's alternate stack for SA_ONSTACK (sigstack.c). */
+	if (t)
+		t->sigdepth++;
 	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
+	if (t)
+		t->sigdepth--;
 	if (m && t->m != m)
 		moved(ucv, m, t->m);
 	if (t)

@@ -55,12 +55,36 @@
  * every CPU running a worker, waited for, at each pthread_kill: a garbage
  * collector stopping 200 threads 50 times spent a fifth of its time in
  * them, 0.86 s against 0.51 s with fences.
+ * A signal for a task that runs reaches it at once: the poke is sent in
+ * pthread_kill, and its handler raises the signal, whose handler runs as
+ * the poke's returns, on that task (two signal deliveries, about 5 µs
+ * more than natively).  One sent while the task runs a handler that
+ * blocks it needs no poke at all: the handler's end raises it
+ * (wt_sig_handler_leave), which is the common case of a sender that waits
+ * for the handler's post.  What made such a signal late was elsewhere,
+ * measured with bench/signal_rate (modes 3-5, a sender that pthread_kills
+ * a busy thread and waits for its handler's sem_post): the task the
+ * handler readied waited about 1 ms in runnext behind the task that ran
+ * on (proc.c: wt_ready_m now wakes a worker for it), and a signal that
+ * landed inside weft (a loop of pthread_getschedparam) waited for
+ * sysmon's pokes, which mostly landed inside weft again (shim/sched.c now
+ * runs it as the call returns).  Medians of 5 runs of 1 s, natively /
+ * before / after, handlers a second: a spinning target 30,259 / 1,795 /
+ * 10,936; one looping on get/setschedparam 41,144 / 621 / 8,270; on
+ * pthread_create+join 59,258 / 8,867 / 8,064 (a machine at load 12 on 2
+ * CPUs: the rest is the sender's own wake-up, a worker woken to take it).
  * Rejected: tgkill with the program's signal straight to the worker the
- * task runs on — delivery is asynchronous (an IPI), so the task may have
- * switched out by then and the handler runs on the wrong task.  Program
- * handlers do run through a trampoline (sighandler.c), which passes the
- * kernel's siginfo and ucontext on unchanged; it only decides when: not
- * while the thread is inside weft holding a lock.
+ * task runs on, which would save one delivery — delivery is asynchronous
+ * (an IPI), so the task may have switched out by then, and the handler
+ * would run on the wrong task unless the trampoline recognised a marked
+ * siginfo and handed it back; but the task's own points raise the same
+ * signal for themselves (a switch-in, a mask change), the kernel keeps one
+ * instance of a standard signal pending per thread, and so an instance
+ * that arrives after the bit was claimed cannot be told from the one the
+ * claim raised (run twice, or dropped).  Program handlers do run through
+ * a trampoline (sighandler.c), which passes the kernel's siginfo and
+ * ucontext on unchanged; it only decides when: not while the thread is
+ * inside weft or holds a weft lock.
  */
 #include <errno.h>
 #include <signal.h>
@@ -487,6 +511,16 @@ bool wt_sig_poked(void *uc)
 		return false;
 	uint64_t pend = (atomic_load_explicit(&t->sigpend, memory_order_relaxed) |
 			 wt_sig_proc_pending()) & ~t->sigmask;
+	if (wt_sig_in_weft(uc)) {
+		/* Raised now, they would come back to the trampoline inside
+		 * weft, which would only queue them on t again: they stay
+		 * queued, for t's next point outside weft's locks, or a later
+		 * poke (a raise and a delivery less per poke that lands in
+		 * weft: a loop of pthread_getschedparam gets most). */
+		if (pend && t->m)
+			wt_sig_defer_own(t->m);
+		return false;
+	}
 	if (!deliver(t))
 		return false;
 	if (t->m && t->m->insyscall != 0 && wt_arch_uc_in_syscall(uc) &&

@@ -144,6 +144,10 @@ static void *sysmon(void *arg)
 	uint64_t ids_seen = 0; /* wt_task_ids at the last look */
 	for (;;) {
 		int64_t now = wt_nanotime();
+		/* A dump first: the timers and looks below take the
+		 * scheduler's locks, which a stuck worker may hold. */
+		if (atomic_load_explicit(&wt_dump_req, memory_order_relaxed))
+			wt_dump_start();
 		wt_timer_run(now, NULL);
 		int seen;
 		int taken = wt_sysmon_retake(now, &seen);
@@ -187,8 +191,6 @@ static void *sysmon(void *arg)
 			if (next_trace < now)
 				next_trace = now + wt_cfg.schedtrace_ms * 1000000ll;
 		}
-		if (atomic_load_explicit(&wt_dump_req, memory_order_relaxed))
-			wt_dump_start();
 		if (acted) {
 			quiet = 0;
 			delay = DELAY_MIN;

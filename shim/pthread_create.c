@@ -19,6 +19,7 @@
 #include "../sched/tidaddr.h"
 #include "../sched/prio.h"
 #include "../sched/proc.h"
+#include "../sched/sighandler.h"
 #include "../sched/stack.h"
 #include "../sched/task.h"
 
@@ -34,6 +35,9 @@ WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		return r;
 	}
 	int r = wt_task_create(attr, fn, arg, (unsigned long *)th);
+	/* A handler held back while the creation held weft's locks (the
+	 * task list, slabs, stacks) runs before the caller goes on. */
+	wt_sig_unlocked();
 	if (r)
 		return -r;
 	wt_prio_point(); /* created above the caller: it runs first */
@@ -94,6 +98,7 @@ static int join(pthread_t th, void **ret, int64_t deadline)
 	if (t == wt_cur())
 		return EDEADLK;
 	int r = wt_task_join(t, ret, deadline);
+	wt_sig_unlocked(); /* a join that did not park took weft's locks */
 	if (r == -ECANCELED)
 		wt_cancel_act();
 	return -r;

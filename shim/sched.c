@@ -24,6 +24,7 @@
 #include "../sched/affinity.h"
 #include "../sched/cpuclock.h"
 #include "../sched/prio.h"
+#include "../sched/sighandler.h"
 
 struct wt_task wt_shim_no_task; /* an id of weft's worker that runs no task */
 
@@ -54,6 +55,18 @@ struct wt_task *wt_shim_task_of_id(pid_t id)
 			return t ? t : &wt_shim_no_task;
 		}
 	return NULL;
+}
+
+/* A call on a task that took weft's locks returns to the program: a
+ * signal whose handler came while the task held them (deferred,
+ * sched/sighandler.c) runs now, before the program goes on, as natively
+ * it would have run within the call.  A loop of these calls that never
+ * switches would otherwise leave it to sysmon's pokes, which mostly land
+ * inside weft again.  r passes through. */
+static inline int unlocked(int r)
+{
+	wt_sig_unlocked();
+	return r;
 }
 
 /* -errno to the system-call contract: -1 and errno. */
@@ -93,7 +106,7 @@ WT_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sched
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)
 		return e ? e : real.pthread_setschedparam(th, policy, sp);
-	return -wt_prio_pthread_set(t, policy, sp);
+	return unlocked(-wt_prio_pthread_set(t, policy, sp));
 }
 
 WT_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_param *sp)
@@ -106,7 +119,7 @@ WT_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_para
 	wt_prio_pthread_get(t, &pol, &prio);
 	*policy = pol;
 	sp->sched_priority = prio;
-	return 0;
+	return unlocked(0);
 }
 
 WT_EXPORT int pthread_setschedprio(pthread_t th, int prio)
@@ -116,7 +129,7 @@ WT_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 	if (!t)
 		return e ? e : real.pthread_setschedprio(th, prio);
 	struct sched_param sp = { .sched_priority = prio };
-	return -wt_prio_pthread_set(t, WT_PRIO_KEEP, &sp);
+	return unlocked(-wt_prio_pthread_set(t, WT_PRIO_KEEP, &sp));
 }
 
 WT_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *sp)
@@ -128,7 +141,7 @@ WT_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_setscheduler, pid, policy, (long)sp, 0, 0, 0));
-	return sys_ret(wt_prio_set(t, policy, sp));
+	return sys_ret(unlocked(wt_prio_set(t, policy, sp)));
 }
 
 WT_EXPORT int sched_setparam(pid_t pid, const struct sched_param *sp)
@@ -140,7 +153,7 @@ WT_EXPORT int sched_setparam(pid_t pid, const struct sched_param *sp)
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_setparam, pid, (long)sp, 0, 0, 0, 0));
-	return sys_ret(wt_prio_set(t, WT_PRIO_KEEP, sp));
+	return sys_ret(unlocked(wt_prio_set(t, WT_PRIO_KEEP, sp)));
 }
 
 WT_EXPORT int sched_getscheduler(pid_t pid)
@@ -213,7 +226,7 @@ WT_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 		return sys_ret(-ESRCH);
 	if (!t)
 		return sys_ret(wt_syscall6(SYS_sched_setaffinity, pid, size, (long)set, 0, 0, 0));
-	return sys_ret(wt_aff_set(t, size, set));
+	return sys_ret(unlocked(wt_aff_set(t, size, set)));
 }
 
 /* glibc's: the bytes past the kernel's mask size are zeroed. */
@@ -241,7 +254,7 @@ WT_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t 
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)
 		return e ? e : real.pthread_setaffinity_np(th, size, set);
-	return -wt_aff_set(t, size, set);
+	return unlocked(-wt_aff_set(t, size, set));
 }
 
 WT_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
