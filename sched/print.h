@@ -15,6 +15,7 @@ struct wt_wbuf {                /* buffered output to fd; cap >= 1024 */
 	char *buf;
 	size_t n, cap;
 	int fd;
+	bool priv;              /* fd is in weft's own table (privfd.c) */
 };
 void wt_wprint(struct wt_wbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void wt_wflush(struct wt_wbuf *b);

@@ -289,7 +289,7 @@ bool wt_libc_threaded_idle(struct wt_task *t, int ostid)
 	return ok;
 }
 
-int wt_thread_raw(int (*fn)(void *), void *arg, size_t size, struct wt_raw *r)
+int wt_thread_raw_prepare(size_t size, struct wt_raw *r)
 {
 	size_t guard = (size_t)sysconf(_SC_PAGESIZE);
 	if (!r->base) {
@@ -307,20 +307,32 @@ int wt_thread_raw(int (*fn)(void *), void *arg, size_t size, struct wt_raw *r)
 	if (!tp)
 		return -ENOMEM;
 	r->tp = tp;
+	r->sp = sp;
 	r->dtv = NULL;
+	return 0;
+}
+
+int wt_thread_raw_clone(int (*fn)(void *), void *arg, struct wt_raw *r)
+{
 	/* The thread starts with every signal blocked (as glibc's do): no
 	 * handler of the program's may run on it before it sets its mask. */
 	uint64_t all = ~0ull, old;
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8, 0, 0);
-	int *tid = (int *)(wt_tls_pd(tp) + wt_off_tid);
+	int *tid = (int *)(wt_tls_pd(r->tp) + wt_off_tid);
 	int saved_errno = errno;
-	int t = clone(fn, (void *)((uintptr_t)sp & ~(uintptr_t)15),
+	int t = clone(fn, (void *)((uintptr_t)r->sp & ~(uintptr_t)15),
 		      CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
 			      CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID |
 			      CLONE_CHILD_CLEARTID,
-		      arg, tid, (void *)tp, tid);
+		      arg, tid, (void *)r->tp, tid);
 	int err = t < 0 ? errno : 0;
 	errno = saved_errno;
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 	return -err;
+}
+
+int wt_thread_raw(int (*fn)(void *), void *arg, size_t size, struct wt_raw *r)
+{
+	int err = wt_thread_raw_prepare(size, r);
+	return err ? err : wt_thread_raw_clone(fn, arg, r);
 }
