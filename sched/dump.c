@@ -66,6 +66,12 @@
  * which the caller waits for.  A request while a dump is under way waits
  * for it to end (sysmon asks again each tick).
  *
+ * Descriptors: the dumper thread takes a descriptor table of its own as it
+ * starts (privfd.c), with a copy of descriptor 2 for SIGQUIT's output:
+ * weft stack's file, the ELF files symbol.c maps, libunwind's pipe and
+ * libdw's files never take a number in the program's table.  A dump that
+ * runs on sysmon opens weft stack's file in privfd.c's helper.
+ *
  * Rejected: stopping the world (weft has no safe points for parked and
  * running tasks alike); holding a task that wakes up while it is walked
  * until the walk ends (a held task may own the very lock the walk takes:
@@ -394,7 +400,7 @@ static void *dumper(void *arg)
 		thread_done();
 		return NULL;
 	}
-	struct wt_wbuf o = { buf, 0, sizeof buf, fd, req != 0 };
+	struct wt_wbuf o = { buf, 0, sizeof buf, fd, req ? wt_privfd_write : NULL };
 	size_t n, cap, left, shown = 0;
 	/* A cache per thread: the global one takes a lock and blocks every
 	 * signal around each step (two sigprocmask calls a frame). */

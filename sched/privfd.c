@@ -38,6 +38,11 @@
  *     from sysmon, g0 or a task.  A program that never needs it never has
  *     it; with GOMAXPROCS unset sysmon's first cgroup lookup needs it at
  *     start, so most processes have one more OS thread ("weft-files").
+ *     It counts in wt_nthreads: at WEFT_MAXTHREADS it is not made, and
+ *     the requests fail (-ENOSYS) until a thread is free: sysmon's probe
+ *     then answers "unknown" (the signal handler decides), the cgroup
+ *     limit is not re-read, a change of credentials lists the threads
+ *     weft knows.
  *   - weft's own threads that never need the program's descriptors take
  *     one at their start (wt_privfd_own): a dump's thread (keeping a copy
  *     of descriptor 2 for SIGQUIT's output; libunwind's pipe and libdw's
@@ -238,10 +243,9 @@ static bool up(bool crashing)
 	int s = atomic_load(&hstate);
 	if (s == H_UP)
 		return true;
-	if (s == H_FAILED || crashing)
-		return false;
+	if (s == H_FAILED || crashing || !wt_thread_count_in())
+		return false; /* at WEFT_MAXTHREADS: asked again next time */
 	atomic_store(&hstate, H_STARTING);
-	atomic_fetch_add(&wt_nthreads, 1);
 	if (wt_thread_raw_clone(helper, NULL, &raw) != 0) {
 		/* No thread now (the kernel's limits): asked again next time. */
 		atomic_fetch_sub(&wt_nthreads, 1);
@@ -302,6 +306,11 @@ long wt_privfd_syscall(long nr, long a, long b, long c, long d, long e, long f)
 {
 	struct sc s = { nr, { a, b, c, d, e, f } };
 	return wt_privfd_run(run_syscall, &s);
+}
+
+long wt_privfd_write(int fd, const void *buf, size_t n)
+{
+	return wt_privfd_syscall(SYS_write, fd, (long)buf, (long)n, 0, 0, 0);
 }
 
 int wt_privfd_tid(void)

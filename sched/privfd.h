@@ -25,6 +25,8 @@ void wt_privfd_init(void);
 long wt_privfd_run(long (*fn)(void *), void *arg);
 /* One raw system call run as wt_privfd_run runs fn. */
 long wt_privfd_syscall(long nr, long a, long b, long c, long d, long e, long f);
+/* write(2) to a descriptor of weft's own table (print.h: struct wt_wbuf). */
+long wt_privfd_write(int fd, const void *buf, size_t n);
 
 /* The calling thread, one of weft's own that never needs the program's
  * descriptors (a dump's, the trace's writer), takes a table of its own,

@@ -213,7 +213,7 @@ static int claim(void)
 	long fd = wt_privfd_syscall(SYS_openat, AT_FDCWD, (long)path,
 			      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, 0, 0);
 	if (fd >= 0) {
-		struct wt_wbuf o = { obuf, 0, sizeof obuf, (int)fd, true };
+		struct wt_wbuf o = { obuf, 0, sizeof obuf, (int)fd, wt_privfd_write };
 		wt_wprint(&o, "{\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
 			  "\"name\":\"process_name\",\"args\":{\"name\":\"%s (weft)\",",
 			  pid, exe);
@@ -636,7 +636,7 @@ static void write_out(bool close, const char *why, bool may_load)
 	}
 	if (fd < 0)
 		fd = -1; /* drained all the same: the rings must not fill */
-	struct wt_wbuf o = { obuf, 0, sizeof obuf, (int)fd, true };
+	struct wt_wbuf o = { obuf, 0, sizeof obuf, (int)fd, wt_privfd_write };
 	for (struct wt_tlbuf *b = atomic_load_explicit(&wt_tl_bufs, memory_order_acquire); b; b = b->next)
 		drain(&o, b, may_load);
 	int64_t now = wt_nanotime();

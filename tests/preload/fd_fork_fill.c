@@ -65,7 +65,7 @@ static int child(int s, int raw)
 	if (pipe(bp) != 0 || pthread_create(&bl, NULL, blocker, NULL) != 0 ||
 	    pthread_create(&sp, NULL, spinner, NULL) != 0)
 		return 6;
-	struct timespec pause = { 0, 20000000 };
+	struct timespec pause = { 0, 10000000 };
 	nanosleep(&pause, NULL); /* both at work */
 	for (int fd = 3; fd < 256; fd++) {
 		if (fd == s || fcntl(fd, F_GETFD) == 0 || errno != EBADF)
