@@ -315,8 +315,11 @@ int wt_thread_raw_prepare(size_t size, struct wt_raw *r)
 int wt_thread_raw_clone(int (*fn)(void *), void *arg, struct wt_raw *r)
 {
 	/* The thread starts with every signal blocked (as glibc's do): no
-	 * handler of the program's may run on it before it sets its mask. */
-	uint64_t all = ~0ull, old;
+	 * handler of the program's may run on it before it sets its mask.
+	 * But for SIGSEGV and SIGBUS, whose handler is weft's (crash.c): in
+	 * trap mode (tls.c) the errno access below may fault for a repair,
+	 * and a fault with its signal blocked kills the process. */
+	uint64_t all = ~((1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1))), old;
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8, 0, 0);
 	int *tid = (int *)(wt_tls_pd(r->tp) + wt_off_tid);
 	int saved_errno = errno;
