@@ -73,7 +73,9 @@
  * closed (listed in /proc/thread-self/fd) — the helper holds references
  * to the program's files for those few microseconds.
  * Credentials: the helper takes every change (setxid.c kicks it), so its
- * opens are checked against the ids the program has.
+ * opens are checked against the ids the program has.  Secure-execution
+ * mode changes nothing here: the helper is a thread of the process, and
+ * /proc/self is open to it as to any of the process's threads.
  *
  * The epoll and io_uring instances are the exceptions: tasks pass them to
  * epoll_ctl and io_uring_enter on workers, whose table is the program's.
