@@ -18,7 +18,8 @@
  * sysmon then and about once a second, unless GOMAXPROCS is set: a
  * changed limit resizes the procs at run time (proc.c: wt_procs_resize).
  * Files are read with raw system calls into fixed buffers: no malloc, no
- * errno, no interposed open.  The paths are written once by
+ * errno, no interposed open, and in weft's own descriptor table (privfd.c:
+ * the helper thread), never the program's.  The paths are written once by
  * wt_cgroup_init and published by cg_ok; a task's sched_setaffinity
  * (affinity.c) reads them too.
  *
@@ -36,6 +37,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "print.h"
+#include "privfd.h"
 #include "proc.h"
 #include "readfile.h"
 
@@ -83,15 +85,16 @@ static const char *skip_fields(const char *s, int n)
  * mountinfo is read in pieces: it can be longer than any fixed buffer. */
 static bool find_mount(char *mnt, char *mroot)
 {
-	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/mountinfo",
-			      O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	long fd = wt_privfd_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/mountinfo",
+				    O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
 		return false;
 	char buf[8192];
 	size_t have = 0;
 	bool found = false, eof = false;
 	while (!found && !eof) {
-		long r = wt_syscall6(SYS_read, fd, (long)(buf + have), sizeof buf - 1 - have, 0, 0, 0);
+		long r = wt_privfd_syscall(SYS_read, fd, (long)(buf + have), sizeof buf - 1 - have, 0,
+					   0, 0);
 		if (r == -4)
 			continue;
 		if (r <= 0)
@@ -115,7 +118,7 @@ static bool find_mount(char *mnt, char *mroot)
 		if (have == sizeof buf - 1) /* a line longer than buf: drop it */
 			have = 0;
 	}
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	wt_privfd_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 	return found;
 }
 

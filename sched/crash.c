@@ -38,6 +38,7 @@
 #include "sigstack.h"
 #include "slab.h"
 #include "stack.h"
+#include "privfd.h"
 #include "symbol.h"
 #include "task.h"
 #include "timeline.h"
@@ -148,6 +149,8 @@ static void report(void *arg)
 	struct wt_task *t = r->t;
 	bool overflow = r->overflow;
 	struct wt_overflow ov = r->ov;
+	/* An existing helper opens the ELF files and the trace; none is made. */
+	wt_privfd_dying();
 	if (t) {
 		struct wt_sym fs;
 		const char *fn = t->main ? "main" : "?";

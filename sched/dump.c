@@ -69,6 +69,12 @@
  * which the caller waits for.  A request while a dump is under way waits
  * for it to end (sysmon asks again each tick).
  *
+ * Descriptors: the dumper thread takes a descriptor table of its own as it
+ * starts (privfd.c), with a copy of descriptor 2 for SIGQUIT's output:
+ * weft stack's file, the ELF files symbol.c maps, libunwind's pipe and
+ * libdw's files never take a number in the program's table.  A dump that
+ * runs on sysmon opens weft stack's file in privfd.c's helper.
+ *
  * Rejected: stopping the world (weft has no safe points for parked and
  * running tasks alike); holding a task that wakes up while it is walked
  * until the walk ends (a held task may own the very lock the walk takes:
@@ -92,6 +98,7 @@
 #include "dump.h"
 #include "sighandler.h"
 #include "print.h"
+#include "privfd.h"
 #include "real.h"
 #include "sigtask.h"
 #include "task.h"
@@ -392,19 +399,21 @@ static struct snap *snapshot(size_t *n, size_t *cap, size_t *left, bool *locked)
 }
 
 /* [dumper] weft stack's file: /proc/PID/fd/N of the request, if it is a
- * regular file, empty and unnamed; else -1 (nothing is written). */
+ * regular file, empty and unnamed; else -1 (nothing is written).  Opened
+ * in weft's own table (privfd.c): the dumper's, or the helper's when the
+ * dump runs on sysmon. */
 static int stack_file(uint64_t req)
 {
 	char p[64];
 	wt_snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)(req >> 32), (int)(uint32_t)req);
-	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)p, O_WRONLY | O_CLOEXEC | O_NOCTTY, 0, 0,
-			      0);
+	long fd = wt_privfd_syscall(SYS_openat, AT_FDCWD, (long)p, O_WRONLY | O_CLOEXEC | O_NOCTTY,
+				    0, 0, 0);
 	if (fd < 0)
 		return -1;
 	struct stat st;
-	if (wt_syscall6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 || !S_ISREG(st.st_mode) ||
+	if (wt_privfd_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 || !S_ISREG(st.st_mode) ||
 	    st.st_nlink != 0 || st.st_size != 0) {
-		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+		wt_privfd_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 		return -1;
 	}
 	return (int)fd;
@@ -419,12 +428,20 @@ static void *dumper(void *arg)
 	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	int64_t t0 = wt_nanotime();
 	static char buf[65536] WT_BSS_LARGE; /* [busy] one dump at a time */
+	/* On a thread of its own: a descriptor table of its own too, with a
+	 * copy of descriptor 2 only (SIGQUIT's output), so that weft stack's
+	 * file, libunwind's pipe and libdw's files never take a number of the
+	 * program's (privfd.c). */
+	if (!nowalk && wt_privfd_own(req ? 0 : 3) == 0 && !req) {
+		wt_syscall6(SYS_close, 0, 0, 0, 0, 0, 0);
+		wt_syscall6(SYS_close, 1, 0, 0, 0, 0, 0);
+	}
 	int fd = req ? stack_file(req) : 2;
 	if (fd < 0) {
 		thread_done();
 		return NULL;
 	}
-	struct wt_wbuf o = { buf, 0, sizeof buf, fd };
+	struct wt_wbuf o = { buf, 0, sizeof buf, fd, req ? wt_privfd_write : NULL };
 	size_t n, cap, left, shown = 0;
 	/* A cache per thread: the global one takes a lock and blocks every
 	 * signal around each step (two sigprocmask calls a frame). */
@@ -454,7 +471,7 @@ static void *dumper(void *arg)
 	if (s)
 		wt_syscall6(SYS_munmap, (long)s, (long)(cap * sizeof *s), 0, 0, 0, 0);
 	if (req) { /* weft stack: the program runs on */
-		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+		wt_privfd_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 		thread_done();
 		return NULL;
 	}

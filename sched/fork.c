@@ -48,6 +48,7 @@
 #include "setxid.h"
 #include "pshared.h"
 #include "netpoll.h"
+#include "privfd.h"
 #include "uring.h"
 #include "sighandler.h"
 #include "sigtask.h"
@@ -125,6 +126,7 @@ static void reset(bool reclaimed)
 
 	wt_lockrank_fork_reset();
 	wt_setxid_fork_reset();
+	wt_privfd_fork_reset();
 	if (t)
 		wt_pshared_fork_reset(t);
 	atomic_store_explicit(&wt_sched.lock.v, 0, memory_order_relaxed);

@@ -49,7 +49,9 @@
  *   STACK         stack.c: the arena's slot hints
  *   UNJOINED      unjoined.c: exited tasks by pthread_t
  *   PSHARED       pshared.c: the blocks of owner ids beyond the pid's
- *   SLAB          slab.c: each slab's free list; innermost
+ *   SLAB          slab.c: each slab's free list
+ *   PRIVFD        privfd.c: the helper's mailbox, one request at a time; innermost
+ *                 (files are opened for callers that hold any of the above)
  */
 #ifndef WEFT_LOCKRANK_H
 #define WEFT_LOCKRANK_H
@@ -76,6 +78,7 @@ enum wt_lockrank {
 	WT_RANK_UNJOINED,
 	WT_RANK_PSHARED,
 	WT_RANK_SLAB,
+	WT_RANK_PRIVFD,
 	WT_RANK_COUNT
 };
 

@@ -50,6 +50,7 @@
 
 #include "runtime.h"
 #include "netpoll.h"
+#include "privfd.h"
 #include "vfork.h"
 #include "print.h"
 #include "proc.h"
@@ -231,15 +232,21 @@ static bool start(void)
 		return true;
 	wt_lock(&init_lock);
 	if (!atomic_load_explicit(&started, memory_order_relaxed)) {
-		long fd = wt_syscall6(SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, 0, 0, 0);
-		if (fd >= 0) {
-			/* Out of the low numbers programs expect to get back
-			 * (a daemon closes 0-2 and reopens /dev/null). */
-			long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
-			if (hi >= 0) {
-				wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-				fd = hi;
+		/* Made and moved with the gate closed (privfd.c): no dup2 of
+		 * the program's meets the low number meanwhile. */
+		long fd = -EAGAIN;
+		if (wt_fdgate_close()) {
+			fd = wt_syscall6(SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, 0, 0, 0);
+			if (fd >= 0) {
+				/* Out of the low numbers programs expect to get
+				 * back (a daemon closes 0-2 and reopens /dev/null). */
+				long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
+				if (hi >= 0) {
+					wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+					fd = hi;
+				}
 			}
+			wt_fdgate_open();
 		}
 		if (fd < 0) {
 			/* Tried again at the next wait: EMFILE (no descriptor

@@ -119,10 +119,12 @@ int wt_snprintf(char *buf, size_t n, const char *fmt, ...)
 	return r;
 }
 
-static void write_all(int fd, const char *buf, size_t n)
+static void write_all(int fd, const char *buf, size_t n,
+		      long (*wr)(int fd, const void *buf, size_t n))
 {
 	for (size_t off = 0; off < n;) {
-		long w = wt_syscall6(SYS_write, fd, (long)(buf + off), (long)(n - off), 0, 0, 0);
+		long w = wr ? wr(fd, buf + off, n - off)
+			    : wt_syscall6(SYS_write, fd, (long)(buf + off), (long)(n - off), 0, 0, 0);
 		if (w == -4)
 			continue;
 		if (w <= 0)
@@ -138,12 +140,12 @@ void wt_print(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vfmt(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	write_all(2, buf, (size_t)n);
+	write_all(2, buf, (size_t)n, NULL);
 }
 
 void wt_wflush(struct wt_wbuf *b)
 {
-	write_all(b->fd, b->buf, b->n);
+	write_all(b->fd, b->buf, b->n, b->write);
 	b->n = 0;
 }
 

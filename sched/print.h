@@ -15,6 +15,9 @@ struct wt_wbuf {                /* buffered output to fd; cap >= 1024 */
 	char *buf;
 	size_t n, cap;
 	int fd;
+	/* NULL: a raw write(2); else how (privfd.c: wt_privfd_write for a
+	 * descriptor of weft's own table) */
+	long (*write)(int fd, const void *buf, size_t n);
 };
 void wt_wprint(struct wt_wbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void wt_wflush(struct wt_wbuf *b);

@@ -24,9 +24,11 @@
  *   2. list /proc/self/task; each tid not yet in the table is added as
  *      SENT and sent SIGURG with si_value = the operation's address (the
  *      preemption handler hands such a signal here: wt_setxid_signal);
- *      sysmon, which blocks every signal, is kicked and looks itself
- *      (wt_setxid_poll).  Without the listing (no descriptor free) the
- *      threads weft made stand in for it: its workers and sysmon;
+ *      sysmon and the helper that opens weft's files (privfd.c), which
+ *      block every signal, are kicked and look themselves
+ *      (wt_setxid_poll).  The listing is read in the helper's table of
+ *      descriptors, never the program's.  Without the listing (no /proc) the
+ *      threads weft made stand in for it: its workers, sysmon, the helper;
  *   3. the thread's handler finds its tid SENT, claims it (SENT ->
  *      APPLYING, a CAS, so a thread applies a change once even if the
  *      signal came twice), makes the call, records its result, marks it
@@ -62,6 +64,7 @@
 
 #include "runtime.h"
 #include "print.h"
+#include "privfd.h"
 #include "readfile.h"
 #include "setxid.h"
 #include "vfork.h"
@@ -190,8 +193,9 @@ static int take(struct op *op, int tid, int *listed, int cap, int *n, bool resen
 	return 0;
 }
 
-/* Without /proc/self/task (no descriptor free: RLIMIT_NOFILE reached, or
- * no /proc), the threads weft knows: its workers and sysmon.  Every
+/* Without /proc/self/task (no /proc, or no helper thread for weft's own
+ * descriptors), the threads weft knows: its workers, sysmon and that
+ * helper.  Every
  * pthread is a task on a worker, so only threads made by a raw clone, or
  * running before weft started, are missed; the first time, one weft: line
  * says so.  A worker whose thread exited has ostid 0 (take skips it), so
@@ -211,6 +215,7 @@ static int take_known(struct op *op, long err, int *listed, int cap, int *n, boo
 		added += take(op, m->ostid, listed, cap, n, resend);
 	added += take(op, atomic_load_explicit(&wt_sysmon_tid, memory_order_relaxed), listed, cap,
 		      n, resend);
+	added += take(op, wt_privfd_tid(), listed, cap, n, resend);
 	return added;
 }
 
@@ -221,15 +226,16 @@ static int pass(struct op *op, int *listed, int cap, bool resend)
 {
 	static char buf[8192] WT_BSS_LARGE;
 	int n = 0, added = 0;
-	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/task",
-			      O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+	long fd = wt_privfd_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/task",
+				    O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0) {
 		added = take_known(op, fd, listed, cap, &n, resend);
 		wt_sysmon_kick();
+		wt_privfd_kick();
 		return added;
 	}
 	for (;;) {
-		long got = wt_syscall6(SYS_getdents64, fd, (long)buf, sizeof buf, 0, 0, 0);
+		long got = wt_privfd_syscall(SYS_getdents64, fd, (long)buf, sizeof buf, 0, 0, 0);
 		if (got <= 0)
 			break;
 		for (long off = 0; off < got;) {
@@ -241,7 +247,7 @@ static int pass(struct op *op, int *listed, int cap, bool resend)
 			added += take(op, tid, listed, cap, &n, resend);
 		}
 	}
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	wt_privfd_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 	/* A SENT thread that is not listed any more has exited. */
 	if (n < cap) {
 		for (unsigned i = 0; i <= op->mask; i++) {
@@ -257,7 +263,10 @@ static int pass(struct op *op, int *listed, int cap, bool resend)
 				wt_futex_wake(&op->pending, 1, false);
 		}
 	}
-	wt_sysmon_kick(); /* sysmon blocks SIGURG: it looks at cur itself */
+	/* sysmon and privfd.c's helper block SIGURG: they look at cur
+	 * themselves. */
+	wt_sysmon_kick();
+	wt_privfd_kick();
 	return added;
 }
 
@@ -286,7 +295,8 @@ static void drop_unreachable(struct op *op)
 	int sysmon = atomic_load_explicit(&wt_sysmon_tid, memory_order_relaxed);
 	for (unsigned i = 0; i <= op->mask; i++) {
 		int tid = atomic_load(&op->slot[i].tid);
-		if (!tid || tid == sysmon || atomic_load(&op->slot[i].state) != SLOT_SENT)
+		if (!tid || tid == sysmon || tid == wt_privfd_tid() ||
+		    atomic_load(&op->slot[i].state) != SLOT_SENT)
 			continue;
 		char path[64], buf[2048];
 		wt_snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);

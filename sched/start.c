@@ -50,6 +50,7 @@
 #include "text.h"
 #include "thread.h"
 #include "throw.h"
+#include "privfd.h"
 #include "timeline.h"
 #include "tls.h"
 #include "worker.h"
@@ -187,6 +188,7 @@ int wt_runtime_start(void)
 	atomic_store(&wt_ntasks, 1);
 	wt_libc_mode_init();
 	wt_tl_start(m); /* before sysmon and workers: they read wt_tl_on */
+	wt_privfd_init(); /* before sysmon, whose first cgroup lookup may need it */
 	wt_sysmon_start();
 	wt_dump_init();
 	atomic_store_explicit(&start_state, RUNNING, memory_order_release);

@@ -27,6 +27,7 @@
  * hold it) and falls back to dladdr.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <elf.h>
 #include <link.h>
@@ -39,6 +40,7 @@
 #include "arch.h"
 #include "lock.h"
 #include "print.h"
+#include "privfd.h"
 #include "slab.h"
 #include "symbol.h"
 
@@ -150,20 +152,38 @@ static const char *sym_name(const char *f, const ElfW(Shdr) *str, const ElfW(Sym
 	return memchr(nm, 0, str->sh_size - sym->st_name) ? nm : NULL;
 }
 
-/* [sym_lock held] Reads o->path's function symbols, from the file mapped
- * read-only; allocates only with mmap. */
-static void load_table(struct symobj *o)
+struct mapped {
+	const char *path;
+	size_t len;
+};
+
+/* The file mapped read-only whole (its length into m->len), or -errno.
+ * Context: a thread whose table is weft's own (privfd.c). */
+static long map_file(void *arg)
 {
-	int fd = (int)wt_syscall6(SYS_openat, AT_FDCWD, (long)o->path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	struct mapped *a = arg;
+	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)a->path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
-		return;
+		return fd;
 	struct stat st;
 	long r = wt_syscall6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0);
-	size_t len = r == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
-	long m = len ? wt_syscall6(SYS_mmap, 0, (long)len, PROT_READ, MAP_PRIVATE, fd, 0) : -1;
+	a->len = r == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+	long m = a->len ? wt_syscall6(SYS_mmap, 0, (long)a->len, PROT_READ, MAP_PRIVATE, fd, 0)
+			: -ENOENT;
 	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	return m;
+}
+
+/* [sym_lock held] Reads o->path's function symbols, from the file mapped
+ * read-only (opened in weft's own table, privfd.c); allocates only with
+ * mmap. */
+static void load_table(struct symobj *o)
+{
+	struct mapped mp = { o->path, 0 };
+	long m = wt_privfd_run(map_file, &mp);
 	if (m < 0 && m > -4096)
 		return;
+	size_t len = mp.len;
 	const char *f = (const char *)m;
 	const ElfW(Shdr) *tab, *str;
 	if (!find_table(f, len, &tab, &str)) {

@@ -289,7 +289,7 @@ bool wt_libc_threaded_idle(struct wt_task *t, int ostid)
 	return ok;
 }
 
-int wt_thread_raw(int (*fn)(void *), void *arg, size_t size, struct wt_raw *r)
+int wt_thread_raw_prepare(size_t size, struct wt_raw *r)
 {
 	size_t guard = (size_t)sysconf(_SC_PAGESIZE);
 	if (!r->base) {
@@ -307,25 +307,39 @@ int wt_thread_raw(int (*fn)(void *), void *arg, size_t size, struct wt_raw *r)
 	if (!tp)
 		return -ENOMEM;
 	r->tp = tp;
+	r->sp = sp;
 	r->dtv = NULL;
+	return 0;
+}
+
+int wt_thread_raw_clone(int (*fn)(void *), void *arg, struct wt_raw *r)
+{
 	/* The thread starts with every signal blocked (as glibc's do): no
 	 * handler of the program's may run on it before it sets its mask.
+	 * But for SIGSEGV and SIGBUS, whose handler is weft's (crash.c).
 	 * glibc's clone reads and writes TLS (errno) meanwhile: in trap mode
-	 * (tls.c) a revert of this thread's base while SIGSEGV is blocked
-	 * would kill the process silently, so the base is pinned first. */
-	int *tid = (int *)(wt_tls_pd(tp) + wt_off_tid);
+	 * (tls.c) a revert of this thread's base would fault, and with the
+	 * fault's signal blocked kill the process silently; the base is
+	 * pinned as well, so no repair is needed at all. */
+	int *tid = (int *)(wt_tls_pd(r->tp) + wt_off_tid);
 	int saved_errno = errno;
 	struct wt_pin pin = wt_tls_pin();
-	uint64_t all = ~0ull, old;
+	uint64_t all = ~((1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1))), old;
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8, 0, 0);
-	int t = clone(fn, (void *)((uintptr_t)sp & ~(uintptr_t)15),
+	int t = clone(fn, (void *)((uintptr_t)r->sp & ~(uintptr_t)15),
 		      CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
 			      CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID |
 			      CLONE_CHILD_CLEARTID,
-		      arg, tid, (void *)tp, tid);
+		      arg, tid, (void *)r->tp, tid);
 	int err = t < 0 ? errno : 0;
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 	wt_tls_unpin(pin);
 	errno = saved_errno;
 	return -err;
+}
+
+int wt_thread_raw(int (*fn)(void *), void *arg, size_t size, struct wt_raw *r)
+{
+	int err = wt_thread_raw_prepare(size, r);
+	return err ? err : wt_thread_raw_clone(fn, arg, r);
 }

@@ -45,11 +45,19 @@ struct wt_raw {
 	char *base;     /* the mapping: guard page, then the stack */
 	size_t size;    /* the stack's bytes */
 	uintptr_t tp;   /* the last thread's TCB */
+	char *sp;       /* its first stack pointer */
 	void *dtv;
 };
 /* Starts fn(arg) on a raw thread, every signal blocked; 0 or -errno.
  * Context: the initial thread at start, or a fork child's only one; it
  * allocates the TCB's DTV. */
 int wt_thread_raw(int (*fn)(void *), void *arg, size_t size, struct wt_raw *r);
+/* The two halves of wt_thread_raw: the stack and a fresh TCB (same
+ * context, allocates the DTV), then the clone itself, under the TCB and
+ * stack r holds (any context: no allocation, no lock).  A TCB prepared
+ * once may start one thread at a time; a fork child may start it again as
+ * it is, since the child has none of its parent's other threads. */
+int wt_thread_raw_prepare(size_t size, struct wt_raw *r);
+int wt_thread_raw_clone(int (*fn)(void *), void *arg, struct wt_raw *r);
 
 #endif

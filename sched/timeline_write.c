@@ -28,7 +28,9 @@
  * for it at most a second (the writer thread might have crashed holding
  * it) and then gives up.  The file is opened by its absolute path for
  * each write and closed again, so a program that closes every descriptor
- * (a daemon) or changes directory does not end the trace.
+ * (a daemon) or changes directory does not end the trace; it is opened in
+ * a descriptor table of weft's own (privfd.c: the writer's, or the
+ * helper's for the other writers), never the program's.
  *
  * The file is valid JSON after every write, not only at the end: each
  * write puts its events at `body_end`, where the previous write's tail
@@ -70,6 +72,7 @@
 #include "config.h"
 #include "lock.h"
 #include "print.h"
+#include "privfd.h"
 #include "readfile.h"
 #include "runq.h"
 #include "sigtask.h"
@@ -197,20 +200,20 @@ static int claim(void)
 	size_t dl = (size_t)(strrchr(want, '/') - want);
 	memcpy(dir, want, dl ? dl : 1);
 	dir[dl ? dl : 1] = 0;
-	long dfd = wt_syscall6(SYS_openat, AT_FDCWD, (long)dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
-			       0, 0);
+	long dfd = wt_privfd_syscall(SYS_openat, AT_FDCWD, (long)dir,
+				     O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
 	if (dfd >= 0)
-		wt_syscall6(SYS_flock, dfd, LOCK_EX, 0, 0, 0, 0); /* released by close */
+		wt_privfd_syscall(SYS_flock, dfd, LOCK_EX, 0, 0, 0, 0); /* released by close */
 	int k = 0;
 	for (; k < 1000; k++) {
 		candidate(path, sizeof path, k);
 		if (!path[0] || !held(path))
 			break;
 	}
-	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)path,
+	long fd = wt_privfd_syscall(SYS_openat, AT_FDCWD, (long)path,
 			      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, 0, 0);
 	if (fd >= 0) {
-		struct wt_wbuf o = { obuf, 0, sizeof obuf, (int)fd };
+		struct wt_wbuf o = { obuf, 0, sizeof obuf, (int)fd, wt_privfd_write };
 		wt_wprint(&o, "{\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
 			  "\"name\":\"process_name\",\"args\":{\"name\":\"%s (weft)\",",
 			  pid, exe);
@@ -219,10 +222,10 @@ static int claim(void)
 		body_end = (long)o.n;
 		trailer(&o, wt_nanotime(), "running", false);
 		wt_wflush(&o);
-		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+		wt_privfd_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 	}
 	if (dfd >= 0)
-		wt_syscall6(SYS_close, dfd, 0, 0, 0, 0, 0);
+		wt_privfd_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
 	if (fd < 0) {
 		wt_print("weft: WEFTDEBUG: cannot write the trace to %s; no trace\n", path);
 		return (int)fd;
@@ -618,7 +621,7 @@ static void write_out(bool close, const char *why, bool may_load)
 {
 	if (!claimed && claim() < 0)
 		claimed = true, path[0] = 0; /* no file: drained all the same */
-	long fd = path[0] ? wt_syscall6(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CLOEXEC, 0,
+	long fd = path[0] ? wt_privfd_syscall(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CLOEXEC, 0,
 					0, 0)
 			  : -1;
 	if (fd < 0 && path[0]) {
@@ -627,20 +630,20 @@ static void write_out(bool close, const char *why, bool may_load)
 			wt_print("weft: trace: cannot open %s any more; events are lost\n", path);
 		said = true;
 	}
-	if (fd >= 0 && wt_syscall6(SYS_lseek, fd, body_end, SEEK_SET, 0, 0, 0) != body_end) {
-		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (fd >= 0 && wt_privfd_syscall(SYS_lseek, fd, body_end, SEEK_SET, 0, 0, 0) != body_end) {
+		wt_privfd_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 		fd = -1;
 	}
 	if (fd < 0)
 		fd = -1; /* drained all the same: the rings must not fill */
-	struct wt_wbuf o = { obuf, 0, sizeof obuf, (int)fd };
+	struct wt_wbuf o = { obuf, 0, sizeof obuf, (int)fd, wt_privfd_write };
 	for (struct wt_tlbuf *b = atomic_load_explicit(&wt_tl_bufs, memory_order_acquire); b; b = b->next)
 		drain(&o, b, may_load);
 	int64_t now = wt_nanotime();
 	counters(&o, now);
 	if (fd >= 0) {
 		wt_wflush(&o);
-		long at = wt_syscall6(SYS_lseek, fd, 0, SEEK_CUR, 0, 0, 0);
+		long at = wt_privfd_syscall(SYS_lseek, fd, 0, SEEK_CUR, 0, 0, 0);
 		if (at > 0)
 			body_end = at;
 	}
@@ -648,10 +651,10 @@ static void write_out(bool close, const char *why, bool may_load)
 	trailer(&o, now, close ? why : why ? why : "running", close);
 	if (fd >= 0) {
 		wt_wflush(&o);
-		long at = wt_syscall6(SYS_lseek, fd, 0, SEEK_CUR, 0, 0, 0);
+		long at = wt_privfd_syscall(SYS_lseek, fd, 0, SEEK_CUR, 0, 0, 0);
 		if (at > 0)
-			wt_syscall6(SYS_ftruncate, fd, at, 0, 0, 0, 0);
-		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+			wt_privfd_syscall(SYS_ftruncate, fd, at, 0, 0, 0, 0);
+		wt_privfd_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 	}
 }
 
@@ -676,6 +679,9 @@ static void *writer(void *arg)
 {
 	(void)arg;
 	wt_sig_block_all();
+	/* Its opens in a table of its own (privfd.c); failing that, the
+	 * helper's. */
+	wt_privfd_own(0);
 	for (;;) {
 		int64_t until = wt_nanotime() + PERIOD_NS;
 		struct timespec ts = { until / 1000000000, until % 1000000000 };

@@ -127,7 +127,7 @@ static void trace_tasks(struct wt_wbuf *o)
 void wt_sched_trace(int64_t since)
 {
 	char buf[8192];
-	struct wt_wbuf o = { buf, 0, sizeof buf, 2 };
+	struct wt_wbuf o = { buf, 0, sizeof buf, 2, NULL };
 	wt_wprint(&o, "SCHED %ldms: gomaxprocs=%d idleprocs=%d threads=%d spinningthreads=%d "
 		  "idlethreads=%d runqueue=%d [", (long)(since / 1000000), wt_sched.nprocs,
 		  atomic_load(&wt_sched.npidle), atomic_load(&wt_nthreads),

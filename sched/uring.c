@@ -13,8 +13,8 @@
  * The task parks meanwhile, and holds no OS thread.
  *
  * Nouns: one ring per process (created at the first call; its fd moved to
- * 100 or above, as the epoll fd, and spared by the program's close, dup2
- * and close_range), its submission queue under sq_lock, its completion
+ * 100 or above, as the epoll fd, behind privfd.c's gate, and spared by the
+ * program's close, dup2 and close_range), its submission queue under sq_lock, its completion
  * queue drained under cq_lock.  A task has at most one call in flight; its
  * user_data is the task, and the task's uring_done / uring_res carry the
  * result.
@@ -81,6 +81,7 @@
 #include "netpoll.h"
 #include "park.h"
 #include "print.h"
+#include "privfd.h"
 #include "proc.h"
 #include "task.h"
 #include "throw.h"
@@ -143,14 +144,21 @@ static int setup(void)
 	memset(&p, 0, sizeof p);
 	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP;
 	p.cq_entries = CQ_ENTRIES;
+	/* Made and moved with the gate closed (privfd.c): no dup2 of the
+	 * program's meets the low number meanwhile. */
+	if (!wt_fdgate_close())
+		return -EAGAIN;
 	long fd = wt_syscall6(SYS_io_uring_setup, SQ_ENTRIES, (long)&p, 0, 0, 0, 0);
+	if (fd >= 0) {
+		long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
+		if (hi >= 0) {
+			wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+			fd = hi;
+		}
+	}
+	wt_fdgate_open();
 	if (fd < 0)
 		return (int)fd;
-	long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
-	if (hi >= 0) {
-		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-		fd = hi;
-	}
 	ring.fd = (int)fd;
 	ring.sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
 	ring.cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);

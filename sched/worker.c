@@ -30,7 +30,7 @@
  *
  * WEFT_MAXTHREADS caps weft's OS threads (workers, sysmon, the initial
  * thread, and the helpers: pshared.c's holders, a task dump's or the
- * trace's writer; wt_nthreads), as Go's SetMaxThreads does.  A holder
+ * trace's writer, privfd.c's helper; wt_nthreads), as Go's SetMaxThreads does.  A holder
  * that would pass it is not started (owner ids repeat, pshared.c).  Each one needs more
  * workers only while others are blocked in system calls.  Policy "wait"
  * (the default): a proc that finds no thread stays idle with its work

@@ -41,6 +41,7 @@
 #include "shim.h"
 #include "../sched/stack.h"
 #include "../sched/netpoll.h"
+#include "../sched/privfd.h"
 #include "../sched/task.h"
 #include "../sched/uring.h"
 
@@ -541,11 +542,16 @@ WT_EXPORT int close(int fd)
 WT_EXPORT int dup2(int old, int new)
 {
 	wt_real_init();
+	/* Not while weft moves a descriptor of its own (privfd.c's gate);
+	 * inside it, weft's own numbers are settled. */
+	wt_fdgate_enter();
 	if (own_fd(new)) {
+		wt_fdgate_leave();
 		errno = EBUSY; /* what Linux says for a number being installed */
 		return -1;
 	}
 	int r = real.dup2(old, new);
+	wt_fdgate_leave();
 	if (r >= 0 && old != new)
 		wt_netpoll_close(new);
 	return r;
@@ -554,11 +560,14 @@ WT_EXPORT int dup2(int old, int new)
 WT_EXPORT int dup3(int old, int new, int fl)
 {
 	wt_real_init();
+	wt_fdgate_enter();
 	if (own_fd(new)) {
+		wt_fdgate_leave();
 		errno = EBUSY;
 		return -1;
 	}
 	int r = real.dup3(old, new, fl);
+	wt_fdgate_leave();
 	if (r >= 0)
 		wt_netpoll_close(new);
 	return r;
@@ -585,6 +594,7 @@ WT_EXPORT int close_range(unsigned lo, unsigned hi, int fl)
 	if (fl & CLOSE_RANGE_CLOEXEC)
 		return real.close_range(lo, hi, fl);
 	wt_netpoll_close_range(lo, hi); /* before, as close() */
+	wt_fdgate_enter(); /* weft's own numbers settled (privfd.c) */
 	/* [lo, hi] less weft's descriptors, in increasing order. */
 	int own[2] = { wt_netpoll_fd(), wt_uring_fd() };
 	if (own[0] > own[1]) {
@@ -592,16 +602,21 @@ WT_EXPORT int close_range(unsigned lo, unsigned hi, int fl)
 		own[0] = own[1];
 		own[1] = x;
 	}
-	for (int i = 0; i < 2; i++) {
+	int r = 0;
+	for (int i = 0; i < 2 && r == 0; i++) {
 		if (own[i] < 0 || (unsigned)own[i] < lo || (unsigned)own[i] > hi)
 			continue;
 		if ((unsigned)own[i] > lo && real.close_range(lo, (unsigned)own[i] - 1, fl) != 0)
-			return -1;
-		if ((unsigned)own[i] == hi)
-			return 0;
-		lo = (unsigned)own[i] + 1;
+			r = -1;
+		else if ((unsigned)own[i] == hi)
+			r = 1;
+		else
+			lo = (unsigned)own[i] + 1;
 	}
-	return real.close_range(lo, hi, fl);
+	if (r == 0)
+		r = real.close_range(lo, hi, fl);
+	wt_fdgate_leave();
+	return r < 0 ? -1 : 0;
 }
 
 WT_EXPORT void closefrom(int lo)

@@ -31,8 +31,9 @@
  *     Known limits).  A thread weft did not create gets the kernel's.
  *     futex_waitv is always the kernel's, BRACKETED.
  * The calls that take or give a thread id (gettid, tgkill, set_tid_address,
- * the sched_* family, ...) name tasks (tid.c).  Every other system call
- * passes through.
+ * the sched_* family, ...) name tasks (tid.c).  dup2, dup3 and
+ * close_range wait at privfd.c's gate while weft moves a descriptor of its
+ * own.  Every other system call passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
  * own locks) cannot be seen here: sysmon's blocked-worker detection
  * hands their procs on.
@@ -43,6 +44,7 @@
 
 #include "shim.h"
 #include "../sched/pi.h"
+#include "../sched/privfd.h"
 #include "../sched/task.h"
 
 #ifndef FUTEX_LOCK_PI2
@@ -309,6 +311,17 @@ WT_EXPORT long syscall(long nr, ...)
 	case SYS_pidfd_open: {
 		const long v[6] = { a, b, c, d, e, f };
 		return wt_shim_tid_syscall(nr, v);
+	}
+#ifdef SYS_dup2 /* not on architectures that have only dup3 */
+	case SYS_dup2:
+#endif
+	case SYS_dup3:
+	case SYS_close_range: {
+		/* Not while weft moves a descriptor of its own (privfd.c). */
+		wt_fdgate_enter();
+		long r = real.syscall(nr, a, b, c, d, e, f);
+		wt_fdgate_leave();
+		return r;
 	}
 	}
 	return real.syscall(nr, a, b, c, d, e, f);

@@ -7,8 +7,10 @@
  * The threads that hold process-shared owner ids count too: 300 tasks
  * alive at once each lock a process-shared mutex (an owner id each: 255
  * from the process id, the rest from a holder thread), with GOMAXPROCS=1
- * (the initial thread and sysmon, no other worker).  At WEFT_MAXTHREADS=3
- * one holder starts: 300 distinct ids, nothing said.  At 2 none may: 255
+ * (the initial thread and sysmon, no other worker).  At WEFT_MAXTHREADS=4
+ * one holder starts (beside the thread that opens weft's files, which a
+ * look at a blocked worker may start: privfd.c): 300 distinct ids, nothing
+ * said.  At 2 none may: 255
  * distinct ids, and one line says that ids repeat.  Neither passes its cap.
  * Natively there is no cap to test: SKIP-NATIVE. */
 #include <errno.h>
@@ -185,7 +187,7 @@ int main(int argc, char **argv)
 
 	/* Holders of owner ids. */
 	char *hargs[] = { "holders", NULL };
-	for (int cap = 3; cap >= 2; cap--) {
+	for (int cap = 4; cap >= 2; cap -= 2) {
 		char capv[32];
 		snprintf(capv, sizeof capv, "WEFT_MAXTHREADS=%d", cap);
 		const char *seth[] = { capv, "GOMAXPROCS=1", NULL };
@@ -193,7 +195,7 @@ int main(int argc, char **argv)
 		st = wait_exit(pid);
 		char want[64];
 		snprintf(want, sizeof want, "threads within the cap: 1, distinct %d\n",
-			 cap == 3 ? NH : 255);
+			 cap == 4 ? NH : 255);
 		int ok = file_has(out, want);
 		int said = count_in(err, "their owner ids repeat");
 		printf("holders at %d: %s, ids repeat said: %d, exit 0: %d\n", cap,

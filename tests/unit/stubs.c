@@ -16,6 +16,7 @@
  *   wt_ready(_m)    records (task, m) in a list the tests inspect, checks
  *                   the WAITING/IDLE -> RUNNABLE transition as proc.c does;
  *   wt_wakep, wt_sysmon_kick  count calls;
+ *   wt_fdgate_close/open  always open: no program runs beside the tests;
  *   wt_sig_deliver, wt_sig_defer_run  nothing: no test task has a handler;
  *   wt_sig_procpend  0: nothing is pending for the process;
  *   wt_ntasks       0: no task counted (netpoll.c's lone-task read never
@@ -254,6 +255,13 @@ void wt_uring_reap(struct wt_task **list)
 {
 	(void)list;
 }
+
+bool wt_fdgate_close(void)
+{
+	return true;
+}
+
+void wt_fdgate_open(void) {}
 
 struct wt_real real = { .clock_gettime = clock_gettime };
 _Atomic int wt_real_ready = 1;
