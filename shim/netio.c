@@ -12,7 +12,8 @@
  *     its non-blocking form too, so stays atomic); a socket send timeout or
  *     a later error returns the count written so far, as natively;
  *   - a descriptor the program made non-blocking gets EAGAIN at once;
- *   - SO_RCVTIMEO / SO_SNDTIMEO expire with EAGAIN;
+ *   - SO_RCVTIMEO / SO_SNDTIMEO expire with EAGAIN, and a socket with one
+ *     ends the call with EINTR at any handled signal, SA_RESTART or not;
  *   - pthread_cancel reaches a task parked here (these are cancellation
  *     points).
  * connect on a blocking TCP socket and accept on a blocking listener have
@@ -133,7 +134,10 @@ static long io(struct op *o, int mode, int64_t *deadline)
 		case -EBADF:
 			return -EBADF;
 		case -EINTR:
-			if (!wt_netpoll_restarts())
+			/* The kernel restarts the call after handlers that all
+			 * had SA_RESTART, unless the socket has a timeout for
+			 * this direction: then it always ends with EINTR. */
+			if (*deadline >= 0 || !wt_netpoll_restarts())
 				return -EINTR;
 			continue;
 		case -ECANCELED:

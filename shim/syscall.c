@@ -98,8 +98,17 @@ static long wait_private(int *uaddr, int op, int val, const struct timespec *ts)
 			deadline = wt_abs_to_mono(op & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME
 									: CLOCK_MONOTONIC, ts);
 	}
-	wt_wait_reason("futex");
-	int r = wt_park(uaddr, futex_same, (uintptr_t)(unsigned)val, deadline, false);
+	/* A handler interrupts the wait: the kernel restarts an untimed one
+	 * when every handler that ran had SA_RESTART (-ERESTARTSYS), and ends
+	 * a timed one with EINTR (its restart block is never taken after a
+	 * handler).  A restarted wait compares the word again. */
+	struct wt_task *t = wt_cur();
+	int r;
+	do {
+		wt_wait_reason("futex");
+		wt_sig_restart_arm(t);
+		r = wt_park(uaddr, futex_same, (uintptr_t)(unsigned)val, deadline, false);
+	} while (r == WT_PARK_INTR && deadline < 0 && wt_sig_restarts(t));
 	if (r == WT_PARK_INVALID)
 		return fail(EAGAIN);
 	if (r == WT_PARK_INTR)
