@@ -31,19 +31,27 @@
  *     Known limits).  A thread weft did not create gets the kernel's.
  *     futex_waitv is always the kernel's, BRACKETED.
  * The calls that take or give a thread id (gettid, tgkill, set_tid_address,
- * the sched_* family, ...) name tasks (tid.c).  Every other system call
- * passes through.
+ * the sched_* family, ...) name tasks (tid.c).  Those that change what a
+ * descriptor number is, or its O_NONBLOCK (close, dup2, dup3, fcntl's
+ * F_SETFL and F_DUPFD, ioctl's FIONBIO), tell the poller as the libc
+ * wrappers do (shim/netio.c, fallback.c, ioctl.c): it would otherwise keep
+ * answering for the old file or flags (a non-blocking connect that waits
+ * for the connection).  Every other system call passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
  * own locks) cannot be seen here: sysmon's blocked-worker detection
  * hands their procs on.
  */
 #include <linux/futex.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/netpoll.h"
 #include "../sched/pi.h"
 #include "../sched/task.h"
+#include "../sched/uring.h"
 
 #ifndef FUTEX_LOCK_PI2
 #define FUTEX_LOCK_PI2 13
@@ -275,6 +283,36 @@ WT_EXPORT long syscall(long nr, ...)
 	switch (nr) {
 	case SYS_futex:
 		return futex((int *)a, (int)b, (int)c, d, (int *)e, (int)f);
+	case SYS_close:
+		if ((int)a >= 0 && ((int)a == wt_netpoll_fd() || (int)a == wt_uring_fd())) {
+			errno = EBADF; /* weft's own (close() in shim/netio.c) */
+			return -1;
+		}
+		wt_netpoll_close((int)a); /* before: the number may come back */
+		return real.syscall(nr, a, b, c, d, e, f);
+#ifdef SYS_dup2 /* not on aarch64 */
+	case SYS_dup2:
+#endif
+	case SYS_dup3: {
+		long r = real.syscall(nr, a, b, c, d, e, f);
+		if (r >= 0 && (int)a != (int)b)
+			wt_netpoll_close((int)b);
+		return r;
+	}
+	case SYS_fcntl: {
+		long r = real.syscall(nr, a, b, c, d, e, f);
+		if ((int)b == F_SETFL)
+			wt_fd_flags_changed((int)a);
+		else if (((int)b == F_DUPFD || (int)b == F_DUPFD_CLOEXEC) && r >= 0)
+			wt_fd_set_kind((int)r, WT_FD_UNKNOWN);
+		return r;
+	}
+	case SYS_ioctl: {
+		long r = real.syscall(nr, a, b, c, d, e, f);
+		if ((unsigned)b == FIONBIO && r == 0)
+			wt_fd_flags_changed((int)a);
+		return r;
+	}
 	case SYS_futex_waitv:
 		return BRACKETED(real.syscall(nr, a, b, c, d, e, f));
 	case SYS_capset:
