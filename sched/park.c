@@ -198,7 +198,7 @@ static int park(const void *addr, const struct how *h)
 	 * from a handler that interrupted such a call.  Its worker waits as
 	 * an OS thread weft did not create does, and the bracket's end
 	 * settles the proc (syscall.c). */
-	struct wt_task *t = self && self->m->insyscall ? NULL : self;
+	struct wt_task *t = self && self->m && self->m->insyscall ? NULL : self;
 	unsigned handled = self ? wt_sig_handler_runs(self) : 0;
 	struct wt_waiter local, *w = t ? &t->waiter : &local;
 	struct bucket *b = bucket_of(addr);
