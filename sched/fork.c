@@ -46,6 +46,7 @@
 #include "rtq.h"
 #include "fork.h"
 #include "setxid.h"
+#include "tracer.h"
 #include "pshared.h"
 #include "netpoll.h"
 #include "privfd.h"
@@ -127,6 +128,7 @@ static void reset(bool reclaimed)
 	wt_lockrank_fork_reset();
 	wt_setxid_fork_reset();
 	wt_privfd_fork_reset();
+	wt_ptrace_fork_reset();
 	if (t)
 		wt_pshared_fork_reset(t);
 	atomic_store_explicit(&wt_sched.lock.v, 0, memory_order_relaxed);

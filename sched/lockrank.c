@@ -41,6 +41,7 @@ static const char *const names[WT_RANK_COUNT] = {
 	[WT_RANK_NONE] = "unranked",
 	[WT_RANK_START] = "START",
 	[WT_RANK_SETXID] = "SETXID",
+	[WT_RANK_PTRACE] = "PTRACE",
 	[WT_RANK_TLS_SYNC] = "TLS_SYNC",
 	[WT_RANK_TIMELINE] = "TIMELINE",
 	[WT_RANK_SYMBOL] = "SYMBOL",

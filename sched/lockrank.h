@@ -28,6 +28,8 @@
  * Ranks between locks that never nest only fix an order for new code.
  *   START         start.c: start_lock
  *   SETXID        setxid.c: one change of ids at a time
+ *   PTRACE        tracer.c: one ptrace request sent to another worker at a
+ *                 time, and its table of tracers
  *   TLS_SYNC      tls_static.c: sync_lock
  *   TIMELINE      timeline_write.c: one writer of the trace file at a time
  *   SYMBOL        symbol.c: the symbol tables
@@ -60,6 +62,7 @@ enum wt_lockrank {
 	WT_RANK_NONE = 0,       /* not ranked: a debug build refuses it */
 	WT_RANK_START,
 	WT_RANK_SETXID,
+	WT_RANK_PTRACE,
 	WT_RANK_TLS_SYNC,
 	WT_RANK_TIMELINE,
 	WT_RANK_SYMBOL,

@@ -28,6 +28,18 @@
  * task pays one load of its task's priority per park: the walk is taken
  * only by a real-time waiter.
  *
+ * A task that parks inside a call bracketed by wt_entersyscall (weft's
+ * connect calls libc's, which is another library's wrapper that sleeps in
+ * usleep, weft's; a handler that interrupted such a call) owns no proc: it
+ * waits as an OS thread does, on its waiter's word, and a handler's signal
+ * or a cancel ends that wait as WT_PARK_INTR.  Not a task in an implicit
+ * call (syscall.c: m->implicit): its switch out is what settles the proc
+ * it lost (wt_mcall -> wt_implicit_switch_out); waiting on the thread
+ * there crashed or hung signal_parked about one run in four.  Switching out there left the
+ * task queued behind a worker that never came back for it: GLib's
+ * gsocketclient-slow, whose preload slows connect that way, hung 7 runs in
+ * 10 under weft.
+ *
  * A waiter leaves the queue exactly once, under the bucket lock, by one of:
  * a waker (result WOKEN), its deadline (TIMEDOUT) or pthread_cancel
  * (CANCELED).  The task's timer callback takes the bucket lock, so it cannot
@@ -180,7 +192,20 @@ static int not_parked(struct bucket *b, const void *addr, const struct how *h, i
 
 static int park(const void *addr, const struct how *h)
 {
-	struct wt_task *t = wt_cur();
+	struct wt_task *self = wt_cur();
+	/* A task inside a call bracketed by wt_entersyscall owns no proc to
+	 * switch on: sysmon may have handed its worker's proc to another
+	 * worker.  It parks here when the libc function weft called is
+	 * another library's wrapper that calls back into weft (a preload's
+	 * connect that sleeps in usleep, then calls the next connect), or
+	 * from a handler that interrupted such a call.  Its worker waits as
+	 * an OS thread weft did not create does, and the bracket's end
+	 * settles the proc (syscall.c). */
+	struct wt_task *t = self;
+	if (self && self->m && self->m->insyscall &&
+	    !atomic_load_explicit(&self->m->implicit, memory_order_relaxed))
+		t = NULL; /* an implicit call's worker switches out (syscall.c) */
+	unsigned handled = self ? wt_sig_handler_runs(self) : 0;
 	struct wt_waiter local, *w = t ? &t->waiter : &local;
 	struct bucket *b = bucket_of(addr);
 	int64_t deadline = h->deadline;
@@ -202,8 +227,11 @@ static int park(const void *addr, const struct how *h)
 	w->prio = t ? atomic_load_explicit(&t->rtprio, memory_order_relaxed) : 0;
 	atomic_store_explicit(&w->state, WT_WAITER_WAITING, memory_order_relaxed);
 	w->addr = addr;
-	if (h->cancelable && t && wt_cancel_pending(t))
-		return not_parked(NULL, addr, h, WT_PARK_CANCELED);
+	/* A cancel ends a nested wait as a signal would (WT_PARK_INTR): the
+	 * bracketed call around it is the cancellation point that acts, once
+	 * its bracket is closed (shim.h: CANCELABLE). */
+	if (h->cancelable && self && wt_cancel_pending(self))
+		return not_parked(NULL, addr, h, t ? WT_PARK_CANCELED : WT_PARK_INTR);
 	if (deadline >= 0 && deadline <= wt_nanotime())
 		return not_parked(NULL, addr, h, WT_PARK_TIMEDOUT);
 
@@ -274,11 +302,22 @@ static int park(const void *addr, const struct how *h)
 		if (atomic_load_explicit(&w->state, memory_order_acquire))
 			return w->result;
 		long r = wt_futex_wait_sigok(&w->state, WT_WAITER_WAITING, tsp); /* bucket unlocked */
-		if (r == -ETIMEDOUT) {
+		int why = 0;
+		if (r == -ETIMEDOUT)
+			why = WT_PARK_TIMEDOUT;
+		/* A task waiting here (inside a bracketed call): a signal for
+		 * it pokes this thread and runs its handler (sigtask.c), and
+		 * pthread_cancel signals the thread (preempt.c); either ends
+		 * the wait as a handler ends a parked task's. */
+		else if (r == -EINTR && self &&
+			 ((h->cancelable && wt_cancel_pending(self)) ||
+			  wt_sig_handler_runs(self) != handled))
+			why = WT_PARK_INTR;
+		if (why) {
 			wt_spin_lock(&b->lock);
 			if (atomic_load_explicit(&w->state, memory_order_relaxed) == WT_WAITER_WAITING) {
 				unlink_waiter(b, w);
-				w->result = WT_PARK_TIMEDOUT;
+				w->result = why;
 				atomic_store_explicit(&w->state, WT_WAITER_WOKEN, memory_order_relaxed);
 			}
 			wt_spin_unlock(&b->lock);

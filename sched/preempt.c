@@ -111,6 +111,7 @@
 #include "preempt.h"
 #include "rtq.h"
 #include "setxid.h"
+#include "tracer.h"
 #include "proc.h"
 #include "real.h"
 #include "sighandler.h"
@@ -278,7 +279,8 @@ void wt_preempt_resume(void *state)
 
 static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
-	if (si && (wt_setxid_signal(si) || wt_dump_signal(si) || wt_libc_freeze_signal(si, uc)))
+	if (si && (wt_setxid_signal(si) || wt_ptrace_signal(si) || wt_dump_signal(si) ||
+		   wt_libc_freeze_signal(si, uc)))
 		return;
 	if (WT_ARCH_PREEMPT_RESUME_SIGNAL && si && si->si_code == SI_QUEUE &&
 	    si->si_value.sival_ptr != cookie && on_resume(si, uc))

@@ -99,6 +99,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(close) R(dup2) R(dup3) R(fclose) O(close_range)                      \
 	/* shim/poll.c */                                                      \
 	R(poll) R(ppoll) R(select) R(pselect) R(epoll_wait) R(epoll_pwait)     \
+	O(epoll_pwait2)                                                        \
 	/* shim/fd_create.c */                                                 \
 	R(pipe) R(pipe2) R(dup) R(eventfd)                                     \
 	R(timerfd_create) R(signalfd) R(epoll_create) R(epoll_create1)         \

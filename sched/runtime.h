@@ -310,6 +310,8 @@ struct wt_m {
 	int id;                         /* [const] */
 	int ostid;                      /* [owner m; relaxed reads] its OS thread id, 0 once
 					 * the thread exited (worker.c) */
+	_Atomic bool tracer;            /* [atomic] the thread traces a process (tracer.c):
+					 * it never retires */
 	/* What to do on g0 after the task switched out (Go's mcall). */
 	void (*after)(struct wt_m *, struct wt_task *, void *); /* [owner m] */
 	void *after_arg;                /* [owner m] */

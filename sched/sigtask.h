@@ -57,6 +57,21 @@ static inline unsigned wt_sig_handler_runs(const struct wt_task *t)
 {
 	return __atomic_load_n(&t->sighandled, __ATOMIC_RELAXED);
 }
+/* A wait that the kernel restarts after a handler with SA_RESTART and ends
+ * with EINTR after one without (a read or write on a descriptor with no
+ * timeout, an untimed FUTEX_WAIT, glibc's untimed sem_wait): arm before
+ * parking; after WT_PARK_INTR, restarts says whether every handler that
+ * ran meanwhile had SA_RESTART (sighandler.c sets t->sig_norestart), and
+ * then the wait goes on, as natively.  Context: t. */
+static inline void wt_sig_restart_arm(struct wt_task *t)
+{
+	if (t)
+		t->sig_norestart = false;
+}
+static inline bool wt_sig_restarts(const struct wt_task *t)
+{
+	return !(t && t->sig_norestart);
+}
 /* Sent to t and not yet raised (sigpending). */
 static inline uint64_t wt_sig_pending(struct wt_task *t)
 {

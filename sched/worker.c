@@ -13,7 +13,9 @@
  *
  * Carriers become idle workers when their calls return.  One that stays
  * idle WEFT_THREAD_IDLE_MS (1 s) while more than GOMAXPROCS workers live
- * gives its OS thread back (stopm: retire, exit_thread): it leaves the idle
+ * gives its OS thread back (stopm: retire, exit_thread), unless it traces a
+ * process (m->tracer, tracer.c: the kernel would detach the tracees of an
+ * exiting thread): it leaves the idle
  * list under sched.lock (a waker that took it first wins, and it stays),
  * unmaps its alternate signal stack, puts its struct on wt_sched.mfree and
  * jumps back to worker_main's frame, which returns, so glibc frees the
@@ -148,7 +150,8 @@ void wt_stopm(struct wt_m *m)
 	if (unlikely(capwait))
 		wt_wakep();
 	int64_t idle = wt_cfg.thread_idle_ms * 1000000ll;
-	bool may_exit = idle > 0 && m->exit_jb && m->ostid != wt_pid;
+	bool may_exit = idle > 0 && m->exit_jb && m->ostid != wt_pid &&
+			!atomic_load_explicit(&m->tracer, memory_order_relaxed);
 	int64_t until = may_exit ? wt_nanotime() + idle : 0;
 	/* Acquire: pairs with the release store in startm. */
 	while (atomic_load_explicit(&m->park, memory_order_acquire) == 0) {

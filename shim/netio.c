@@ -12,7 +12,8 @@
  *     its non-blocking form too, so stays atomic); a socket send timeout or
  *     a later error returns the count written so far, as natively;
  *   - a descriptor the program made non-blocking gets EAGAIN at once;
- *   - SO_RCVTIMEO / SO_SNDTIMEO expire with EAGAIN;
+ *   - SO_RCVTIMEO / SO_SNDTIMEO expire with EAGAIN, and a socket with one
+ *     ends the call with EINTR at any handled signal, SA_RESTART or not;
  *   - pthread_cancel reaches a task parked here (these are cancellation
  *     points).
  * connect on a blocking TCP socket and accept on a blocking listener have
@@ -21,15 +22,20 @@
  * forms' own: SO_SNDTIMEO ends a connect with EINPROGRESS (EALREADY when
  * it found one in progress), SO_RCVTIMEO an accept with EAGAIN; a handled
  * signal ends either with EINTR, or lets it go on when the handler has
- * SA_RESTART and the socket no timeout.  Where the kernel refuses io_uring,
+ * SA_RESTART and the socket no timeout.  Whether a connect blocks is the
+ * kernel's O_NONBLOCK at the call, never a remembered one (a non-blocking
+ * socket's connect returns at once), and a refused one leaves the socket
+ * unconnected, as the blocking form does.  Where the kernel refuses io_uring,
  * accept parks until poll says ready, then makes the plain call between
  * entersyscall and exitsyscall, and connect makes the plain call there.
  * So does a tty once poll says ready (it refuses RWF_NOWAIT), and so do
  * descriptors epoll refuses (regular files) and recv with MSG_WAITALL.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -134,7 +140,10 @@ static long io(struct op *o, int mode, int64_t *deadline)
 		case -EBADF:
 			return -EBADF;
 		case -EINTR:
-			if (!wt_netpoll_restarts())
+			/* The kernel restarts the call after handlers that all
+			 * had SA_RESTART, unless the socket has a timeout for
+			 * this direction: then it always ends with EINTR. */
+			if (*deadline >= 0 || !wt_netpoll_restarts())
 				return -EINTR;
 			continue;
 		case -ECANCELED:
@@ -328,11 +337,37 @@ static bool is_tcp(int fd)
 			   0) == 0 && proto == IPPROTO_TCP;
 }
 
+/* After a failed connect (refused, unreachable, timed out), the blocking
+ * form leaves the socket unconnected, so the next connect starts afresh;
+ * io_uring's connect reads the error without that step and leaves it
+ * "connecting", where the next plain connect fails with ECONNABORTED.  A
+ * connect to AF_UNSPEC puts it back (the connection is already closed). */
+static void unconnect(int fd, long res)
+{
+	if (res != -ECONNREFUSED && res != -ETIMEDOUT && res != -ENETUNREACH &&
+	    res != -EHOSTUNREACH && res != -ECONNRESET && res != -EHOSTDOWN && res != -ENETDOWN)
+		return; /* not a failed attempt (EISCONN: a connection stands) */
+	struct tcp_info ti;
+	socklen_t len = sizeof ti;
+	if (wt_syscall6(SYS_getsockopt, fd, IPPROTO_TCP, TCP_INFO, (long)&ti, (long)&len, 0) != 0 ||
+	    ti.tcpi_state != TCP_CLOSE)
+		return;
+	struct sockaddr sa = { .sa_family = AF_UNSPEC };
+	wt_syscall6(SYS_connect, fd, (long)&sa, sizeof sa, 0, 0, 0);
+}
+
 /* A blocking TCP connect, by the kernel while the task parks: the result
  * the blocking form gives.  -ENOSYS: not that case, or no ring. */
 static long connect_async(int fd, const struct sockaddr *a, socklen_t al)
 {
-	if (wt_fd_nonblock(fd) != 0 || !is_tcp(fd))
+	/* O_NONBLOCK as the kernel has it now, not as the poller last saw it:
+	 * io_uring's connect waits for the connection whatever the file's
+	 * flags, so a stale "blocking" would park a non-blocking connect that
+	 * must return EINPROGRESS at once (a number whose flags changed
+	 * where weft could not see).  A socket connects about once, so the
+	 * poller's cache would have cost this same look. */
+	long fl = wt_syscall6(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
+	if (fl < 0 || (fl & O_NONBLOCK) || !is_tcp(fd))
 		return -ENOSYS; /* non-blocking (EINPROGRESS at once), or not TCP */
 	int64_t dl = wt_fd_sock_deadline(fd, WT_IO_WRITE);
 	bool restart = dl < 0; /* with a timeout, a handled signal ends it (EINTR) */
@@ -353,6 +388,8 @@ static long connect_async(int fd, const struct sockaddr *a, socklen_t al)
 		 * started before, given up by a timeout or a signal, is still
 		 * under way.  The blocking form waits for it; an attempt once
 		 * the socket is writable says how it ended (0, or the error). */
+		if (res < 0)
+			unconnect(fd, res);
 		if (res != -EALREADY)
 			return res;
 		switch (wt_netpoll_wait(fd, WT_IO_WRITE, s, &dl)) {

@@ -1,6 +1,6 @@
 /*
- * poll.c — poll, ppoll, select, pselect, epoll_wait, epoll_pwait: a task
- * waiting for readiness parks on the poller.
+ * poll.c — poll, ppoll, select, pselect, epoll_wait, epoll_pwait,
+ * epoll_pwait2: a task waiting for readiness parks on the poller.
  *
  * Each call first looks with a zero timeout (the real call), so a ready set
  * costs one system call as natively.  Otherwise the task needs one
@@ -14,8 +14,8 @@
  * Then: read the counter, look again with a zero timeout, park (sched/
  * netpoll.c's protocol), and look again when woken, until something is
  * ready or the deadline passes.  Results are always the real call's.
- * Calls with a signal mask (ppoll, pselect, epoll_pwait with a non-NULL
- * mask) need the kernel's atomic mask swap: they run as a blocking call
+ * Calls with a signal mask (ppoll, pselect, epoll_pwait, epoll_pwait2 with
+ * a non-NULL mask) need the kernel's atomic mask swap: they run as a blocking call
  * between entersyscall and exitsyscall, holding a thread.
  */
 #include <limits.h>
@@ -117,7 +117,9 @@ static long wait_on(int fd, look_fn look, void *arg, int64_t dl)
 	}
 }
 
-/* Parks with no descriptors: poll(NULL, 0, ms) is a sleep. */
+/* Parks with no descriptors: poll(NULL, 0, ms) is a sleep, which a
+ * handler ends with EINTR as it ends any poll (never restarted).  Returns
+ * 0 at the deadline (never with none), or -EINTR. */
 static int sleep_until(int64_t dl)
 {
 	int r;
@@ -125,6 +127,8 @@ static int sleep_until(int64_t dl)
 		;
 	if (r == WT_PARK_CANCELED)
 		wt_cancel_act();
+	if (r == WT_PARK_INTR)
+		return -EINTR;
 	return 0;
 }
 
@@ -482,4 +486,39 @@ WT_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const
 	wt_testcancel();
 	int64_t dl = deadline_ms(ms);
 	return CANCELABLE_RETRY(real.epoll_pwait(ep, ev, max, remaining_ms(dl), m));
+}
+
+/* epoll_pwait2 (glibc 2.35): epoll_pwait with a timespec timeout.  Without
+ * a mask it parks as epoll_wait does; with one it is the kernel's call,
+ * bracketed, as epoll_pwait's. */
+static long epoll_pwait2_call(int ep, struct epoll_event *ev, int max, const struct timespec *ts,
+			      const sigset_t *m)
+{
+	if (real.epoll_pwait2)
+		return real.epoll_pwait2(ep, ev, max, ts, m);
+	return fail(wt_syscall6_sigok(SYS_epoll_pwait2, ep, (long)ev, max, (long)ts, (long)m, 8));
+}
+
+WT_EXPORT int epoll_pwait2(int ep, struct epoll_event *ev, int max, const struct timespec *ts,
+			   const sigset_t *m)
+{
+	wt_real_init();
+	bool zero = ts && ts->tv_sec == 0 && ts->tv_nsec == 0;
+	if (!wt_cur() || zero || (ts && !wt_ts_valid(ts)))
+		return (int)epoll_pwait2_call(ep, ev, max, ts, m);
+	wt_testcancel();
+	int64_t dl = deadline_ts(ts);
+	struct timespec left;
+	if (m)
+		return (int)CANCELABLE_RETRY(epoll_pwait2_call(ep, ev, max, ts_left(dl, &left), m));
+	struct epset s = { ep, ev, max };
+	long r = look_epoll(&s);
+	if (r != 0)
+		return (int)fail(r);
+	r = wait_on(ep, look_epoll, &s, dl);
+	if (r == -ECANCELED)
+		wt_cancel_act();
+	if (r == -EPERM)
+		return (int)CANCELABLE_RETRY(epoll_pwait2_call(ep, ev, max, ts_left(dl, &left), NULL));
+	return (int)fail(r);
 }

@@ -76,6 +76,7 @@ static int down_slow(struct wsem *s, int64_t deadline)
 	/* seq_cst: a post that misses this count added its unit before it, so
 	 * the loop below sees the unit. */
 	uint64_t d = atomic_fetch_add(&s->data, ONE_WAITER) + ONE_WAITER;
+	struct wt_task *t = wt_cur();
 	for (;;) {
 		if (VALUE(d) > 0) {
 			/* Take a unit and count out in one step. */
@@ -87,6 +88,7 @@ static int down_slow(struct wsem *s, int64_t deadline)
 			continue;
 		}
 		wt_wait_reason("sem_wait");
+		wt_sig_restart_arm(t);
 		int r = wt_park(&s->data, still_zero, 0, deadline, true);
 		if (r == WT_PARK_TIMEDOUT || r == WT_PARK_CANCELED) {
 			atomic_fetch_sub(&s->data, ONE_WAITER);
@@ -94,8 +96,11 @@ static int down_slow(struct wsem *s, int64_t deadline)
 				wt_cancel_act();
 			return ETIMEDOUT;
 		}
-		if (r == WT_PARK_INTR) {
-			/* A handler ran: sem_wait fails with EINTR, as glibc's. */
+		/* A handler ran: glibc's sem_wait fails with EINTR, unless the
+		 * kernel restarted its futex wait (no timeout, and every handler
+		 * had SA_RESTART); its sem_timedwait always fails (a timed futex
+		 * wait is never restarted). */
+		if (r == WT_PARK_INTR && (deadline >= 0 || !wt_sig_restarts(t))) {
 			atomic_fetch_sub(&s->data, ONE_WAITER);
 			return EINTR;
 		}

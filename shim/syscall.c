@@ -31,21 +31,30 @@
  *     Known limits).  A thread weft did not create gets the kernel's.
  *     futex_waitv is always the kernel's, BRACKETED.
  * The calls that take or give a thread id (gettid, tgkill, set_tid_address,
- * the sched_* family, ...) name tasks (tid.c).  dup2, dup3 and
- * close_range wait at privfd.c's gate while weft moves a descriptor of its
- * own.  Every other system call passes through.
+ * the sched_* family, ...) name tasks (tid.c).  Those that change what a
+ * descriptor number is, or its O_NONBLOCK (close, dup2, dup3, fcntl's
+ * F_SETFL and F_DUPFD, ioctl's FIONBIO), tell the poller as the libc
+ * wrappers do (shim/netio.c, fallback.c, ioctl.c): it would otherwise keep
+ * answering for the old file or flags (a non-blocking connect that waits
+ * for the connection).  dup2, dup3 and close_range wait at privfd.c's gate
+ * while weft moves a descriptor of its own.  Every other system call
+ * passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
  * own locks) cannot be seen here: sysmon's blocked-worker detection
  * hands their procs on.
  */
 #include <linux/futex.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/netpoll.h"
 #include "../sched/pi.h"
 #include "../sched/privfd.h"
 #include "../sched/task.h"
+#include "../sched/uring.h"
 
 #ifndef FUTEX_LOCK_PI2
 #define FUTEX_LOCK_PI2 13
@@ -100,8 +109,17 @@ static long wait_private(int *uaddr, int op, int val, const struct timespec *ts)
 			deadline = wt_abs_to_mono(op & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME
 									: CLOCK_MONOTONIC, ts);
 	}
-	wt_wait_reason("futex");
-	int r = wt_park(uaddr, futex_same, (uintptr_t)(unsigned)val, deadline, false);
+	/* A handler interrupts the wait: the kernel restarts an untimed one
+	 * when every handler that ran had SA_RESTART (-ERESTARTSYS), and ends
+	 * a timed one with EINTR (its restart block is never taken after a
+	 * handler).  A restarted wait compares the word again. */
+	struct wt_task *t = wt_cur();
+	int r;
+	do {
+		wt_wait_reason("futex");
+		wt_sig_restart_arm(t);
+		r = wt_park(uaddr, futex_same, (uintptr_t)(unsigned)val, deadline, false);
+	} while (r == WT_PARK_INTR && deadline < 0 && wt_sig_restarts(t));
 	if (r == WT_PARK_INVALID)
 		return fail(EAGAIN);
 	if (r == WT_PARK_INTR)
@@ -268,6 +286,39 @@ WT_EXPORT long syscall(long nr, ...)
 	switch (nr) {
 	case SYS_futex:
 		return futex((int *)a, (int)b, (int)c, d, (int *)e, (int)f);
+	case SYS_close:
+		if ((int)a >= 0 && ((int)a == wt_netpoll_fd() || (int)a == wt_uring_fd())) {
+			errno = EBADF; /* weft's own (close() in shim/netio.c) */
+			return -1;
+		}
+		wt_netpoll_close((int)a); /* before: the number may come back */
+		return real.syscall(nr, a, b, c, d, e, f);
+#ifdef SYS_dup2 /* not on aarch64 */
+	case SYS_dup2:
+#endif
+	case SYS_dup3: {
+		/* Not while weft moves a descriptor of its own (privfd.c). */
+		wt_fdgate_enter();
+		long r = real.syscall(nr, a, b, c, d, e, f);
+		wt_fdgate_leave();
+		if (r >= 0 && (int)a != (int)b)
+			wt_netpoll_close((int)b);
+		return r;
+	}
+	case SYS_fcntl: {
+		long r = real.syscall(nr, a, b, c, d, e, f);
+		if ((int)b == F_SETFL)
+			wt_fd_flags_changed((int)a);
+		else if (((int)b == F_DUPFD || (int)b == F_DUPFD_CLOEXEC) && r >= 0)
+			wt_fd_set_kind((int)r, WT_FD_UNKNOWN);
+		return r;
+	}
+	case SYS_ioctl: {
+		long r = real.syscall(nr, a, b, c, d, e, f);
+		if ((unsigned)b == FIONBIO && r == 0)
+			wt_fd_flags_changed((int)a);
+		return r;
+	}
 	case SYS_futex_waitv:
 		return BRACKETED(real.syscall(nr, a, b, c, d, e, f));
 	case SYS_capset:
@@ -312,10 +363,6 @@ WT_EXPORT long syscall(long nr, ...)
 		const long v[6] = { a, b, c, d, e, f };
 		return wt_shim_tid_syscall(nr, v);
 	}
-#ifdef SYS_dup2 /* not on architectures that have only dup3 */
-	case SYS_dup2:
-#endif
-	case SYS_dup3:
 	case SYS_close_range: {
 		/* Not while weft moves a descriptor of its own (privfd.c). */
 		wt_fdgate_enter();

@@ -25,6 +25,14 @@ $(TB)/preload/libtls_gd.so: tests/preload/lib/tls_gd.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -fPIC -shared -o $@ $<
 $(TB)/preload/dtv_reuse: $(TB)/preload/libtls_gd.so
+# connect_nested links a library whose connect sleeps, then calls the next
+# connect: under weft, weft's connect calls it inside its bracket.
+$(TB)/preload/libslow_connect.so: tests/preload/lib/slow_connect.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -fPIC -shared -o $@ $<
+$(TB)/preload/connect_nested: tests/preload/connect_nested.c tests/preload/weft_check.h $(TB)/preload/libslow_connect.so
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -pthread -o $@ $< -L$(TB)/preload -lslow_connect -Wl,-rpath,'$$ORIGIN'
 # A malloc that creates threads from its first call (tests/real/run.sh
 # preloads it beside libweft.so).
 $(TB)/preload/liballoc_hook.so: tests/preload/lib/alloc_hook.c
