@@ -284,6 +284,8 @@ WT_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
 WT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *m)
 {
 	wt_real_init();
+	sigset_t kb;
+	m = wt_wait_mask(m, &kb);
 	if (!wt_cur() || (ts && ts->tv_sec == 0 && ts->tv_nsec == 0))
 		return real.ppoll(fds, n, ts, m);
 	if (ts && !wt_ts_valid(ts)) {
@@ -425,6 +427,8 @@ WT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct times
 		      const sigset_t *m)
 {
 	wt_real_init();
+	sigset_t kb;
+	m = wt_wait_mask(m, &kb);
 	bool zero = ts && ts->tv_sec == 0 && ts->tv_nsec == 0;
 	if (!wt_cur() || zero)
 		return real.pselect(n, r, w, e, ts, m);
@@ -479,6 +483,8 @@ WT_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
 WT_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const sigset_t *m)
 {
 	wt_real_init();
+	sigset_t kb;
+	m = wt_wait_mask(m, &kb);
 	if (!m)
 		return epoll_wait(ep, ev, max, ms);
 	if (!wt_cur() || ms == 0)
@@ -503,6 +509,8 @@ WT_EXPORT int epoll_pwait2(int ep, struct epoll_event *ev, int max, const struct
 			   const sigset_t *m)
 {
 	wt_real_init();
+	sigset_t kb;
+	m = wt_wait_mask(m, &kb);
 	bool zero = ts && ts->tv_sec == 0 && ts->tv_nsec == 0;
 	if (!wt_cur() || zero || (ts && !wt_ts_valid(ts)))
 		return (int)epoll_pwait2_call(ep, ev, max, ts, m);

@@ -217,6 +217,22 @@ static inline int wt_self_tid(void)
 	return wt_arch_self_tid_at(wt_off_tid);
 }
 
+/* The mask a task's ppoll, pselect or epoll_pwait puts on its worker's
+ * thread while it waits: the program's, less the signals weft must always
+ * take (SIGSEGV and SIGBUS: its fault handler, which in trap mode repairs
+ * the thread pointer a handler run during the wait may find reverted;
+ * SIGURG: preemption and pokes), as pthread_sigmask keeps them open. */
+static inline const sigset_t *wt_wait_mask(const sigset_t *m, sigset_t *buf)
+{
+	if (!m || !wt_runtime_on())
+		return m;
+	*buf = *m;
+	sigdelset(buf, SIGSEGV);
+	sigdelset(buf, SIGBUS);
+	sigdelset(buf, SIGURG);
+	return buf;
+}
+
 static inline bool wt_ts_valid(const struct timespec *ts)
 {
 	return ts && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000;
