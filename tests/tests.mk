@@ -101,7 +101,7 @@ stress: $(B)/libweft.so $(PRELOAD_BIN) $(TB)/stress/contend
 $(TB)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $<
-test-tools: all $(TB)/preload/basic_join $(TB)/tools/stack_target $(TB)/tools/fork_trace
+test-tools: all $(TB)/preload/basic_join $(TB)/tools/stack_target $(TB)/tools/fork_trace $(TB)/tools/core_abort
 	sh tests/tools/run.sh $(B) $(abspath $(TB)/preload/basic_join) $(abspath $(TB)/tools)
 
 -include tests/unit/unit.mk
