@@ -96,6 +96,18 @@ $(TB)/stress/contend: tests/stress/contend.c
 stress: $(B)/libweft.so $(PRELOAD_BIN) $(TB)/stress/contend
 	sh tests/stress/run.sh $(abspath $(B)/libweft.so) $(STRESS_SECONDS) $(TB)/preload $(TB)/stress/contend
 
+# make soak [SOAK_S=seconds, 1800 by default]: rounds of the preload tests
+# (the signal tests and the sigstorm_* storms among them) and the
+# real-program tests under weft, at GOMAXPROCS 1, 2 and 4, beside a CPU hog
+# and a sender of SIGUSR2 to the programs that take it (tests/soak/soak.py).
+# Each crash, hang (with weft's task dump) and wrong result is kept in
+# $(B)/soak/<date-time>/, with its core; the last line sums them up.  Not
+# part of make test.
+SOAK_S ?= 1800
+soak: preload-build $(TB)/preload/dlopen_tls $(TB)/preload/alloc_threads $(TB)/preload/liballoc_hook.so
+	python3 tests/soak/soak.py --lib $(B)/libweft.so --bindir $(TB)/preload --secs $(SOAK_S) \
+	  --real $(PRELOAD_BIN)
+
 # The launcher, weft compare, weft stack, traces of process trees, make
 # install and the manual pages.
 $(TB)/tools/%: tests/tools/%.c
@@ -137,4 +149,4 @@ test-emulated: all
 	ulimit -v $(EMU_VMEM_KB) && WEFT_EMULATED=1 WEFT_TEST_THREADS=1000 \
 	  $(MAKE) --no-print-directory ARCH=$(ARCH) test-unit test-preload test-observe
 
-.PHONY: preload-build stress test test-glibc test-aarch64 test-emulated test-tools test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe
+.PHONY: preload-build soak stress test test-glibc test-aarch64 test-emulated test-tools test-preload test-lockrank test-unit test-unit-tsan test-unit-asan test-real test-observe
