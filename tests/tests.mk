@@ -3,12 +3,16 @@
 # the preload tests (ordinary pthread programs, run natively and under weft,
 # outputs compared).
 TB := $(B)/tests
-PRELOAD_C   := $(wildcard tests/preload/*.c)
+# Programs that reproduce a failure not fixed yet: built by
+# make $(TB)/preload/NAME, run by neither make test nor make soak.
+# sigstorm_fork: fork on a task whose signal handler has no SA_RESTART.
+PRELOAD_PENDING := sigstorm_fork
+PRELOAD_C   := $(filter-out $(PRELOAD_PENDING:%=tests/preload/%.c),$(wildcard tests/preload/*.c))
 PRELOAD_CXX := $(wildcard tests/preload/*.cc)
 PRELOAD_BIN := $(patsubst tests/preload/%.c,$(TB)/preload/%,$(PRELOAD_C)) \
                $(patsubst tests/preload/%.cc,$(TB)/preload/%,$(PRELOAD_CXX))
 
-$(TB)/preload/%: tests/preload/%.c tests/preload/weft_check.h tests/preload/test_util.h tests/preload/spawn_util.h tests/preload/pingpong.h tests/preload/pshared_util.h
+$(TB)/preload/%: tests/preload/%.c tests/preload/weft_check.h tests/preload/test_util.h tests/preload/spawn_util.h tests/preload/pingpong.h tests/preload/pshared_util.h tests/preload/sigstorm.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $< -lm
 
