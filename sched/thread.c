@@ -315,7 +315,7 @@ int wt_thread_raw(int (*fn)(void *), void *arg, size_t size, struct wt_raw *r)
 	 * reverted faults at the next TLS access (errno, or ld.so resolving
 	 * clone's PLT entry on its first call) and the fault handler repairs
 	 * it, but with SIGSEGV blocked the kernel kills the process instead.
-	 * Seen at start, creating sysmon, under load: 4 of 1,200 soak runs
+	 * Seen at start, creating sysmon, under load: 4 of 303 soak runs
 	 * died so with no report, and 1 start in 15 of a program whose
 	 * threads take a storm of signals. */
 	int saved_errno = errno;

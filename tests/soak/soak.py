@@ -206,10 +206,10 @@ class Soak:
 
     def main(self):
         a = self.a
+        for prog in a.progs:
+            self.refs[prog] = self.reference(prog)
         hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
         try:
-            for prog in a.progs:
-                self.refs[prog] = self.reference(prog)
             self.log("soak: %d programs, %d s, run directory %s, cores: %s" %
                      (len(a.progs), a.secs, a.out,
                       "in each run's directory under cores/" if self.cores_here else
