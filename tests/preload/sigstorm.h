@@ -5,7 +5,7 @@
  * storm(name, body, n) runs body(i) on n threads ("victims") while a storm
  * thread sends them SIGUSR1 with pthread_kill, one after another, about
  * every 20 µs, until each has had at least MIN_SENT and every body has
- * returned.  The handler sets the thread's flag, counts itself and posts
+ * returned (the victims live until it stops).  The handler sets the thread's flag, counts itself and posts
  * a semaphore (sem_post is async-signal-safe).  Each storm is run twice
  * (storm_modes): with SA_RESTART and without (then every wait that a
  * handler can interrupt must cope with EINTR, as natively).  The bodies run bounded
@@ -83,7 +83,7 @@ struct storm_victim {
 
 static struct storm_victim storm_v[MAXV];
 static int storm_n;
-static atomic_int storm_finished;
+static atomic_int storm_finished, storm_over;
 
 static void *storm_victim_main(void *arg)
 {
@@ -94,6 +94,10 @@ static void *storm_victim_main(void *arg)
 	while (atomic_load(&v->sent) < MIN_SENT)
 		sched_yield();
 	atomic_fetch_add(&storm_finished, 1);
+	/* Alive until the sender has stopped: pthread_kill of a thread that
+	 * was joined is undefined (natively it crashed, 1 run in 100). */
+	while (!atomic_load(&storm_over))
+		sched_yield();
 	return NULL;
 }
 
@@ -108,6 +112,7 @@ static void *storm_sender(void *arg)
 		}
 		nanosleep(&gap, NULL);
 	}
+	atomic_store(&storm_over, 1);
 	return NULL;
 }
 
@@ -137,6 +142,7 @@ static inline void storm(const char *name, long (*body)(int), int n, void (*rese
 		sigaction(SIGUSR1, &sa, NULL);
 		atomic_store(&storm_handled, 0);
 		atomic_store(&storm_finished, 0);
+		atomic_store(&storm_over, 0);
 		while (sem_trywait(&storm_sem) == 0)
 			;
 		storm_n = n;
