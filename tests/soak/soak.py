@@ -93,7 +93,7 @@ class Sender(threading.Thread):
 class Soak:
     def __init__(self, a):
         self.a = a
-        self.rounds = self.runs = 0
+        self.rounds = self.runs = self.sent = 0
         self.crashes, self.hangs, self.wrong = [], [], []
         self.refs = {}
         self.pattern = core_pattern()
@@ -161,6 +161,7 @@ class Soak:
         if sender:
             sender.stop.set()
             sender.join()
+            self.sent += sender.sent
         self.runs += 1
         rc = p.returncode
         ref_out, ref_rc = self.refs[prog]
@@ -236,8 +237,8 @@ class Soak:
             hog.kill()
             hog.wait()
         bad = self.crashes + self.hangs + self.wrong
-        self.log("soak: %d rounds, %d runs, %d crashes, %d hangs, %d wrong%s" %
-                 (self.rounds, self.runs, len(self.crashes), len(self.hangs), len(self.wrong),
+        self.log("soak: %d rounds, %d runs (%d SIGUSR2 sent), %d crashes, %d hangs, %d wrong%s" %
+                 (self.rounds, self.runs, self.sent, len(self.crashes), len(self.hangs), len(self.wrong),
                   (": " + " ".join(bad)) if bad else ""))
         return 1 if bad else 0
 
