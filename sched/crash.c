@@ -9,7 +9,9 @@
  *   3. the program installed a handler -> call it, as natively (a stack
  *      overflow included): on the task's alternate stack for SA_ONSTACK
  *      (sigstack.c), else here, on the worker's;
- *   4. report: "weft: task N ..." with the reason (an overflow names the
+ *   4. report: first every live stack is marked into a core
+ *      (wt_stack_dump_all: the spawn path marks a capped number, stack.c's
+ *      "Core dumps"); then "weft: task N ..." with the reason (an overflow names the
  *      limit and the depth), a backtrace from the faulting context
  *      (libunwind for the walk, loaded then: unwind.c; names from symbol.c, which reads the ELF
  *      symbol tables and so sees static functions; file:line from libdw
@@ -265,6 +267,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 		/* Sent by kill/tgkill/sigqueue, not a fault: no report, just the
 		 * default action, as natively. */
 		set_default(sig);
+		wt_stack_dump_all();
 		wt_syscall6(SYS_tgkill, wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
 			    wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), sig, 0, 0, 0);
 		return;
@@ -281,6 +284,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 			 (1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)));
 	wt_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, 8, 0, 0);
 	arm_watchdog(sig);
+	wt_stack_dump_all(); /* before the report, which the watchdog may cut short */
 	if (wt_tls_trap)
 		wt_arch_set_tp(wt_arch_get_tp());
 	/* The report's calls (open, read in libdw) go through weft as the

@@ -71,7 +71,7 @@
  * again (sigtask.c: wt_sig_poked).  The same holds for a handler's way back: weft's
  * own handlers (the fault handler, which repairs thread-pointer faults
  * taken inside weft's locked sections, and SIGURG's) return through
- * wt_arch_sigreturn in libweft (wt_sig_install_own), not libc's restorer:
+ * wt_arch_sigaction_restorer in libweft (wt_sig_install_own), not libc's restorer:
  * a SIGALRM taken on libc's two instructions there ran its handler over a
  * held bucket lock (the lock-order check caught it in 1 run in 5-20 of
  * signal_sem and signal_parked in trap mode).
@@ -362,7 +362,7 @@ int wt_sig_install_own(int sig, const struct sigaction *sa, struct sigaction *ol
 	struct ksigaction k = { 0 }, ko = { 0 };
 	k.handler = (void *)sa->sa_sigaction;
 	k.flags = (unsigned long)sa->sa_flags | SA_RESTORER;
-	k.restorer = wt_arch_sigreturn;
+	k.restorer = wt_arch_sigaction_restorer;
 	memcpy(&k.mask, &sa->sa_mask, sizeof k.mask);
 	long r = wt_syscall6(SYS_rt_sigaction, sig, (long)&k, (long)&ko, sizeof k.mask, 0, 0);
 	if (r < 0 || !old)

@@ -18,7 +18,7 @@ bool wt_sig_takes(int sig);
 int wt_sig_action(int sig, const struct sigaction *sa, struct sigaction *old);
 
 /* Installs one of weft's own handlers (the fault handler, SIGURG's, the
- * SIGQUIT dump's) with weft's sigreturn path (arch: wt_arch_sigreturn) as
+ * SIGQUIT dump's) with weft's sigreturn path (arch: wt_arch_sigaction_restorer) as
  * its SA_RESTORER, so a signal that lands on the handler's way back to a
  * context inside weft is deferred as one inside weft is: libc's path is
  * outside libweft.  0 or -errno; *old (may be NULL) as sigaction's.

@@ -203,9 +203,11 @@ void wt_pack_free(struct wt_task *t, uintptr_t tag, int ended)
 	struct pack *k = pack_of(tag);
 	int u = unit_of(k, (uintptr_t)t->guard);
 	bool dirty = atomic_load_explicit(&t->stack_dirty, memory_order_relaxed);
-	if (dirty)
+	if (dirty) {
 		wt_syscall6(SYS_mmap, (long)t->guard, (long)k->unit, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+		wt_stack_remapped(t->guard, k->unit);
+	}
 	atomic_store_explicit(&k->ended[u], (unsigned char)ended, memory_order_relaxed);
 	uint32_t ms = (uint32_t)(wt_nanotime() / 1000000);
 	wt_lock(&P.lock);
@@ -288,6 +290,7 @@ static void pack_trim(struct pack *k, uint32_t cut, int *buf)
 		wt_unlock(&P.lock);
 		wt_syscall6(SYS_mmap, (long)k->base, (long)WT_SLOT_SIZE, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+		wt_stack_remapped(k->base, WT_SLOT_SIZE);
 		wt_lock(&P.lock);
 		for (int u = 0; u < f; u++)
 			k->guard[u] = 0;

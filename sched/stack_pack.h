@@ -16,6 +16,7 @@
 int wt_stack_slot_claim(uintptr_t owner);
 char *wt_stack_slot_base(int s);
 void wt_stack_guard(char *p, size_t len);
+void wt_stack_remapped(char *p, size_t len); /* mapped afresh: in or out of a core as its slot */
 void wt_sort_ints(int *v, int n);
 
 /* stack_pack.c.  tag: the pack's slot owner word. */

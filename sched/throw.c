@@ -8,11 +8,13 @@
 
 #include "arch.h"
 #include "print.h"
+#include "stack.h"
 #include "throw.h"
 
 void wt_throw(const char *msg)
 {
 	wt_print("weft: fatal: %s\n", msg);
+	wt_stack_dump_all(); /* every live stack in a core (lock-free) */
 	/* abort() may take locks; system calls cannot.  The signal goes to this
 	 * thread, unblocked, so that it acts on return from tgkill: sent to the
 	 * process, another thread could take it after the exit_group below. */

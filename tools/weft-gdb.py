@@ -15,14 +15,22 @@
 # ctx.sp holds r15, r14, r13, r12, rbx, rbp and the return address at +56;
 # the caller's rsp is ctx.sp + 64) into the selected thread, runs CMD and
 # puts the thread's registers back, as runtime-gdb.py does for goroutines.
-# On a live process that thread is stopped by gdb meanwhile; on a core file
-# gdb may refuse to write registers (then only `info tasks` works).  A task
-# running on a worker is shown on that worker's thread instead.
+# On a live process that thread is stopped by gdb meanwhile.  A core file's
+# registers cannot be written: there `task N bt` installs an unwinder that
+# gives the selected thread's innermost frame the task's saved registers as
+# its caller's, and prints the backtrace from that caller on, renumbered
+# from #0 (other commands than bt need a live process).  A task running on
+# a worker is shown on that worker's thread instead.  weft keeps the live
+# stacks in a core and the rest of its reservations out (sched/stack.c,
+# "Core dumps").
 #
 # Attach with weft's thread pointer in system-call mode (WEFT_TLS=syscall):
 # in trap mode every switch is a SIGSEGV that gdb stops on.
 
+import re
+
 import gdb
+import gdb.unwinder
 
 STATES = {0: "idle", 1: "runnable", 2: "running", 3: "waiting", 4: "dead"}
 SAVED = [("r15", 8), ("r14", 16), ("r13", 24), ("r12", 32), ("rbx", 40), ("rbp", 48)]
@@ -116,10 +124,14 @@ def run_on_saved(t, cmd):
     word = lambda off: int(gdb.Value(sp + off).cast(u64).dereference())
     gdb.execute("frame 0", to_string=True)
     regs = ["rsp", "rip"] + [r for r, _ in SAVED]
-    saved = {r: int(gdb.parse_and_eval("$" + r)) for r in regs}
     new = {r: word(off) for r, off in SAVED}
     new["rip"] = word(56)
     new["rsp"] = sp + 64
+    saved = {r: int(gdb.parse_and_eval("$" + r)) for r in regs}
+    try:
+        gdb.execute("set $rsp = 0x%x" % new["rsp"], to_string=True)
+    except gdb.error:
+        return run_on_saved_core(new, cmd)  # a core: registers are read-only
     try:
         for r in regs:
             gdb.execute("set $%s = 0x%x" % (r, new[r]), to_string=True)
@@ -128,6 +140,58 @@ def run_on_saved(t, cmd):
         gdb.execute("frame 0", to_string=True)
         for r in regs:
             gdb.execute("set $%s = 0x%x" % (r, saved[r]), to_string=True)
+
+
+class _FrameId(object):
+    def __init__(self, sp, pc):
+        self.sp = sp
+        self.pc = pc
+
+
+class SavedTask(gdb.unwinder.Unwinder):
+    """While regs is set: the innermost frame's caller has them (a core)."""
+
+    def __init__(self):
+        super(SavedTask, self).__init__("weft-task")
+        self.regs = None
+
+    def __call__(self, pf):
+        if self.regs is None or pf.level() != 0:
+            return None
+        # The innermost frame's id lies below the task's frames (else gdb
+        # stops at "previous frame inner to this frame").
+        sp = pf.read_register("rsp")
+        below = gdb.Value(self.regs["rsp"] - 64).cast(sp.type)
+        info = pf.create_unwind_info(_FrameId(below, pf.read_register("rip")))
+        for r, v in self.regs.items():
+            info.add_saved_register(r, gdb.Value(v).cast(pf.read_register(r).type))
+        return info
+
+
+_unwinder = SavedTask()
+gdb.unwinder.register_unwinder(None, _unwinder, replace=True)
+
+
+def run_on_saved_core(regs, cmd):
+    """bt on a core: the frames above the selected thread's innermost one."""
+    if cmd.split()[0] not in ("bt", "backtrace", "where"):
+        raise gdb.GdbError("on a core file, task N takes bt only")
+    _unwinder.regs = regs
+    gdb.invalidate_cached_frames()
+    try:
+        out = gdb.execute(cmd, to_string=True)
+    finally:
+        _unwinder.regs = None
+        gdb.invalidate_cached_frames()
+    keep = False
+    for line in out.splitlines():
+        m = re.match(r"#(\d+)(\s.*)", line)
+        if m:
+            keep = int(m.group(1)) >= 1
+            if keep:
+                line = "#%-2d %s" % (int(m.group(1)) - 1, m.group(2).lstrip())
+        if keep:
+            gdb.write(line + "\n")
 
 
 def run_on_worker(t, cmd):

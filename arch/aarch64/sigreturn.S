@@ -17,12 +17,12 @@
 	.text
 	.p2align 4
 	nop
-	.globl	wt_arch_sigreturn
-	.hidden	wt_arch_sigreturn
-	.type	wt_arch_sigreturn, %function
-wt_arch_sigreturn:
+	.globl	wt_arch_sigaction_restorer
+	.hidden	wt_arch_sigaction_restorer
+	.type	wt_arch_sigaction_restorer, %function
+wt_arch_sigaction_restorer:
 	mov	x8, #139		/* SYS_rt_sigreturn */
 	svc	#0
 	brk	#0
-	.size	wt_arch_sigreturn, .-wt_arch_sigreturn
+	.size	wt_arch_sigaction_restorer, .-wt_arch_sigaction_restorer
 	.section .note.GNU-stack,"",%progbits

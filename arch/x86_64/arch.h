@@ -121,7 +121,7 @@ static inline bool wt_arch_fault_in(uintptr_t addr, int code, uintptr_t lo, uint
 }
 
 /* The return path of weft's own signal handlers (sigreturn.S). */
-void wt_arch_sigreturn(void);
+void wt_arch_sigaction_restorer(void);
 
 /* ---- asynchronous preemption ---- */
 

@@ -13,16 +13,19 @@
  * preemption lands there.  The bytes are glibc's (mov $15, %rax; syscall),
  * which unwinders recognise as a signal frame's return; the nop before it
  * keeps a return-address lookup (pc - 1) out of the previous function.
+ * gdb looks at those bytes only under a name that is __restore_rt or
+ * contains "sigaction" (amd64_linux_sigtramp_p), hence the name: with
+ * another, a backtrace (a core of a fault in a task) stopped here.
  */
 	.text
 	.p2align 4
 	nop
-	.globl	wt_arch_sigreturn
-	.hidden	wt_arch_sigreturn
-	.type	wt_arch_sigreturn, @function
-wt_arch_sigreturn:
+	.globl	wt_arch_sigaction_restorer
+	.hidden	wt_arch_sigaction_restorer
+	.type	wt_arch_sigaction_restorer, @function
+wt_arch_sigaction_restorer:
 	movq	$15, %rax		/* SYS_rt_sigreturn */
 	syscall
 	ud2
-	.size	wt_arch_sigreturn, .-wt_arch_sigreturn
+	.size	wt_arch_sigaction_restorer, .-wt_arch_sigaction_restorer
 	.section .note.GNU-stack,"",@progbits

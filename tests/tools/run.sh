@@ -291,5 +291,53 @@ make -s --no-print-directory uninstall DESTDIR="$d" PREFIX=$p > "$tmp/inst" 2>&1
 left=$(find "$d" -type f | wc -l)
 [ "$left" = 0 ] && ok "uninstall" || bad uninstall "$left files left: $(find "$d" -type f | head -3)"
 
+# Cores: TOOLS/core_abort (a thread parked, main in abort()) under
+# `ulimit -c unlimited`, natively and under weft, each in a directory of its
+# own (the core is the file that appears there).  weft's core must be
+# written in time (30 s; the 64 TiB stack arena once took more than 120 s)
+# and be at most 4x native's size + 8 MB (apparent size); gdb with
+# tools/weft-gdb.py lists both tasks and walks both.  A core_pattern that is
+# a pipe (systemd-coredump, apport) or a path elsewhere writes no file here:
+# SKIP, and the pattern is left alone (a machine-wide setting).
+core_run() { # DIR [LD_PRELOAD]: runs core_abort in DIR, prints "ms bytes file"
+  mkdir -p "$1"
+  ( cd "$1" && ulimit -c unlimited && s=$(date +%s%N) &&
+    if [ -n "$2" ]; then LD_PRELOAD=$2 timeout -s KILL 30 "$tools/core_abort"
+    else timeout -s KILL 30 "$tools/core_abort"; fi 2> "$1.err"
+    e=$(date +%s%N); f=$(ls "$1" | head -1)
+    echo "$(( (e - s) / 1000000 )) $( [ -n "$f" ] && stat -c %s "$1/$f" || echo 0) $f" )
+}
+pat=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
+case $pat in
+'|'*|*/*|'')
+  echo "SKIP core-size-time, core-gdb: kernel.core_pattern is '$pat', not a file name in the" \
+       "working directory (set it to 'core' to run them)";;
+*)
+  set -- $(core_run "$tmp/core-native")
+  nms=$1 nsz=$2 nf=$3
+  set -- $(core_run "$tmp/core-weft" "$b/libweft.so")
+  wms=$1 wsz=$2 wf=$3
+  if [ -z "$nf" ]; then
+    echo "SKIP core-size-time, core-gdb: no native core written (core_pattern '$pat', RLIMIT_CORE hard limit $(ulimit -H -c))"
+  elif [ -n "$wf" ] && [ "$wsz" -le $((4 * nsz + 8388608)) ] && [ "$wms" -lt 30000 ]; then
+    ok "core-size-time: native $((nsz / 1024)) KiB in $nms ms, weft $((wsz / 1024)) KiB in $wms ms"
+  else
+    bad core-size-time "native $nsz bytes in $nms ms; weft '${wf:-no core}' $wsz bytes in $wms ms: $(head -c 300 "$tmp/core-weft.err")"
+  fi
+  if [ -n "$nf" ] && [ -n "$wf" ] && command -v gdb > /dev/null 2>&1; then
+    timeout 120 gdb -nx -batch -x "$root/tools/weft-gdb.py" -ex 'info tasks' -ex 'task 1 bt' \
+      -ex 'task 2 bt' "$tools/core_abort" "$tmp/core-weft/$wf" > "$tmp/gdbcore" 2>&1
+    listed=$(grep -cE '^ +[12] +(running|waiting) ' "$tmp/gdbcore")
+    if [ "$listed" = 2 ] && grep -q ' in core_die ' "$tmp/gdbcore" &&
+       grep -q ' in core_waiter ' "$tmp/gdbcore"; then
+      ok "core-gdb: info tasks lists 2 tasks, task 1 bt reaches core_die, task 2 bt core_waiter"
+    else
+      bad core-gdb "listed $listed; $(grep -E '^ +[0-9]+ |^#|rror' "$tmp/gdbcore" | head -20)"
+    fi
+  elif [ -n "$nf" ] && [ -n "$wf" ]; then
+    echo "SKIP core-gdb: gdb is not installed (apt-get install gdb)"
+  fi;;
+esac
+
 echo "tools: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -144,6 +144,10 @@ void wt_stack_idle_trim(void)
 {
 }
 
+void wt_stack_dump_all(void) /* wt_throw's: no arena here */
+{
+}
+
 uint64_t wt_sig_thread_init(struct wt_m *m)
 {
 #ifdef __SANITIZE_THREAD__
