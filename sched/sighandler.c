@@ -824,20 +824,30 @@ static bool to_main(int sig, const siginfo_t *si)
 	return true;
 }
 
-/* The handler made a blocking call that moved its task from worker `from`
- * to worker `to` (exitsyscall without a proc: sched/syscall.c); sigreturn
- * will run on `to`.  It restores the alternate signal stack the frame
- * recorded, `from`'s own: two workers sharing one would run their SIGURG
- * handlers on the same memory, so `to`'s is put there instead.  The mask it
- * restores was set on `from`: `to` no longer knows its thread's mask.
- * Context: the trampoline, on `to`. */
-static void moved(void *ucv, struct wt_m *from, struct wt_m *to)
+/* The handler's task left the OS thread the signal came to: the handler
+ * parked, was preempted (an ordinary program function, it is no
+ * no-switch text) or made a blocking call that lost its proc, and the task
+ * came back on another worker, or on the same worker struct taken over by
+ * a new thread (an idle worker's thread exits and the next worker made
+ * takes its struct: worker.c).  sigreturn will run on `to`'s thread.  It
+ * restores the alternate signal stack the frame recorded, the first
+ * thread's: two threads sharing one would run their SIGURG and fault
+ * handlers on the same memory, and one whose thread has exited is unmapped
+ * (the kernel then cannot write the next handler's frame: the process dies
+ * by SIGSEGV without a word) or mapped again for something else (a
+ * worker's stack, whose frames the handlers overwrite).  So `to`'s own is
+ * put there instead, whatever the frame holds: a worker's thread has no
+ * other.  A frame made on an alternate stack (SS_ONSTACK) is left alone:
+ * the kernel keeps the stack of a thread running on it.  The mask it
+ * restores was set on the first thread: `to` no longer knows its thread's
+ * mask.  Context: the trampoline, on `to`. */
+static void moved(void *ucv, struct wt_m *to)
 {
 	ucontext_t *uc = ucv;
-	if (uc->uc_stack.ss_sp == from->sigstk && to->sigstk) {
+	if (!(uc->uc_stack.ss_flags & SS_ONSTACK)) {
 		uc->uc_stack.ss_sp = to->sigstk;
-		uc->uc_stack.ss_size = WT_SIGSTK;
-		uc->uc_stack.ss_flags = 0;
+		uc->uc_stack.ss_size = to->sigstk ? WT_SIGSTK : 0;
+		uc->uc_stack.ss_flags = to->sigstk ? 0 : SS_DISABLE;
 	}
 	to->sigmask = WT_SIGMASK_UNKNOWN;
 }
@@ -893,6 +903,7 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	if (t)
 		t->sighandled++; /* a sigsuspend it interrupted returns (sigtask.c) */
 	struct wt_m *m = t ? t->m : NULL;
+	int ostid = m ? m->ostid : 0; /* m's thread now; m may have another by the end */
 	/* The kernel blocks sig and sa_mask on the thread meanwhile; a handler
 	 * that parks leaves that mask to the next task on this worker, which
 	 * would keep its own signals pending there.  The next switch-in sets
@@ -907,8 +918,8 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 		old = wt_sig_handler_enter(t, block);
 	/* On t's alternate stack for SA_ONSTACK (sigstack.c). */
 	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
-	if (m && t->m != m)
-		moved(ucv, m, t->m);
+	if (m && (t->m != m || t->m->ostid != ostid))
+		moved(ucv, t->m);
 	if (t)
 		wt_sig_handler_leave(t, old);
 }
