@@ -53,7 +53,11 @@
  * wt_arch_sigreturn in libweft (wt_sig_install_own), not libc's restorer:
  * a SIGALRM taken on libc's two instructions there ran its handler over a
  * held bucket lock (the lock-order check caught it in 1 run in 5-20 of
- * signal_sem and signal_parked in trap mode).
+ * signal_sem and signal_parked in trap mode).  A handler's frame records
+ * the thread's alternate signal stack, which sigreturn installs again: a
+ * handler whose task comes back on another thread (it parked or was
+ * preempted, and its worker's struct may even belong to a new thread by
+ * then) gets that thread's stack put in its frame (moved).
  */
 #include <errno.h>
 #include <signal.h>
