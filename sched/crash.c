@@ -273,9 +273,14 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	struct wt_task *t = wt_cur();
-	/* Dying: the default action for a second fault, a watchdog, and (trap
-	 * mode) the thread pointer made the kernel's, so that a context switch
-	 * while reporting does not revert it. */
+	/* Dying: (trap mode) the thread pointer made the kernel's, so that a
+	 * context switch while reporting does not revert it; then the default
+	 * action for a second fault, and a watchdog.  The pin comes first:
+	 * from set_default on a thread-pointer fault is no longer repaired
+	 * but kills the process without the report (the trace's end lost with
+	 * it: trace-crash, 1 run in 30 under a CPU hog). */
+	if (wt_tls_trap)
+		wt_arch_set_tp(wt_arch_get_tp());
 	set_default(sig);
 	/* Every other signal blocked: the report runs off the signal stack,
 	 * where a SIGURG (sysmon's preemption) would be delivered on top of
@@ -285,8 +290,6 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 	wt_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, 8, 0, 0);
 	arm_watchdog(sig);
 	wt_stack_dump_all(); /* before the report, which the watchdog may cut short */
-	if (wt_tls_trap)
-		wt_arch_set_tp(wt_arch_get_tp());
 	/* The report's calls (open, read in libdw) go through weft as the
 	 * task's: counted as nested in a system call, they keep the worker its
 	 * proc, so the dying task is neither handed off, parked nor preempted. */

@@ -74,7 +74,11 @@
  * wt_arch_sigaction_restorer in libweft (wt_sig_install_own), not libc's restorer:
  * a SIGALRM taken on libc's two instructions there ran its handler over a
  * held bucket lock (the lock-order check caught it in 1 run in 5-20 of
- * signal_sem and signal_parked in trap mode).
+ * signal_sem and signal_parked in trap mode).  A handler's frame records
+ * the thread's alternate signal stack, which sigreturn installs again: a
+ * handler whose task comes back on another thread (it parked or was
+ * preempted, and its worker's struct may even belong to a new thread by
+ * then) gets that thread's stack put in its frame (moved).
  */
 #include <errno.h>
 #include <signal.h>
@@ -93,6 +97,7 @@
 #include "sysmon.h"
 #include "task.h"
 #include "text.h"
+#include "throw.h"
 #include "worker.h"
 #include "park.h"
 
@@ -869,20 +874,30 @@ static bool to_main(int sig, const siginfo_t *si)
 	return true;
 }
 
-/* The handler made a blocking call that moved its task from worker `from`
- * to worker `to` (exitsyscall without a proc: sched/syscall.c); sigreturn
- * will run on `to`.  It restores the alternate signal stack the frame
- * recorded, `from`'s own: two workers sharing one would run their SIGURG
- * handlers on the same memory, so `to`'s is put there instead.  The mask it
- * restores was set on `from`: `to` no longer knows its thread's mask.
- * Context: the trampoline, on `to`. */
-static void moved(void *ucv, struct wt_m *from, struct wt_m *to)
+/* The handler's task left the OS thread the signal came to: the handler
+ * parked, was preempted (an ordinary program function, it is no
+ * no-switch text) or made a blocking call that lost its proc, and the task
+ * came back on another worker, or on the same worker struct taken over by
+ * a new thread (an idle worker's thread exits and the next worker made
+ * takes its struct: worker.c).  sigreturn will run on `to`'s thread.  It
+ * restores the alternate signal stack the frame recorded, the first
+ * thread's: two threads sharing one would run their SIGURG and fault
+ * handlers on the same memory, and one whose thread has exited is unmapped
+ * (the kernel then cannot write the next handler's frame: the process dies
+ * by SIGSEGV without a word) or mapped again for something else (a
+ * worker's stack, whose frames the handlers overwrite).  So `to`'s own is
+ * put there instead, whatever the frame holds: a worker's thread has no
+ * other.  A frame made on an alternate stack (SS_ONSTACK) is left alone:
+ * the kernel keeps the stack of a thread running on it.  The mask it
+ * restores was set on the first thread: `to` no longer knows its thread's
+ * mask.  Context: the trampoline, on `to`. */
+static void moved(void *ucv, struct wt_m *to)
 {
 	ucontext_t *uc = ucv;
-	if (uc->uc_stack.ss_sp == from->sigstk && to->sigstk) {
+	if (!(uc->uc_stack.ss_flags & SS_ONSTACK)) {
 		uc->uc_stack.ss_sp = to->sigstk;
-		uc->uc_stack.ss_size = WT_SIGSTK;
-		uc->uc_stack.ss_flags = 0;
+		uc->uc_stack.ss_size = to->sigstk ? WT_SIGSTK : 0;
+		uc->uc_stack.ss_flags = to->sigstk ? 0 : SS_DISABLE;
 	}
 	to->sigmask = WT_SIGMASK_UNKNOWN;
 }
@@ -938,6 +953,14 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	if (t)
 		t->sighandled++; /* a sigsuspend it interrupted returns (sigtask.c) */
 	struct wt_m *m = t ? t->m : NULL;
+	int ostid = m ? m->ostid : 0; /* m's thread now; m may have another by the end */
+	/* The thread's alternate stack as the kernel recorded it is its
+	 * worker's (moved() keeps it so).  Another is shared with another
+	 * thread or unmapped: the next SIGURG or fault here would overwrite
+	 * that thread's frames, or kill the process without a word. */
+	const ucontext_t *kuc = ucv;
+	if (m && !(kuc->uc_stack.ss_flags & SS_ONSTACK) && kuc->uc_stack.ss_sp != m->sigstk)
+		wt_throw("a worker thread's alternate signal stack is not its own");
 	/* The kernel blocks sig and sa_mask on the thread meanwhile; a handler
 	 * that parks leaves that mask to the next task on this worker, which
 	 * would keep its own signals pending there.  The next switch-in sets
@@ -956,8 +979,8 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
 	if (t)
 		t->sigdepth--;
-	if (m && t->m != m)
-		moved(ucv, m, t->m);
+	if (m && (t->m != m || t->m->ostid != ostid))
+		moved(ucv, t->m);
 	if (t)
 		wt_sig_handler_leave(t, old);
 }

@@ -1193,8 +1193,11 @@ int wt_stack_grow(struct wt_task *t, uintptr_t addr, struct wt_overflow *info)
  * a guard page in, it fails with EFAULT, so a guard inside the buffer
  * moves below it first, as the task's own fault would have moved it.
  * Signals are held meanwhile: a handler faulting at the same guard would
- * move it too.  Context: the task, in weft's wrapper of the call; may not
- * park.  Cheap when the buffer is not near the guard. */
+ * move it too.  But SIGSEGV and SIGBUS: in trap mode (tls.c) a TLS read
+ * after a kernel switch faults to be repaired, and a fault taken with
+ * SIGSEGV blocked kills the process.  Context: the task, in weft's wrapper
+ * of the call; may not park.  Cheap when the buffer is not near the
+ * guard. */
 void wt_stack_prepare(const void *buf, size_t len)
 {
 	struct wt_task *t = wt_cur();
@@ -1203,7 +1206,7 @@ void wt_stack_prepare(const void *buf, size_t len)
 	    b + len <= (uintptr_t)t->guard || b >= (uintptr_t)t->stack_top ||
 	    b < (uintptr_t)t->stack_lo)
 		return;
-	uint64_t all = ~0ull, old = 0;
+	uint64_t all = ~((1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1))), old = 0;
 	wt_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, (long)&old, 8, 0, 0);
 	struct wt_overflow info;
 	while (b + len > (uintptr_t)t->guard && b < (uintptr_t)t->guard + PAGE &&

@@ -48,7 +48,8 @@ struct wt_raw {
 	char *sp;       /* its first stack pointer */
 	void *dtv;
 };
-/* Starts fn(arg) on a raw thread, every signal blocked; 0 or -errno.
+/* Starts fn(arg) on a raw thread, every signal but SIGSEGV and SIGBUS
+ * blocked; 0 or -errno.
  * Context: the initial thread at start, or a fork child's only one; it
  * allocates the TCB's DTV. */
 int wt_thread_raw(int (*fn)(void *), void *arg, size_t size, struct wt_raw *r);

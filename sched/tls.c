@@ -39,6 +39,17 @@
  *    kernel skips the reload when two threads' saved values are equal.
  *  - syscall: wt_arch_set_tp on every switch (3.6 µs on this project's VMs,
  *    where a system call is ~1 µs).
+ * Trap mode's one rule: a thread never reads TLS unpinned while it blocks
+ * SIGSEGV, since a revert there is a fault the kernel cannot deliver and
+ * the process dies without a word (glibc's own code reads the TCB: errno,
+ * a lazy PLT binding, pthread_create).  weft's handlers and masks keep
+ * SIGSEGV and SIGBUS open (sigtask.c: wt_sig_eff; the raw clone at start,
+ * thread.c; wt_stack_prepare); where glibc blocks every signal itself
+ * around a clone it runs pinned (wt_tls_pin: pthread_create, fork, vfork,
+ * posix_spawn, a SIGEV_THREAD timer_create); the fault report pins before
+ * it gives SIGSEGV its default action (crash.c).  Not covered: glibc's own
+ * helper threads made inside other calls (POSIX AIO's, mq_notify's
+ * SIGEV_THREAD, getaddrinfo_a), where WEFT_TLS=syscall is the sound choice.
  * Rejected: copying TLS contents into the worker's block on each switch
  * (addresses would change on migration: a thread_local std::string points
  * into itself); LDT segments (32-bit bases, 8192 entries, refused here).

@@ -105,6 +105,22 @@ WT_EXPORT int getrusage(__rusage_who_t who, struct rusage *ru)
 	return 0;
 }
 
+/* A SIGEV_THREAD timer: glibc's first one starts its helper thread from
+ * the caller, every signal blocked (SIGSEGV too) around its own
+ * pthread_create, which reads the caller's TCB: in trap mode (sched/tls.c)
+ * a kernel switch there would make that read a fault that kills.  So the
+ * call runs pinned, as posix_spawn does (spawn.c).  Context: a task or a
+ * thread weft did not create. */
+static int timer_create_real(clockid_t clk, struct sigevent *sev, timer_t *id)
+{
+	if (!sev || sev->sigev_notify != SIGEV_THREAD || !wt_runtime_on())
+		return real.timer_create(clk, sev, id);
+	struct wt_pin pin = wt_tls_pin();
+	int r = real.timer_create(clk, sev, id);
+	wt_tls_unpin(pin);
+	return r;
+}
+
 /* A timer on a thread CPU clock is the kernel's, which knows only the
  * worker threads: on the caller's own clock it counts its worker's time
  * (one weft: line says so); on another task's clock id it cannot be made. */
@@ -112,7 +128,7 @@ WT_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
 {
 	wt_real_init();
 	if (likely(clk >= 0 && clk != CLOCK_THREAD_CPUTIME_ID) || !wt_runtime_on())
-		return real.timer_create(clk, sev, id);
+		return timer_create_real(clk, sev, id);
 	int64_t ns;
 	int r = clk == CLOCK_THREAD_CPUTIME_ID ? (wt_cur() ? 2 : 0) : wt_cpuclock_read(clk, &ns);
 	if (r > 0) {
@@ -123,7 +139,7 @@ WT_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
 		if (r == 1)
 			return fail(EINVAL);
 	}
-	return real.timer_create(clk, sev, id);
+	return timer_create_real(clk, sev, id);
 }
 
 WT_EXPORT pid_t gettid(void)
