@@ -13,9 +13,10 @@
  * replaces the mount point (tests; unusual mounts); WEFT_NCPU replaces the
  * affinity count (tests on machines with few CPUs).
  *
- * Where it runs: wt_cgroup_init from sysmon as it starts (wt_cgroup_first;
- * at start only for a bad GOMAXPROCS's message); wt_procs_update from
- * sysmon then and about once a second, unless GOMAXPROCS is set: a
+ * Where it runs: wt_cgroup_init from sysmon once the process has a second
+ * task, before sysmon makes a worker for it (wt_cgroup_first; at start
+ * only for a bad GOMAXPROCS's message); wt_procs_update from sysmon then
+ * and about once a second, unless GOMAXPROCS is set: a
  * changed limit resizes the procs at run time (proc.c: wt_procs_resize).
  * Files are read with raw system calls into fixed buffers: no malloc, no
  * errno, no interposed open, and in weft's own descriptor table (privfd.c:
@@ -211,9 +212,10 @@ void wt_cgroup_init(const char *root)
 
 /* The lookup costs a process start about 85 µs on one VM measured (the
  * kernel writes /proc/self/cgroup out hierarchy by hierarchy), so start
- * leaves it to sysmon, which makes it as it starts, before it makes any
- * worker: until then only the initial thread runs tasks, whatever the
- * procs count, and a process shorter than that never pays.  Context:
+ * leaves it to sysmon, which makes it once the process has a second task,
+ * before it makes any worker: until then only the initial thread runs
+ * tasks, whatever the procs count, and a process of one task never pays
+ * (nor makes privfd.c's thread for it).  Context:
  * start, initial thread. */
 void wt_cgroup_defer(const char *root)
 {
@@ -221,7 +223,7 @@ void wt_cgroup_defer(const char *root)
 		strcpy(deferred_root, root);
 }
 
-/* Context: sysmon, as it starts. */
+/* Context: sysmon, once the process has a second task. */
 void wt_cgroup_first(void)
 {
 	if (wt_cfg.gomaxprocs_set || looked)

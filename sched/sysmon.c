@@ -64,6 +64,7 @@
 #include "syscall.h"
 #include "setxid.h"
 #include "sysmon.h"
+#include "thread.h"
 #include "timer.h"
 #include "trace.h"
 #include "worker.h"
@@ -123,7 +124,14 @@ static void *sysmon(void *arg)
 	wt_sig_block_all();
 	wt_crash_altstack();
 	prctl(PR_SET_TIMERSLACK, 1000ul, 0, 0, 0);
-	wt_cgroup_first(); /* before any worker is made */
+	/* The cgroup's CPU limit (the GOMAXPROCS default) is looked up once
+	 * the process has a second task, before the first worker sysmon makes
+	 * for it: a process of one task uses one proc whatever the count, and
+	 * the lookup's files are read in weft's own descriptor table, whose
+	 * helper thread (privfd.c) a process that never threads never needs. */
+	bool cg_first = !wt_libc_single();
+	if (cg_first)
+		wt_cgroup_first();
 	int64_t start = wt_nanotime();
 	int64_t next_trace = wt_cfg.schedtrace_ms ? start + wt_cfg.schedtrace_ms * 1000000ll
 						  : INT64_MAX;
@@ -166,6 +174,10 @@ static void *sysmon(void *arg)
 		 * short looks: a program starting its threads would otherwise
 		 * get 50 of them, 20 µs apart, each taking a CPU from a busy
 		 * worker. */
+		if (!cg_first && !wt_libc_single()) {
+			cg_first = true;
+			wt_cgroup_first();
+		}
 		wt_sysmon_make_workers();
 		wt_netpoll_sysmon(now);
 		wt_stack_scavenge(now);

@@ -217,13 +217,16 @@ cgroot=$(mktemp -d)
 cgdir="$cgroot$(sed -n 's/^0:://p' /proc/self/cgroup)"
 mkdir -p "$cgdir"
 ncpu=$(nproc)
+two_tasks='import sys, threading, time
+t = threading.Thread(target=time.sleep, args=(float(sys.argv[1]),)); t.start(); t.join()'
 gomax() { # cpu.max content, expected gomaxprocs, expected stderr text or "", env...
   c=$1 want=$2 text=$3; shift 3; echo "$c" > "$cgdir/cpu.max"
   got=$(env "$@" WEFT_CGROUP_ROOT="$cgroot" WEFTDEBUG=schedtrace=50 LD_PRELOAD="$lib" \
-        sleep 0.2 2>&1 | sed -n 's/^SCHED.*gomaxprocs=\([0-9]*\).*/\1/p' | tail -1)
-  # sysmon reads cpu.max as it starts: the process lives long enough for that
+        python3 -c "$two_tasks" 0.3 2>&1 | sed -n 's/^SCHED.*gomaxprocs=\([0-9]*\).*/\1/p' | tail -1)
+  # sysmon reads cpu.max once the process has a second task (a process of
+  # one task uses one proc whatever the count): a thread that sleeps
   if [ "$got" = "$want" ] && { [ -z "$text" ] || env "$@" WEFT_CGROUP_ROOT="$cgroot" \
-        LD_PRELOAD="$lib" sleep 0.05 2>&1 | grep -q "^weft: .*$text"; }; then
+        LD_PRELOAD="$lib" python3 -c "$two_tasks" 0.1 2>&1 | grep -q "^weft: .*$text"; }; then
     pass=$((pass+1)); echo "PASS cpu.max '$c' $* -> gomaxprocs=$got"
   else
     fail=$((fail+1)); echo "FAIL cpu.max '$c' $*: gomaxprocs=$got, want $want"
