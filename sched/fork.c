@@ -33,6 +33,12 @@
  * through arch_prctl until fork returns to the program, then trap mode
  * comes back (wt_fork_child_tls) unless a second worker appeared.
  *
+ * Between weft's two handlers the task holds glibc's fork locks: a
+ * program's signal handler waits for the end of that window
+ * (wt_fork_window), and a wait on one of those locks that sysmon took for
+ * an implicit system call (syscall.c) ends in the child as the child's
+ * worker gets proc 0.
+ *
  * No thread of weft's is being created while the clone runs: the prepare
  * handler waits for the creations under way and holds off new ones until
  * the parent handler (worker.c: the spawn gate; qemu-user's child hangs
@@ -120,6 +126,10 @@ static void reset(bool reclaimed)
 	if (t) {
 		t->tp_pinned = 0; /* the parent's pins: the child switches by system call */
 		t->fork_pinned = false;
+		t->in_fork = false;
+		/* Signals sent to the parent's task, waiting: the parent's
+		 * (a child starts with none pending, fork(2)). */
+		atomic_store_explicit(&t->sigpend, 0, memory_order_relaxed);
 		*(int *)(wt_tls_pd(t->tp) + wt_off_tid) = t->tid;
 		if (reclaimed)
 			fix_glibc_lists(t, m, tid);
@@ -150,10 +160,21 @@ static void reset(bool reclaimed)
 	/* Procs: all empty and idle, but proc 0 for this worker, which keeps
 	 * its own proc's warm stack slots (the others' may be torn). */
 	struct wt_p *mine = m ? m->p : NULL;
+	/* An implicit system call (syscall.c: a wait inside glibc's fork, on
+	 * its locks) ends here: its proc may have been handed to another
+	 * worker, whose slot cache the fork caught half-updated, and the
+	 * child's worker holds proc 0 running, outside the call.  Left in
+	 * it, the task ran on in the child with a system-call depth that no
+	 * exit ever lowered. */
+	if (m && atomic_load_explicit(&m->implicit, memory_order_relaxed)) {
+		if (mine && atomic_load(&mine->status) != WT_P_SYSCALL_BY(m))
+			mine = NULL;
+		m->insyscall--;
+	}
 	struct wt_p *p0 = &wt_sched.procs[0];
 	if (mine && mine != p0)
 		p0->slots = mine->slots;
-	if (!m)
+	if (!m || !mine)
 		p0->slots.n = 0;
 	wt_sched.pidle = NULL;
 	atomic_store(&wt_sched.npidle, 0);
@@ -211,6 +232,29 @@ static void reset(bool reclaimed)
 	wt_tl_fork_child();
 }
 
+/* The forking task holds glibc's fork locks (its atfork lock, stdio's list
+ * lock, malloc's arenas) and the spawn gate from weft's prepare handler,
+ * the last to run, to weft's parent handler, the first (or around _Fork).
+ * A program's signal handler that interrupts it there is deferred as one
+ * that interrupts weft is (sighandler.c), and runs as the window closes:
+ * run at once, it could yield or park (a sem_post returning to the
+ * program is a preemption point), and the task, switched out holding
+ * those locks, left the next forker's worker asleep on the atfork lock
+ * and sysmon, making a worker for that proc, on malloc's lock, for ever
+ * (1 run in 30 of 4 threads forking under a SIGUSR1 storm).  To the
+ * program the signal came a moment later; the child starts with none
+ * pending (reset), as fork(2) says.
+ * Context: the forking task (or a thread weft did not create: nothing). */
+void wt_fork_window(bool in)
+{
+	struct wt_task *t = wt_cur();
+	if (!t)
+		return;
+	t->in_fork = in;
+	if (!in)
+		wt_sig_unlocked(); /* the handlers that waited */
+}
+
 /* Trap mode: the kernel-known thread pointer is the forking task's own
  * from our prepare handler (the last to run: registered first) to the
  * clone, so the child starts on a valid one and never relies on a repair;
@@ -229,6 +273,7 @@ static void atfork_prepare(void)
 		pin.t->fork_pinned = true;
 	else
 		wt_tls_unpin(pin); /* no task to fork from: nothing stays pinned */
+	wt_fork_window(true);
 }
 
 static void atfork_parent(void)
@@ -239,6 +284,7 @@ static void atfork_parent(void)
 		wt_tls_unpin((struct wt_pin){ .t = t, .tp = t->tp });
 	}
 	wt_spawn_fork_parent();
+	wt_fork_window(false);
 }
 
 static void atfork_child(void)

@@ -89,6 +89,9 @@ struct wt_task {
 	                                 * running it is its tp */
 	bool fork_pinned;               /* [owner m] pinned from fork's prepare handler to its
 	                                 * parent handler (fork.c) */
+	bool in_fork;                   /* [owner m; handler] between weft's two fork handlers,
+	                                 * holding glibc's fork locks: its program signal
+	                                 * handlers wait (fork.c) */
 	char *stack_lo, *stack_hi;      /* [const] lowest the stack may reach; its start */
 	char *stack_top;                /* [const] top of its slot or mapping; the
 					 * reported stack is [stack_top - stack_size, stack_top) */
@@ -166,6 +169,9 @@ struct wt_task {
 	unsigned sigdepth;              /* [owner m; handler] program handlers running on it
 					 * now (sighandler.c's trampoline): a task it readies
 					 * is no hand-off (proc.c: wt_ready_m) */
+	int sig_callbase;               /* [owner m; handler] explicit system-call depth of
+					 * its worker when the innermost program handler
+					 * running on it began (sigtask.c: wt_sig_call_is_own) */
 	/* Its one io_uring call in flight (uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */

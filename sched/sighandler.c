@@ -79,6 +79,14 @@
  * handler whose task comes back on another thread (it parked or was
  * preempted, and its worker's struct may even belong to a new thread by
  * then) gets that thread's stack put in its frame (moved).
+ * The trampoline returns through libweft's restorer too: a poke taken on libc's rt_sigreturn, the handler having
+ * interrupted a blocking call, looked like that call to sigtask.c, which
+ * stepped over the rt_sigreturn to end it with EINTR.
+ *
+ * A task inside glibc's fork, between weft's two fork handlers, holds
+ * glibc's atfork, stdio and malloc locks: a handler that interrupts it
+ * there is deferred too, to the end of that window (fork.c:
+ * wt_fork_window), so it cannot yield or park holding them.
  */
 #include <errno.h>
 #include <signal.h>
@@ -324,7 +332,15 @@ static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *ol
 		sigdelset(&k.sa_mask, SIGSEGV);
 		sigdelset(&k.sa_mask, SIGBUS);
 		had = wt_sig_handler_set(sig, sa, &prev);
-		int r = libc_sigaction(sig, &k, &kold);
+		/* Returning through libweft's restorer, as weft's own handlers
+		 * do: a SIGURG taken on its rt_sigreturn counts as inside weft.
+		 * On libc's, a poke there with the task inside a blocking call
+		 * (the handler interrupted it) stepped over the rt_sigreturn as
+		 * if it were that call, ending it with EINTR (sigtask.c), and
+		 * the task ran on into libc's sigaction and returned to the
+		 * frame's uc_flags, 7.  glibc's own signals (32, 33) are
+		 * refused as glibc's sigaction refuses them. */
+		int r = sig == 32 || sig == 33 ? -EINVAL : wt_sig_install_own(sig, &k, &kold);
 		if (r < 0) {
 			wt_sig_handler_set(sig, had ? &prev : NULL, NULL);
 			return r;
@@ -918,14 +934,16 @@ static void default_action(int sig)
 
 void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 {
-	if (!synchronous(sig, si) && interrupted_weft(ucv)) {
+	struct wt_task *t = wt_cur();
+	/* Inside weft, or inside glibc's fork holding its locks (fork.c:
+	 * wt_fork_window): later. */
+	if (!synchronous(sig, si) && (interrupted_weft(ucv) || (t && t->in_fork))) {
 		struct wt_m *m = self_m();
 		if (m && defer(m, sig, si))
 			return;
 	}
 	if (wt_runtime_on() && to_main(sig, si))
 		return;
-	struct wt_task *t = wt_cur();
 	if (!t && !synchronous(sig, si) && wt_runtime_on()) {
 		/* A worker's g0 (asleep, or polling): the program's handler runs
 		 * on a task, never outside one. */
@@ -973,6 +991,12 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 		block |= WT_SIGBIT(sig);
 	if (t)
 		old = wt_sig_handler_enter(t, block);
+	/* A call the handler interrupted is not the handler's: a poke that
+	 * lands in the handler ends only calls it makes itself with EINTR
+	 * (sigtask.c: wt_sig_call_is_own). */
+	int callbase = t ? t->sig_callbase : 0;
+	if (m)
+		t->sig_callbase = wt_sig_call_depth(m);
 	/* On t's alternate stack for SA_ONSTACK (sigstack.c). */
 	if (t)
 		t->sigdepth++;
@@ -981,8 +1005,10 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 		t->sigdepth--;
 	if (m && (t->m != m || t->m->ostid != ostid))
 		moved(ucv, t->m);
-	if (t)
+	if (t) {
+		t->sig_callbase = callbase;
 		wt_sig_handler_leave(t, old);
+	}
 }
 
 /* Context: sysmon, every round.  Pokes each worker that has deferred

@@ -489,6 +489,33 @@ int wt_sig_send(struct wt_task *t, int sig)
 	return 0;
 }
 
+/* Whether a system call at the pc a signal interrupted on t is the call of
+ * an entersyscall bracket (shim.h: BRACKETED, a libc call that may block),
+ * so that ending it with EINTR is what a native handler would do.  Not
+ * when the worker's depth is only an implicit call's (syscall.c): that
+ * call may be over, and the task runs on through libc (a fork's clone,
+ * which the kernel only ever restarts, ended with EINTR).  Not when the
+ * bracket belongs to a call that a program handler running on t
+ * interrupted (t->sig_callbase, set by the trampoline): the pc is then the
+ * handler's own, maybe a system call the kernel has not entered yet (a
+ * write to a pipe, which natively never ends with EINTR), and stepping
+ * over it loses it.  (Its way back, the restorer's rt_sigreturn, lies in
+ * libweft: sighandler.c.)  Context: t, or its worker's handler. */
+bool wt_sig_call_is_own(const struct wt_task *t)
+{
+	struct wt_m *m = t->m;
+	if (!m)
+		return false;
+	return wt_sig_call_depth(m) > t->sig_callbase;
+}
+
+/* m's depth of intercepted (explicit) system-call brackets.  Context: m's
+ * thread. */
+int wt_sig_call_depth(const struct wt_m *m)
+{
+	return m->insyscall - (atomic_load_explicit(&m->implicit, memory_order_relaxed) ? 1 : 0);
+}
+
 /* Is sig's program handler one without SA_RESTART?  Context: any. */
 static bool no_restart(int sig)
 {
@@ -523,8 +550,7 @@ bool wt_sig_poked(void *uc)
 	}
 	if (!deliver(t))
 		return false;
-	if (t->m && t->m->insyscall != 0 && wt_arch_uc_in_syscall(uc) &&
-	    !wt_pc_in_weft(wt_arch_uc_pc(uc))) {
+	if (wt_sig_call_is_own(t) && wt_arch_uc_in_syscall(uc) && !wt_pc_in_weft(wt_arch_uc_pc(uc))) {
 		/* The SIGURG cut a libc call short (sem_wait, read) and the
 		 * kernel restarts it for SIGURG's SA_RESTART; the signal raised
 		 * now runs its handler after that decision.  Natively that

@@ -98,23 +98,46 @@ static create_fn thread_create(void)
  * the two sees the other), and a futex wait on the other's counter.  Not a
  * ranked lock: creators pass it under any lock, and the forker holds no
  * weft lock while it waits, and takes none until its parent half.  The
- * forker does not switch while it holds the gate (libweft and libc's fork
- * only: no preemption there). */
+ * forker may switch while it holds the gate (no preemption inside libc's
+ * fork, but a program's signal handler run there may yield or park), so
+ * neither side waits longer than FORK_GATE_NS. */
 static _Atomic int spawning; /* [atomic] creations inside the gate */
 static _Atomic int forking;  /* [atomic] forks between their two halves */
 
+/* How long a fork waits for the creations under way, and a creation for
+ * the forks.  A creation may wait on the forker: sysmon starting a worker
+ * runs libc's pthread_create, whose malloc may be a program's that creates
+ * and joins a thread of its own (a task), which needs a worker, and the
+ * forker holds its own until the fork is done.  A fork may wait on a
+ * creation: the forker waits inside glibc's fork for a lock (glibc's
+ * atfork lock, stdio's, malloc's) whose holder is a task that waits for a
+ * worker, which only the creation would give it (a signal handler run
+ * inside another task's fork switched that task out holding glibc's
+ * atfork lock; the next fork's worker slept on it, and sysmon, making a
+ * worker for the proc it took, waited at the gate for ever: 1 run in 30
+ * of 4 threads forking under a SIGUSR1 storm).  Past this either side
+ * goes ahead (what a native fork does); only qemu-user's fork can then
+ * hang, as it did without the gate. */
+#define FORK_GATE_NS 20000000ll /* 20 ms */
+
 static void spawn_gate_enter(void)
 {
+	int64_t until = 0;
 	for (;;) {
 		atomic_fetch_add(&spawning, 1);
 		int f = atomic_load(&forking);
 		if (likely(!f))
 			return;
+		if (!until)
+			until = wt_nanotime() + FORK_GATE_NS;
+		else if (wt_nanotime() >= until)
+			return; /* inside the gate all the same: see FORK_GATE_NS */
 		/* Back out and wait for the forks: the last one out of spawning
 		 * wakes a forker waiting for it. */
 		if (atomic_fetch_sub(&spawning, 1) == 1)
 			wt_futex_wake(&spawning, INT_MAX, false);
-		wt_futex_wait(&forking, f, NULL, false);
+		struct timespec ts = { until / 1000000000, until % 1000000000 };
+		wt_futex_wait(&forking, f, &ts, false);
 	}
 }
 
@@ -123,14 +146,6 @@ static void spawn_gate_leave(void)
 	if (atomic_fetch_sub(&spawning, 1) == 1 && atomic_load(&forking))
 		wt_futex_wake(&spawning, INT_MAX, false);
 }
-
-/* How long a fork waits for the creations under way.  A creation may wait
- * on the forker: sysmon starting a worker runs libc's pthread_create, whose
- * malloc may be a program's that creates and joins a thread of its own (a
- * task), which needs a worker, and the forker holds its own until the fork
- * is done.  Past this the fork goes ahead (what a native fork does); only
- * qemu-user's fork can then hang, as it did without the gate. */
-#define FORK_GATE_NS 20000000ll /* 20 ms */
 
 /* Context: the forking task, in the parent, holding no weft lock.  Returns
  * once no creation is under way, or after FORK_GATE_NS; later creations

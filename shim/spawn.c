@@ -89,10 +89,12 @@ WT_EXPORT pid_t _Fork(void)
 		return real._Fork();
 	wt_spawn_fork_prepare();
 	struct wt_pin pin = wt_tls_pin();
+	wt_fork_window(true);
 	pid_t pid = real._Fork();
 	if (pid != 0) {
 		wt_tls_unpin(pin);
 		wt_spawn_fork_parent();
+		wt_fork_window(false);
 	} else {
 		wt_fork_child_nohandlers();
 		wt_fork_child_tls();

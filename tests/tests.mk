@@ -5,8 +5,7 @@
 TB := $(B)/tests
 # Programs that reproduce a failure not fixed yet: built by
 # make $(TB)/preload/NAME, run by neither make test nor make soak.
-# sigstorm_fork: fork on tasks that take a storm of signals, in trap mode.
-PRELOAD_PENDING := sigstorm_fork
+PRELOAD_PENDING :=
 PRELOAD_C   := $(filter-out $(PRELOAD_PENDING:%=tests/preload/%.c),$(wildcard tests/preload/*.c))
 PRELOAD_CXX := $(wildcard tests/preload/*.cc)
 PRELOAD_BIN := $(patsubst tests/preload/%.c,$(TB)/preload/%,$(PRELOAD_C)) \

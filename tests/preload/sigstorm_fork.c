@@ -4,14 +4,15 @@
  * with SA_RESTART and without.  Every fork runs each atfork handler once
  * and every child exits as its handler said.
  *
- * Under weft in trap mode (WEFT_TLS=trap, the default where the kernel
- * does not enable FSGSBASE) this crashes the parent (a task returns to
- * address 7, a worker faults in wt_ctx_switch or wt_task_exit, or "weft:
- * fatal: wt_ready: task is not waiting") or a child (SIGSEGV), hangs, or
- * fork fails with EINTR, which it never does natively: 5 of 6 runs at
- * GOMAXPROCS=2, 6 of 8 of a variant with one forking thread and no
- * SA_RESTART.  With WEFT_TLS=syscall, 0 of 6.  Not in make test or make
- * soak until fixed (tests/tests.mk: PRELOAD_PENDING).
+ * Under weft (trap mode, on a loaded machine) it failed 1 run in 8 at
+ * GOMAXPROCS=2: a task returned to address 7 (a poke landing on libc's
+ * rt_sigreturn, after a handler that had interrupted waitpid, was taken
+ * for waitpid and stepped over), fork failed with EINTR (the same for a
+ * clone after a wait inside fork that sysmon took as an implicit system
+ * call), or the process hung (a handler run inside glibc's fork switched
+ * its task out holding glibc's fork locks; sysmon, making a worker,
+ * waited for them).  sighandler.c, sigtask.c and fork.c say how each is
+ * avoided.
  */
 #include <sys/wait.h>
 #include <unistd.h>
