@@ -172,6 +172,11 @@ void wt_tls_adapt(struct wt_m *m)
 	wt_throw("stub: wt_tls_adapt (wt_tls_trap is false here)");
 }
 
+void wt_tls_pin_switch(struct wt_m *m, struct wt_task *next)
+{
+	wt_throw("stub: wt_tls_pin_switch (wt_tls_trap is false here)");
+}
+
 struct wt_pin wt_tls_pin(void)
 {
 	return (struct wt_pin){ 0, 0 };
