@@ -46,14 +46,6 @@ bool wt_sig_defer_poke(void);               /* sysmon: poke threads with deferre
 void wt_sig_sweep(int64_t now);             /* sysmon: handled ones stuck in the kernel */
 void wt_sig_redeliver(void *uc);            /* a poke on this thread: raise them again */
 void wt_sig_defer_run(struct wt_m *m);      /* m, outside weft's locks: run or hand them on */
-/* A handler interrupted weft on its thread: its code (not a wait that
- * holds nothing) or anything run while the thread holds a weft lock
- * (lock.h: wt_locks_held).  Context: a signal handler, uc its context. */
-bool wt_sig_in_weft(void *uc);
-/* The task on m has signals of its own held back in its queue (sigpend):
- * m's next point outside weft's locks raises them, or sysmon's poke.
- * Context: a signal handler on m's thread. */
-void wt_sig_defer_own(struct wt_m *m);
 /* Context: a task or g0 on m, outside weft's locks and switches. */
 static inline void wt_sig_defer_check(struct wt_m *m)
 {

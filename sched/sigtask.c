@@ -538,16 +538,6 @@ bool wt_sig_poked(void *uc)
 		return false;
 	uint64_t pend = (atomic_load_explicit(&t->sigpend, memory_order_relaxed) |
 			 wt_sig_proc_pending()) & ~t->sigmask;
-	if (wt_sig_in_weft(uc)) {
-		/* Raised now, they would come back to the trampoline inside
-		 * weft, which would only queue them on t again: they stay
-		 * queued, for t's next point outside weft's locks, or a later
-		 * poke (a raise and a delivery less per poke that lands in
-		 * weft: a loop of pthread_getschedparam gets most). */
-		if (pend && t->m)
-			wt_sig_defer_own(t->m);
-		return false;
-	}
 	if (!deliver(t))
 		return false;
 	if (wt_sig_call_is_own(t) && wt_arch_uc_in_syscall(uc) && !wt_pc_in_weft(wt_arch_uc_pc(uc))) {
