@@ -432,11 +432,20 @@ static void *dumper(void *arg)
 	 * copy of descriptor 2 only (SIGQUIT's output), so that weft stack's
 	 * file, libunwind's pipe and libdw's files never take a number of the
 	 * program's (privfd.c). */
+	int err_fd = 2;
 	if (!nowalk && wt_privfd_own(req ? 0 : 3) == 0 && !req) {
+		/* The copy of 2 moved above the small numbers: libunwind keeps
+		 * its pipe's numbers in a global and closes them when it makes
+		 * a new pipe, which, from an earlier dumper's table, were this
+		 * table's 1 and 2 (a SIGQUIT during weft stack's dump lost its
+		 * whole output so). */
+		long hi = wt_syscall6(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
+		if (hi >= 0)
+			err_fd = (int)hi;
 		wt_syscall6(SYS_close, 0, 0, 0, 0, 0, 0);
 		wt_syscall6(SYS_close, 1, 0, 0, 0, 0, 0);
 	}
-	int fd = req ? stack_file(req) : 2;
+	int fd = req ? stack_file(req) : err_fd;
 	if (fd < 0) {
 		thread_done();
 		return NULL;
