@@ -116,7 +116,7 @@ stress: $(B)/libweft.so $(PRELOAD_BIN) $(TB)/stress/contend
 # part of make test.
 SOAK_S ?= 1800
 soak: preload-build $(TB)/preload/dlopen_tls $(TB)/preload/alloc_threads $(TB)/preload/liballoc_hook.so
-	python3 tests/soak/soak.py --lib $(B)/libweft.so --bindir $(TB)/preload --secs $(SOAK_S) \
+	python3 tests/soak/soak.py --lib $(B)/libweft.so --bindir $(TB)/preload --secs $(SOAK_S) $(if $(SOAK_WRONG_OK),--wrong-ok) \
 	  --real $(PRELOAD_BIN)
 
 # The launcher, weft compare, weft stack, traces of process trees, make
