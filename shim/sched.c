@@ -60,14 +60,18 @@ struct wt_task *wt_shim_task_of_id(pid_t id)
 /* A call on a task that took weft's locks returns to the program: a
  * signal whose handler came while the task held them (deferred,
  * sched/sighandler.c) runs now, before the program goes on, as natively
- * it would have run within the call.  A loop of these calls that never
- * switches would otherwise leave it to sysmon's pokes, which mostly land
- * inside weft again.  r passes through. */
-static inline int unlocked(int r)
-{
-	wt_sig_unlocked();
-	return r;
-}
+ * it would have run within the call, and so does a preemption sysmon
+ * asked for meanwhile (RETURN_POINT).  A loop of these calls that never
+ * switches would otherwise leave both to sysmon's pokes, which mostly
+ * land inside weft again.  r passes through.  A macro: RETURN_POINT names
+ * the exported function's return address. */
+#define unlocked(r)                 \
+	({                          \
+		int r_ = (r);       \
+		wt_sig_unlocked();  \
+		RETURN_POINT();     \
+		r_;                 \
+	})
 
 /* -errno to the system-call contract: -1 and errno. */
 static int sys_ret(long r)
