@@ -211,16 +211,21 @@ static void on_request(ucontext_t *uc)
 	wt_arch_uc_push_call(uc, wt_async_preempt);
 }
 
+/* The program's own SIGURG (a kill, or the one a socket's urgent data
+ * raises): its handler runs as any other program handler does, through
+ * the trampoline (sighandler.c), which holds it back while weft's code or
+ * locks are interrupted and hands it to a task from g0.  The kernel set
+ * this handler's mask (every signal but the faults); the trampoline's
+ * installed for the program's sigaction would have the interrupted mask,
+ * the handler's sa_mask and sig (unless SA_NODEFER), with SIGSEGV and
+ * SIGBUS open for weft (crash.c): set here for the call. */
 static void chain(int sig, siginfo_t *si, void *ucv)
 {
 	struct sigaction u;
-	if (!wt_sig_handler_take(sig, &u))
+	if (!wt_sig_handler_get(sig, &u))
 		return; /* SIGURG's default action: ignore */
 	if (u.sa_handler == SIG_IGN || u.sa_handler == SIG_DFL)
 		return;
-	/* The mask the kernel would have set for the program's handler: the
-	 * interrupted mask, its sa_mask, and sig unless SA_NODEFER.  SIGSEGV
-	 * and SIGBUS stay open for weft (crash.c). */
 	ucontext_t *uc = ucv;
 	uint64_t set, old, um;
 	memcpy(&set, &uc->uc_sigmask, 8);
@@ -232,10 +237,7 @@ static void chain(int sig, siginfo_t *si, void *ucv)
 		set |= 1ull << (sig - 1);
 	set &= ~((1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1)));
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&set, (long)&old, 8, 0, 0);
-	struct wt_task *t = wt_cur();
-	if (t)
-		t->sighandled++; /* a sigsuspend it interrupted returns (sigtask.c) */
-	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
+	wt_sig_trampoline(sig, si, ucv);
 	wt_syscall6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 }
 

@@ -948,11 +948,14 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	struct sigaction u;
 	if (!wt_sig_handler_take(sig, &u))
 		return; /* the program reset it meanwhile */
-	if (u.sa_handler == SIG_DFL) {
-		default_action(sig);
+	if (u.sa_handler == SIG_DFL || u.sa_handler == SIG_IGN) {
+		/* SIGURG's (chained from weft's handler, which stays the
+		 * kernel's) is to ignore it. */
+		if (!kept(sig) && u.sa_handler == SIG_DFL)
+			default_action(sig);
 		return;
 	}
-	if (u.sa_flags & SA_RESETHAND) {
+	if ((u.sa_flags & SA_RESETHAND) && !kept(sig)) {
 		struct sigaction d;
 		memset(&d, 0, sizeof d);
 		d.sa_handler = SIG_DFL;

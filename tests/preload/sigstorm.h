@@ -8,7 +8,9 @@
  * returned (the victims live until it stops).  The handler sets the thread's flag, counts itself and posts
  * a semaphore (sem_post is async-signal-safe).  Each storm is run twice
  * (storm_modes): with SA_RESTART and without (then every wait that a
- * handler can interrupt must cope with EINTR, as natively).  The bodies run bounded
+ * handler can interrupt must cope with EINTR, as natively).  storm_sig
+ * chooses the signal (SIGURG: the one weft also uses for itself);
+ * storm_process sends it to the process (kill) instead of each victim.  The bodies run bounded
  * loops and return a number that only depends on the work done; storm()
  * prints the sum with the checks that hold natively:
  *   "handler ran: yes" (a victim spins, yielding, after its body until it
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "test_util.h"
 #include "weft_check.h"
@@ -42,6 +45,8 @@ static __thread volatile sig_atomic_t storm_flag;
 static int storm_restart; /* the current storm's SA_RESTART */
 /* Storms storm() runs: bit 0 with SA_RESTART, bit 1 without (default both). */
 static int storm_modes = 3;
+static int storm_sig = SIGUSR1; /* the signal the storm sends */
+static int storm_process;       /* kill(getpid()) rather than pthread_kill */
 
 static void storm_on_usr1(int sig)
 {
@@ -107,7 +112,10 @@ static void *storm_sender(void *arg)
 	struct timespec gap = { 0, 20000 };
 	while (atomic_load(&storm_finished) < storm_n) {
 		for (int i = 0; i < storm_n; i++) {
-			pthread_kill(storm_v[i].th, SIGUSR1);
+			if (storm_process)
+				kill(getpid(), storm_sig);
+			else
+				pthread_kill(storm_v[i].th, storm_sig);
 			atomic_fetch_add(&storm_v[i].sent, 1);
 		}
 		nanosleep(&gap, NULL);
@@ -139,7 +147,7 @@ static inline void storm(const char *name, long (*body)(int), int n, void (*rese
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = storm_on_usr1;
 		sa.sa_flags = restart ? SA_RESTART : 0;
-		sigaction(SIGUSR1, &sa, NULL);
+		sigaction(storm_sig, &sa, NULL);
 		atomic_store(&storm_handled, 0);
 		atomic_store(&storm_finished, 0);
 		atomic_store(&storm_over, 0);

@@ -69,6 +69,14 @@ int main(void)
 	storm_init();
 	storm("pthread_create/exit/join, children's values", spawn_body, NT, NULL);
 	storm("pthread_setschedparam/getschedparam, policies read back", sched_body, NT, NULL);
+	/* SIGURG, weft's own signal too: the program's handler is held back
+	 * while the task holds the real-time queue's lock, as SIGUSR1's is. */
+	storm_sig = SIGURG;
+	storm("pthread_setschedparam/getschedparam under SIGURG, policies read back", sched_body,
+	      NT, NULL);
+	storm_process = 1;
+	storm("pthread_setschedparam/getschedparam under SIGURG to the process, policies read back",
+	      sched_body, NT, NULL);
 	printf("errors or wrong values: %ld\n", atomic_load(&bad));
 	return 0;
 }
