@@ -234,20 +234,7 @@ static bool start(void)
 	if (!atomic_load_explicit(&started, memory_order_relaxed)) {
 		/* Made and moved with the gate closed (privfd.c): no dup2 of
 		 * the program's meets the low number meanwhile. */
-		long fd = -EAGAIN;
-		if (wt_fdgate_close()) {
-			fd = wt_syscall6(SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, 0, 0, 0);
-			if (fd >= 0) {
-				/* Out of the low numbers programs expect to get
-				 * back (a daemon closes 0-2 and reopens /dev/null). */
-				long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
-				if (hi >= 0) {
-					wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-					fd = hi;
-				}
-			}
-			wt_fdgate_open();
-		}
+		long fd = wt_fdgate_make(SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0);
 		if (fd < 0) {
 			/* Tried again at the next wait: EMFILE (no descriptor
 			 * free) passes once the program closes one.  Said once. */

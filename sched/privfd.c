@@ -337,6 +337,10 @@ void wt_privfd_dying(void)
 
 static _Atomic int gate_users;  /* [atomic] program calls inside; futex word */
 static _Atomic int gate_shut;   /* [atomic] makers inside; futex word */
+/* [atomic] program calls asleep on gate_shut: the maker wakes them only
+ * then (seq_cst: the count, then gate_shut read by the futex wait, against
+ * gate_shut changed, then the count read). */
+static _Atomic int gate_waiting;
 
 void wt_fdgate_enter(void)
 {
@@ -350,7 +354,9 @@ void wt_fdgate_enter(void)
 		/* Back out and wait for the maker: the last one out wakes it. */
 		if (atomic_fetch_sub(&gate_users, 1) == 1)
 			wt_futex_wake(&gate_users, INT_MAX, false);
+		atomic_fetch_add(&gate_waiting, 1);
 		wt_futex_wait(&gate_shut, s, NULL, false);
+		atomic_fetch_sub(&gate_waiting, 1);
 	}
 }
 
@@ -378,7 +384,28 @@ bool wt_fdgate_close(void)
 void wt_fdgate_open(void)
 {
 	atomic_fetch_sub(&gate_shut, 1);
-	wt_futex_wake(&gate_shut, INT_MAX, false);
+	if (atomic_load(&gate_waiting))
+		wt_futex_wake(&gate_shut, INT_MAX, false);
+}
+
+long wt_fdgate_make(long nr, long a, long b, long c)
+{
+	if (!wt_fdgate_close())
+		return -EAGAIN;
+	long fd = wt_syscall6(nr, a, b, c, 0, 0, 0);
+	if (fd >= 0 && fd < 100) {
+		/* Out of the low numbers programs expect to get back (a daemon
+		 * closes 0-2 and reopens /dev/null; a fork child dup2s onto
+		 * every free number).  Kept low under a descriptor limit of
+		 * 100 or less. */
+		long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
+		if (hi >= 0) {
+			wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+			fd = hi;
+		}
+	}
+	wt_fdgate_open();
+	return fd;
 }
 
 void wt_privfd_fork_reset(void)
@@ -392,4 +419,5 @@ void wt_privfd_fork_reset(void)
 		atomic_store(&hstate, H_NONE);
 	atomic_store(&gate_users, 0);
 	atomic_store(&gate_shut, 0);
+	atomic_store(&gate_waiting, 0);
 }

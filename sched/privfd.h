@@ -52,6 +52,11 @@ void wt_privfd_fork_reset(void);
  * wt_fdgate_enter/leave bracket those calls of the program's (shim). */
 bool wt_fdgate_close(void);
 void wt_fdgate_open(void);
+/* The descriptor system call nr(a, b, c) makes (epoll_create1,
+ * io_uring_setup), made and moved to 100 or above (close-on-exec) with
+ * the gate closed: the descriptor, -errno, or -EAGAIN when the gate did
+ * not close. */
+long wt_fdgate_make(long nr, long a, long b, long c);
 void wt_fdgate_enter(void);
 void wt_fdgate_leave(void);
 

@@ -146,17 +146,7 @@ static int setup(void)
 	p.cq_entries = CQ_ENTRIES;
 	/* Made and moved with the gate closed (privfd.c): no dup2 of the
 	 * program's meets the low number meanwhile. */
-	if (!wt_fdgate_close())
-		return -EAGAIN;
-	long fd = wt_syscall6(SYS_io_uring_setup, SQ_ENTRIES, (long)&p, 0, 0, 0, 0);
-	if (fd >= 0) {
-		long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
-		if (hi >= 0) {
-			wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-			fd = hi;
-		}
-	}
-	wt_fdgate_open();
+	long fd = wt_fdgate_make(SYS_io_uring_setup, SQ_ENTRIES, (long)&p, 0);
 	if (fd < 0)
 		return (int)fd;
 	ring.fd = (int)fd;

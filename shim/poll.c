@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
+#include "../sched/privfd.h"
 #include "../sched/netpoll.h"
 #include "../sched/task.h"
 
@@ -161,10 +162,12 @@ static uint32_t to_epoll(short ev)
 }
 
 /* A private epoll instance watching the set; -1 if one cannot be made or a
- * descriptor cannot be watched (the caller then blocks the plain way). */
+ * descriptor cannot be watched (the caller then blocks the plain way).  It
+ * lives in the program's table (epoll_ctl names the program's
+ * descriptors), at 100 or above, made as the poller's is (privfd.h). */
 static int make_watch(const struct pollfd *fds, nfds_t n)
 {
-	long ep = wt_syscall6(SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0, 0, 0, 0);
+	long ep = wt_fdgate_make(SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0);
 	if (ep < 0)
 		return -1;
 	for (nfds_t i = 0; i < n; i++) {

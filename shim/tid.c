@@ -35,6 +35,7 @@
 
 #include "shim.h"
 #include "../sched/cpuclock.h"
+#include "../sched/privfd.h"
 #include "../sched/tidaddr.h"
 
 #define PIDFD_NONBLOCK O_NONBLOCK /* <linux/pidfd.h>, which clashes with <fcntl.h> */
@@ -111,11 +112,15 @@ static long not_leader(void)
 	     m = m->alllink) {
 		if (m->ostid == wt_pid)
 			continue;
-		long r = wt_syscall6(SYS_pidfd_open, m->ostid, 0, 0, 0, 0, 0);
+		/* In weft's own table (privfd.h): a pidfd it made would
+		 * otherwise take a number of the program's for a moment. */
+		long r = wt_privfd_syscall(SYS_pidfd_open, m->ostid, 0, 0, 0, 0, 0);
 		if (r >= 0) {
-			wt_syscall6(SYS_close, r, 0, 0, 0, 0, 0);
+			wt_privfd_syscall(SYS_close, r, 0, 0, 0, 0, 0);
 			break;
 		}
+		if (r == -ENOSYS)
+			break; /* no table of weft's to ask in */
 		return fail((int)-r);
 	}
 	return fail(EINVAL);

@@ -3,7 +3,9 @@
  * dup2 fail.  One thread sleeps in a raw blocking system call
  * (syscall(SYS_read) on a pipe, which the runtime may look at from
  * outside) and wakes every 20 ms, and another thread is always runnable
- * (so the blocked one's processor is wanted); the main thread meanwhile dup2s a pipe's
+ * (so the blocked one's processor is wanted), and a third polls two quiet
+ * pipes with a 1 ms timeout over and over (weft may watch them with an
+ * epoll instance of the call's own); the main thread meanwhile dup2s a pipe's
  * ends onto the 32 lowest numbers free at start, checks that each still
  * holds the pipe, and closes them again, while a byte waits in the pipe;
  * then reads it back.  Every
@@ -15,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -62,6 +65,21 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Two pipes nobody writes to, polled together: every poll times out. */
+static int qa[2], qb[2];
+static atomic_long poll_wrong;
+
+static void *poller(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		struct pollfd f[2] = { { qa[0], POLLIN, 0 }, { qb[0], POLLIN, 0 } };
+		if (poll(f, 2, 1) != 0)
+			atomic_fetch_add(&poll_wrong, 1);
+	}
+	return NULL;
+}
+
 /* The lowest number above `after` that holds nothing. */
 static int lowest_free(int after)
 {
@@ -83,14 +101,15 @@ int main(void)
 	const char *e = getenv("FD_DUP2_SECONDS");
 	double secs = e ? atof(e) : 2;
 	int p[2];
-	if (pipe(bp) != 0 || pipe(p) != 0)
+	if (pipe(bp) != 0 || pipe(p) != 0 || pipe(qa) != 0 || pipe(qb) != 0)
 		return 1;
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	struct stat pst;
 	fstat(p[0], &pst);
-	pthread_t th, sp;
+	pthread_t th, sp, pl;
 	pthread_create(&th, NULL, blocker, NULL);
 	pthread_create(&sp, NULL, spinner, NULL);
+	pthread_create(&pl, NULL, poller, NULL);
 	long rounds = 0, dup_fail = 0, ebusy = 0, lost = 0, wrong = 0, closed = 0, wfail = 0;
 	const char *wk = getenv("FD_DUP2_WAKE_MS");
 	double wake_s = (wk ? atof(wk) : 20) / 1000, end = now() + secs, tick = now();
@@ -142,13 +161,16 @@ int main(void)
 		return 1;
 	pthread_join(th, NULL);
 	pthread_join(sp, NULL);
+	pthread_join(pl, NULL);
 	if (getenv("FD_DUP2_VERBOSE"))
 		fprintf(stderr, "rounds %ld dup2-failed %ld (EBUSY %ld) lost %ld wrong %ld closed %ld "
-			"write-failed %ld\n", rounds, dup_fail, ebusy, lost, wrong, closed, wfail);
+			"write-failed %ld polls-wrong %ld\n", rounds, dup_fail, ebusy, lost, wrong, closed,
+			wfail, atomic_load(&poll_wrong));
 	printf("rounds: %s\n", rounds > 100 ? "many" : "few");
 	printf("dup2 failed: %ld (EBUSY %ld)\n", dup_fail, ebusy);
 	printf("bytes lost: %ld, wrong: %ld\n", lost, wrong);
 	printf("closed behind the program: %ld, writes failed: %ld\n", closed, wfail);
+	printf("polls of quiet pipes that did not time out: %ld\n", atomic_load(&poll_wrong));
 	printf("pipe intact: %s\n", same_file(p[0], &pst) && same_file(p[1], &pst) ? "yes" : "no");
 	return 0;
 }
