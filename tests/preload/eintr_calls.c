@@ -13,8 +13,8 @@
  * every 20 ms until the call returns or 300 ms have passed since the
  * first; 50 ms later the driver ends the wait (writes, posts, unlocks...).
  * A timed call waits 3 s, so an interrupted one is told from a timed-out
- * one by its result alone.  Running: the thread spins (yielding) until the
- * handler has run on it, then makes the call with a 60 ms timeout, or the
+ * one by its result alone.  Running: the driver sends the thread one
+ * signal while it spins (yielding) until the handler has run on it, then makes the call with a 60 ms timeout, or the
  * driver ends it 300 ms later.  Outcomes are coarse classes; a "timeout"
  * must have lasted its whole timeout.
  */
@@ -1020,8 +1020,11 @@ static void drive(int running)
 			left++;
 			int64_t in = atomic_load(&c->in_call);
 			int send;
+			/* Running: one signal, before the call.  A second one,
+			 * sent while a loaded machine had not yet run the first
+			 * one's handler, would land in the call itself. */
 			if (c->running)
-				send = atomic_load(&c->spinning) && !in;
+				send = atomic_load(&c->spinning) && !in && !c->last_sent;
 			else
 				send = in && !c->quiet_at;
 			if (send && now - c->last_sent >= 20) {
