@@ -80,6 +80,9 @@ def has_handler(pid, sig):
 LOAD_BOUND = {
     "prio_order": "a real-time task does not preempt another process's thread "
                   "(the kernel sees SCHED_OTHER workers: README, Known limits)",
+    "prio_wake": "a real-time waiter created on another worker blocks before main's "
+                 "release only if the kernel runs that worker first, which a CPU hog "
+                 "of SCHED_OTHER competes with (README, Known limits)",
     "pipe_alone": "messages written 20 ms apart by a child process are read one "
                   "read each only while the reader is not starved by other load",
 }
