@@ -219,6 +219,12 @@ static void reset(bool reclaimed)
 		m->spinning = false;
 		atomic_store(&m->preempt, 0);
 		atomic_store(&m->sigsent, 0);
+		/* Held back in the parent's fork window: the parent's.  A
+		 * child starts with no signal pending (fork(2)). */
+		atomic_store(&m->defer_ready, 0);
+		atomic_store(&m->defer_claim, 0);
+		atomic_store(&m->defer_own, 0);
+		atomic_store(&m->defer_poke, 0);
 		atomic_store(&m->implicit, 0);
 		m->p = p0;
 		p0->m = m;
