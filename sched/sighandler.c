@@ -968,12 +968,17 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	struct wt_m *m = t ? t->m : NULL;
 	int ostid = m ? m->ostid : 0; /* m's thread now; m may have another by the end */
 	/* The thread's alternate stack as the kernel recorded it is its
-	 * worker's (moved() keeps it so).  Another is shared with another
-	 * thread or unmapped: the next SIGURG or fault here would overwrite
-	 * that thread's frames, or kill the process without a word. */
-	const ucontext_t *kuc = ucv;
-	if (m && !(kuc->uc_stack.ss_flags & SS_ONSTACK) && kuc->uc_stack.ss_sp != m->sigstk)
-		wt_throw("a worker thread's alternate signal stack is not its own");
+	 * worker's (moved() keeps it so).  Another one was set by an inline
+	 * sigaltstack system call of the program's (libc's and syscall()'s
+	 * set the task's, sigstack.c): the sigreturn puts the worker's back,
+	 * since weft's SIGURG and fault handlers need a stack of their own
+	 * on this thread whatever task it runs. */
+	ucontext_t *kuc = ucv;
+	if (m && !(kuc->uc_stack.ss_flags & SS_ONSTACK) && kuc->uc_stack.ss_sp != m->sigstk) {
+		kuc->uc_stack.ss_sp = m->sigstk;
+		kuc->uc_stack.ss_size = m->sigstk ? WT_SIGSTK : 0;
+		kuc->uc_stack.ss_flags = m->sigstk ? 0 : SS_DISABLE;
+	}
 	/* The kernel blocks sig and sa_mask on the thread meanwhile; a handler
 	 * that parks leaves that mask to the next task on this worker, which
 	 * would keep its own signals pending there.  The next switch-in sets

@@ -36,9 +36,10 @@
  * F_SETFL and F_DUPFD, ioctl's FIONBIO), tell the poller as the libc
  * wrappers do (shim/netio.c, fallback.c, ioctl.c): it would otherwise keep
  * answering for the old file or flags (a non-blocking connect that waits
- * for the connection).  dup2, dup3 and close_range wait at privfd.c's gate
- * while weft moves a descriptor of its own.  Every other system call
- * passes through.
+ * for the connection).  dup2, dup3 and close_range are the libc wrappers'
+ * (netio.c): they spare weft's own descriptors and wait at privfd.c's gate
+ * while weft moves one.  sigaltstack sets the task's alternate stack, as
+ * libc's does (signal.c).  Every other system call passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
  * own locks) cannot be seen here: sysmon's blocked-worker detection
  * hands their procs on.
@@ -293,18 +294,14 @@ WT_EXPORT long syscall(long nr, ...)
 		}
 		wt_netpoll_close((int)a); /* before: the number may come back */
 		return real.syscall(nr, a, b, c, d, e, f);
+	/* As the libc calls (netio.c): weft's own numbers spared, the gate
+	 * kept, the poller told. */
 #ifdef SYS_dup2 /* not on aarch64 */
 	case SYS_dup2:
+		return dup2((int)a, (int)b);
 #endif
-	case SYS_dup3: {
-		/* Not while weft moves a descriptor of its own (privfd.c). */
-		wt_fdgate_enter();
-		long r = real.syscall(nr, a, b, c, d, e, f);
-		wt_fdgate_leave();
-		if (r >= 0 && (int)a != (int)b)
-			wt_netpoll_close((int)b);
-		return r;
-	}
+	case SYS_dup3:
+		return dup3((int)a, (int)b, (int)c);
 	case SYS_fcntl: {
 		long r = real.syscall(nr, a, b, c, d, e, f);
 		if ((int)b == F_SETFL)
@@ -363,13 +360,18 @@ WT_EXPORT long syscall(long nr, ...)
 		const long v[6] = { a, b, c, d, e, f };
 		return wt_shim_tid_syscall(nr, v);
 	}
-	case SYS_close_range: {
-		/* Not while weft moves a descriptor of its own (privfd.c). */
-		wt_fdgate_enter();
-		long r = real.syscall(nr, a, b, c, d, e, f);
-		wt_fdgate_leave();
-		return r;
-	}
+	case SYS_close_range:
+		if (!real.close_range) { /* a libc older than the call */
+			wt_fdgate_enter();
+			wt_netpoll_close_range((unsigned)a, (unsigned)b);
+			long r = real.syscall(nr, a, b, c, d, e, f);
+			wt_fdgate_leave();
+			return r;
+		}
+		return close_range((unsigned)a, (unsigned)b, (int)c);
+	/* The task's alternate stack, not the thread's (signal.c). */
+	case SYS_sigaltstack:
+		return sigaltstack((const stack_t *)a, (stack_t *)b);
 	}
 	return real.syscall(nr, a, b, c, d, e, f);
 }
