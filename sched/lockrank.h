@@ -23,6 +23,8 @@
  *   URING_INIT -> NETPOLL_INIT     the ring joins the epoll set as it is made
  *   URING_SQ -> URING_CQ           a full completion queue is drained to submit
  *   URING_CQ -> PARK, SCHED        a completion unparks its task
+ *   SETXID, SYMBOL, TIMELINE, RTQ -> PRIVFD
+ *                                  a file of weft's read in its own table
  * Every other lock is taken alone: notably a waker readies tasks (SCHED)
  * after it drops the bucket, and timer callbacks run without TIMERS.
  * Ranks between locks that never nest only fix an order for new code.

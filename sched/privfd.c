@@ -30,14 +30,16 @@
  *
  * Who has one:
  *   - the helper, one raw thread of weft's (thread.c: wt_thread_raw's
- *     halves), every signal blocked, made at the first request and kept:
+ *     halves), every signal blocked but SIGSEGV and SIGBUS (trap mode's
+ *     repairs), made at the first request and kept:
  *     sysmon cannot own a private table (the workers it starts must share
  *     the program's), nor can a worker's g0 or a task.  Its stack and TCB
  *     are made at start (wt_privfd_init: the DTV comes from malloc, safe
  *     only there), so that the clone itself allocates nothing and may come
  *     from sysmon, g0 or a task.  A program that never needs it never has
- *     it; with GOMAXPROCS unset sysmon's first cgroup lookup needs it at
- *     start, so most processes have one more OS thread ("weft-files").
+ *     it; with GOMAXPROCS unset sysmon's first cgroup lookup needs it
+ *     once the program has a second task (sysmon.c), so most threaded
+ *     processes have one more OS thread ("weft-files").
  *     It counts in wt_nthreads: at WEFT_MAXTHREADS it is not made, and
  *     the requests fail (-ENOSYS) until a thread is free: sysmon's probe
  *     then answers "unknown" (the signal handler decides), the cgroup
@@ -198,7 +200,7 @@ int wt_privfd_own(int keep)
 	return err;
 }
 
-/* The helper: every signal blocked (wt_thread_raw_clone), no proc, no
+/* The helper: every signal but the faults blocked (wt_thread_raw_clone), no proc, no
  * lock held across its sleep. */
 static int helper(void *arg)
 {

@@ -25,7 +25,7 @@
  *      SENT and sent SIGURG with si_value = the operation's address (the
  *      preemption handler hands such a signal here: wt_setxid_signal);
  *      sysmon and the helper that opens weft's files (privfd.c), which
- *      block every signal, are kicked and look themselves
+ *      block every signal but the faults, are kicked and look themselves
  *      (wt_setxid_poll).  The listing is read in the helper's table of
  *      descriptors, never the program's.  Without the listing (no /proc) the
  *      threads weft made stand in for it: its workers, sysmon, the helper;
