@@ -10,19 +10,19 @@ fn arg(i: usize, dflt: u64) -> u64 {
 }
 
 fn cpu_s() -> f64 {
-    let mut ts = libc_timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = Timespec { tv_sec: 0, tv_nsec: 0 };
     unsafe { clock_gettime(2 /* CLOCK_PROCESS_CPUTIME_ID */, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 #[repr(C)]
-struct libc_timespec {
+struct Timespec {
     tv_sec: i64,
     tv_nsec: i64,
 }
 
 extern "C" {
-    fn clock_gettime(clk: i32, ts: *mut libc_timespec) -> i32;
+    fn clock_gettime(clk: i32, ts: *mut Timespec) -> i32;
 }
 
 fn main() {
