@@ -20,6 +20,16 @@ $(BB)/go_%: bench/go/%.go
 	GOCACHE=$(abspath $(B))/gocache $(GO) build -o $@ $<
 endif
 
+# Rust's side (bench/rust/NAME.rs -> rust_NAME: std only, its channels and
+# locks are futex-based), where rustc is installed (apt-get install rustc).
+RUSTC := $(shell command -v rustc 2>/dev/null)
+ifneq ($(RUSTC),)
+BENCH_BIN += $(patsubst bench/rust/%.rs,$(BB)/rust_%,$(wildcard bench/rust/*.rs))
+$(BB)/rust_%: bench/rust/%.rs
+	@mkdir -p $(BB)
+	$(RUSTC) -O -o $@ $<
+endif
+
 bench-progs: $(BENCH_BIN)
 
 bench: $(B)/libweft.so $(BENCH_BIN)

@@ -40,7 +40,10 @@ def build(out):
              ("thread_per_task", "thread_per_task.cpp",
               ["c++", "-O2", "-pthread", "-o", "{o}", "{s}"]),
              ("word_count", "word_count.cpp", ["c++", "-O2", "-o", "{o}", "{s}"]),
-             ("ThreadPool.class", "ThreadPool.java", ["javac", "-d", b, "{s}"])]
+             ("ThreadPool.class", "ThreadPool.java", ["javac", "-d", b, "{s}"]),
+             ("pipeline", "../pipeline.c", ["cc", "-O2", "-pthread", "-o", "{o}", "{s}"])]
+    if shutil.which("rustc"):
+        progs.append(("rust_pipeline", "../rust/pipeline.rs", ["rustc", "-O", "-o", "{o}", "{s}"]))
     for name, src, cmd in progs:
         o, s = os.path.join(b, name), os.path.join(HERE, src)
         if os.path.exists(o) and os.path.getmtime(o) >= os.path.getmtime(s):
@@ -146,6 +149,11 @@ def cases(out):
         # A single-threaded C++ filter through iostreams (stdio underneath).
         ("cxx-iostream", pipe("cat %s/f0?.txt | %s | cksum" % (data, os.path.join(b, "word_count"))),
          ""),
+        # A chain of wake-ups: producer, 8 stages, main summing 1 M
+        # messages (bench/pipeline.c, bench/rust/pipeline.rs); the sum only.
+        ("c-pipeline", pipe("%s 1000000 | grep '^sum'" % os.path.join(b, "pipeline")), ""),
+    ] + ([("rust-pipeline", pipe("%s 1000000 | grep '^sum'" % os.path.join(b, "rust_pipeline")), "")]
+         if shutil.which("rustc") else []) + [
         # Short-lived single-threaded processes: make, gcc, cc1, as, ld.
         ("c-build", pipe("make -s -B -j2 B=%s %s/libweft.so" % (cc, cc)), ""),
     ]
