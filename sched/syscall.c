@@ -104,7 +104,14 @@ static void after_lost_proc(struct wt_m *m, struct wt_task *t, void *arg)
 	atomic_store(&t->state, WT_RUNNABLE);
 	/* First in line: it may hold what tasks blocked in the kernel wait
 	 * for (a lock taken inside the call), and at WEFT_MAXTHREADS a new
-	 * task run before it could take the last thread and block too. */
+	 * task run before it could take the last thread and block too.  With
+	 * every proc busy, the runnext of one of them (proc.c: wt_ready_busy),
+	 * whose running task gives way within about 1 ms; else the head of
+	 * the global queue, taken before any proc's own queue. */
+	if (wt_ready_busy(t)) {
+		wt_stopm(m);
+		return;
+	}
 	wt_lock(&wt_sched.lock);
 	wt_globrunq_puthead(t);
 	atomic_fetch_add_explicit(&wt_sched.nsysret, 1, memory_order_relaxed);
