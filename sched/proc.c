@@ -41,6 +41,13 @@
  * reads) and the next context adds it to its own first thing after
  * (wt_finish_switch), before m->after releases the lock.
  *
+ * A task readied by a thread that holds no proc (sysmon's timers and
+ * poller, a worker whose proc was taken during a system call) goes to the
+ * global queue while a proc is idle; while none is, to the free runnext of
+ * a busy one (wt_ready_busy), as if its running task had woken it: sysmon
+ * ends that task's slice about 1 ms later (preempt.c), as the kernel's
+ * wake-up preemption runs a thread whose sleep or I/O has ended.
+ *
  * Preemption requests: sysmon stores m->preempt = schedtick + 1 for a task
  * that has run too long (preempt.c); any switch meanwhile makes the
  * request stale, since it names the tick (wt_preempt_wanted).  The task

@@ -24,8 +24,10 @@
  *     SQLite database writing its file) would otherwise wake sysmon at
  *     every one, and sysmon would take a CPU from a busy worker each time.
  *   exitsyscall: CAS SYSCALL -> RUNNING; success means nobody took it.
- *     Otherwise the worker tries an idle proc; failing that, the task is
- *     queued globally and the worker sleeps until a proc is handed to it.
+ *     Otherwise the worker tries an idle proc; failing that, the task
+ *     goes to a busy proc's runnext (proc.c: wt_ready_busy; that proc's
+ *     task gives way within about 1 ms) or the head of the global queue,
+ *     and the worker sleeps until a proc is handed to it.
  * Between enter and exit the worker touches nothing of the proc: the CAS
  * decides who owns it.  The SYSCALL status carries the worker's id, so a
  * worker whose proc was taken, handed on, and put in SYSCALL again by its
