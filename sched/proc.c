@@ -351,14 +351,18 @@ void wt_wakep(void)
  * fdatasync of its commit, still holding the database's write lock, kept
  * every other writer waiting that long.  Returns false, having done
  * nothing, when a proc is idle (the global queue and wakep are the way
- * then) or every busy proc's runnext is taken.  A proc that went idle
- * just after the look keeps t in its runnext until sysmon's next look
- * wakes a worker for it (wt_sysmon_wake_idle_work). */
+ * then), every busy proc's runnext is taken, or at the thread cap (a proc
+ * whose task then blocks may find no worker to take it on: the global
+ * queue's head, which every worker looks at first while capped, is the
+ * way).  A proc that went idle just after the look keeps t in its runnext
+ * until sysmon's next look wakes a worker for it
+ * (wt_sysmon_wake_idle_work). */
 bool wt_ready_busy(struct wt_task *t)
 {
 	static _Atomic unsigned rot; /* [atomic] the proc to try first */
 	if (atomic_load(&wt_sched.npidle) != 0 ||
-	    unlikely(atomic_load_explicit(&t->eff, memory_order_relaxed)))
+	    unlikely(atomic_load_explicit(&t->eff, memory_order_relaxed)) ||
+	    unlikely(atomic_load_explicit(&wt_sched.capped, memory_order_relaxed)))
 		return false;
 	int n = atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed);
 	unsigned r = atomic_load_explicit(&rot, memory_order_relaxed);
