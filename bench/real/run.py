@@ -137,6 +137,8 @@ def cases(out):
         ("stress-pthread", ["stress-ng", "-q", "--pthread", "2", "--pthread-ops", "4000"], ""),
         ("boehm-gc", [os.path.join(b, "gc_threads")], ""),
         ("python-sqlite3", ["python3", os.path.join(HERE, "py_sqlite.py"), sq], ""),
+        # One WAL database: 4 writers through SQLite's busy handler, 4 readers.
+        ("python-sqlite3-wal", ["python3", os.path.join(HERE, "py_sqlite_wal.py"), sq], ""),
         ("python-200-threads", ["python3", os.path.join(HERE, "py_threads200.py")], ""),
         ("ripgrep", pipe("for p in %s; do rg -j2 -c \"$p\" %s; done | LC_ALL=C sort | cksum"
                          % (" ".join("'%s'" % p for p in RG_PATTERNS), data)), ""),

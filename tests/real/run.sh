@@ -60,6 +60,13 @@ check python-threads python3 python3 "$here/python_threads.py"
 for g in 1 2; do
   check "python-threads-GOMAXPROCS=$g" python3 env GOMAXPROCS=$g python3 "$here/python_threads.py"
 done
+# One SQLite database in WAL mode (bench/real/py_sqlite_wal.py, a quarter
+# of its work): writers through SQLite's busy handler, readers checking
+# every snapshot, the final counts and the integrity check.
+for g in 1 2; do
+  check "python-sqlite-wal-GOMAXPROCS=$g" python3 env GOMAXPROCS=$g python3 \
+    "$here/../../bench/real/py_sqlite_wal.py" "$tmp" 4
+done
 # Socket numbers closed and reused while other threads wait on theirs.
 check python-http python3 python3 "$here/http_threads.py"
 check python-signal python3 python3 "$here/python_signal.py"
