@@ -63,6 +63,7 @@
 
 #include "arch.h"
 #include "lock.h"
+#include "park.h"
 #include "shmap.h"
 
 #ifndef MAP_SHARED_VALIDATE
@@ -138,12 +139,12 @@ static bool overlaps(uintptr_t lo, uintptr_t hi)
 		return true;
 	if (likely(atomic_load_explicit(&shm.n, memory_order_relaxed) == 0))
 		return false;
-	for (long tries = 0;; tries++) {
+	for (int tries = 0;; tries++) {
 		/* Acquire: pairs with the writer's release as it ends a change. */
 		unsigned s = atomic_load_explicit(&shm.seq, memory_order_acquire);
+		if (tries > 1000) /* a writer keeps changing it: the kernel's side */
+			return true;
 		if (s & 1) {
-			if (tries > (1l << 20)) /* a writer stopped for good: the safe side */
-				return true;
 			wt_arch_pause();
 			continue;
 		}
@@ -164,6 +165,17 @@ bool wt_shmap_shared(const void *addr)
 {
 	uintptr_t a = (uintptr_t)addr;
 	return overlaps(a, a + 1);
+}
+
+int wt_shmap_wake(_Atomic int *w, int n)
+{
+	int woken = wt_unpark((const void *)w, n);
+	if (woken < n) {
+		long k = wt_futex_wake(w, n - woken, true);
+		if (k > 0)
+			woken += (int)k;
+	}
+	return woken;
 }
 
 /* A change: under lock, seq odd meanwhile. */

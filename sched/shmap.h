@@ -10,9 +10,18 @@
 /* Whether the futex word at addr may be in memory another process maps:
  * in a range a MAP_SHARED mmap, an mremap of one or a shmat made, or
  * anywhere once the table could not keep up (full, or torn by a fork).
- * Context: any; no system call, no lock, never blocks (a reader that
- * meets a change under way retries). */
+ * Errors are on the shared side: a wait asks, a wake never does (it wakes
+ * parked tasks first, then the kernel's waiters).  Context: any; no
+ * system call, no lock, never blocks (a reader that meets a change under
+ * way retries, and after 1,000 tries answers shared). */
 bool wt_shmap_shared(const void *addr);
+
+/* A flagless FUTEX_WAKE of up to n waiters on w made by weft itself (a
+ * task's clear-tid word at its exit, a robust mutex its owner left): the
+ * program's own waiters on w may be parked tasks (shim/syscall.c), woken
+ * first; the kernel's waiters get what is left.  Returns the count woken.  Context: a task or g0; may
+ * make a system call; never parks. */
+int wt_shmap_wake(_Atomic int *w, int n);
 
 /* What the program did, told after the kernel said yes (the result in
  * hand, before it goes back to the program).  Context: any thread, with

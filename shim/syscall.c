@@ -7,31 +7,35 @@
  * programs call it directly.  The kernel keys a private futex (the
  * FUTEX_PRIVATE_FLAG) by this process's address space and a shared one by
  * the memory behind the address, and never matches a private waiter with a
- * shared wake or the reverse.  What weft does depends on where the word
+ * shared wake or the reverse.  A wait's place depends on where the word
  * lies as well as on the flag:
  *   - shared (no FUTEX_PRIVATE_FLAG, on memory mapped shared: the ranges
- *     of sched/shmap.c): another process may wait or wake there, and only
- *     the kernel sees both.  Every such operation is the kernel's; a wait
- *     is BRACKETED, so the proc goes to other tasks while the worker
- *     sleeps in the kernel.
+ *     of sched/shmap.c): another process may wake it, and only the kernel
+ *     sees both.  The wait is the kernel's, BRACKETED, so the proc goes to
+ *     other tasks while the worker sleeps in the kernel.
  *   - private (the flag, or no flag on memory no other process maps:
- *     stack, heap, data, private mappings, as libstdc++'s waits built by
+ *     stack, heap, data, private mappings, where libstdc++'s waits built by
  *     gcc 12 are): a task's FUTEX_WAIT / FUTEX_WAIT_BITSET parks in weft's
  *     parking lot instead of blocking its worker; the kernel's check
  *     "still equal to val" becomes the park's validate, under the bucket
- *     lock.  A waiter may also be in the kernel (a thread that is not a
- *     task, a futex_waitv), so a wake wakes parked tasks first and the
- *     kernel's waiters with what is left, with the caller's flag (the
- *     kernel's waiters of the other flag stay asleep, as natively).  The
- *     parking lot keys by address alone: a flagless waiter and a private
- *     wake of the same word meet there, where the kernel would not match
- *     them (a spurious wake-up for the waiter, which futex users allow;
- *     a program waits on a word with one kind only).  Bitsets are ignored
- *     on the parking-lot side (again a spurious wake-up at worst).
- *     FUTEX_REQUEUE / FUTEX_CMP_REQUEUE wake the parked tasks they would
- *     have moved (each re-checks its word and waits again: again a
- *     spurious wake-up); FUTEX_WAKE_OP, on two private words, does its
- *     atomic operation here, then the two wakes.
+ *     lock.
+ * A wake never asks where the word lies: it wakes the tasks parked on the
+ * address first, then the kernel's waiters with what is left and the
+ * caller's flag (a thread that is not a task, a futex_waitv, a waiter in
+ * another process; the kernel's waiters of the other flag stay asleep, as
+ * natively).  On shared memory no task is parked, and the wake is the
+ * kernel's as before; a word the table called private when its waiter
+ * parked is reached however the table changed since (a table that
+ * overflowed calls every word shared).  The parking lot keys by address
+ * alone: a flagless waiter and a private wake of the same word meet there,
+ * where the kernel would not match them (a spurious wake-up for the
+ * waiter, which futex users allow; a program waits on a word with one kind
+ * only).  Bitsets are ignored on the parking-lot side (again a spurious
+ * wake-up at worst).  FUTEX_REQUEUE / FUTEX_CMP_REQUEUE wake the parked
+ * tasks they would have moved (each re-checks its word and waits again:
+ * again a spurious wake-up); FUTEX_WAKE_OP does its atomic operation here
+ * (on shared memory as atomic for the other process as the kernel's),
+ * then the two wakes.
  *   - priority-inheritance operations (FUTEX_LOCK_PI, FUTEX_LOCK_PI2,
  *     FUTEX_TRYLOCK_PI, FUTEX_UNLOCK_PI) by a task: the word holds the id
  *     gettid gave its holder, which no OS thread has, so the kernel cannot
@@ -213,25 +217,31 @@ static long pi_private(int *uaddr, int op, const struct timespec *ts)
 	return r ? fail(-r) : 0;
 }
 
+/* Whether a wait on uaddr is the kernel's: a flagless one on memory
+ * another process may map.  No system call: one load when nothing is
+ * mapped shared.  Wakes never ask (the essay). */
+static bool kernel_word(const int *uaddr, int op)
+{
+	return !(op & FUTEX_PRIVATE_FLAG) && wt_shmap_shared(uaddr);
+}
+
 /* syscall(SYS_futex, ...).  Context: any caller; a wait parks a task or
  * blocks a worker BRACKETED. */
 static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 {
 	int cmd = op & FUTEX_CMD_MASK;
-	/* No system call here: one load when nothing is mapped shared. */
-	bool shared = !(op & FUTEX_PRIVATE_FLAG) && wt_shmap_shared(uaddr);
 	const struct timespec *ts = (const struct timespec *)v2;
 	switch (cmd) {
 	case FUTEX_WAIT:
 	case FUTEX_WAIT_BITSET:
-		if (shared || !wt_cur() || (cmd == FUTEX_WAIT_BITSET && !val3))
+		if (!wt_cur() || (cmd == FUTEX_WAIT_BITSET && !val3) || kernel_word(uaddr, op))
 			return BRACKETED(KPRIO(kfutex(uaddr, op, val, v2, uaddr2, val3)));
 		return wait_private(uaddr, op, val, ts);
 	case FUTEX_LOCK_PI:
 	case FUTEX_LOCK_PI2:
 	case FUTEX_TRYLOCK_PI:
 	case FUTEX_UNLOCK_PI:
-		if (!shared && wt_cur())
+		if (wt_cur() && !kernel_word(uaddr, op))
 			return pi_private(uaddr, op, ts);
 		if (wt_cur())
 			return fail(EINVAL); /* shared: the kernel cannot know a task's id */
@@ -243,13 +253,13 @@ static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 		return kfutex(uaddr, op, val, v2, uaddr2, val3);
 	case FUTEX_WAKE:
 	case FUTEX_WAKE_BITSET:
-		if (shared || val <= 0 || (cmd == FUTEX_WAKE_BITSET && !val3))
+		if (val <= 0 || (cmd == FUTEX_WAKE_BITSET && !val3))
 			break;
 		return wake_private(uaddr, op, val, val3);
 	case FUTEX_REQUEUE:
 	case FUTEX_CMP_REQUEUE: {
 		int nreq = (int)v2;
-		if (shared || val < 0 || nreq < 0)
+		if (val < 0 || nreq < 0)
 			break;
 		if (cmd == FUTEX_CMP_REQUEUE && __atomic_load_n(uaddr, __ATOMIC_SEQ_CST) != val3)
 			return fail(EAGAIN);
@@ -274,9 +284,7 @@ static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 	case FUTEX_WAKE_OP: {
 		int nwake2 = (int)v2;
 		bool cmp_ok;
-		if (shared || val < 0 || nwake2 < 0 || ((uintptr_t)uaddr2 & 3))
-			break;
-		if (!(op & FUTEX_PRIVATE_FLAG) && wt_shmap_shared(uaddr2))
+		if (val < 0 || nwake2 < 0 || ((uintptr_t)uaddr2 & 3))
 			break;
 		int e = wake_op_apply(uaddr2, (unsigned)val3, &cmp_ok);
 		if (e)
