@@ -12,8 +12,12 @@
  * word anywhere else (stack, heap, data, private anonymous memory, a
  * MAP_PRIVATE file) is private whatever the flag says, and the kernel keys
  * it by this process's address space too.  shim/syscall.c parks a task
- * that waits on such a word, as for a private futex, and keeps the kernel
- * for the words this table says may be shared.
+ * that waits on such a word, as for a private futex, and leaves to the
+ * kernel the waits on words this table says may be shared.  Wakes never
+ * ask: they wake the tasks parked on the address, then the kernel's
+ * waiters, so only a wait's answer matters, and its safe answer is
+ * "shared" (the kernel's wait, what weft did for every flagless futex
+ * before this table).
  *
  * The table: up to SHMAP_MAX ranges [lo, hi), page-aligned, sorted and
  * disjoint, of what the program mapped shared through weft's mmap,
@@ -23,16 +27,15 @@
  * before the address goes back to the program) hold `lock` and bump `seq`
  * around each change; a reader (every futex call without the flag) reads
  * the count, and when there are ranges, searches them under the sequence
- * count and retries if a change ran meanwhile: no lock and no system
- * call on the futex path, and one load when the process maps nothing
- * shared, as most do.  A change to a range that a wait is using at that
- * moment (an munmap of the word a thread sleeps on) is the program's race
- * as natively.
+ * count and retries if a change ran meanwhile (1,000 times, then answers
+ * shared): no lock and no system call on the futex path, and one load
+ * when the process maps nothing shared, as most do.  A change to a range
+ * that a wait is using at that moment (an munmap of the word a thread
+ * sleeps on) is the program's race as natively.
  *
- * Errors fall to the shared side, which is the kernel's (what weft did for
- * every such futex before): a range left in the table after a change the
- * shim did not see (glibc's own munmap, a raw system call) costs a kernel
- * wait, and the next mmap that gets those addresses puts them right (any
+ * Errors fall to the shared side: a range left in the table after a
+ * change the shim did not see (glibc's own munmap, a raw system call)
+ * costs a kernel wait, and the next mmap that gets those addresses puts them right (any
  * mmap clears what it covers).  A table that cannot hold a range, a
  * System V segment whose size is not known, or a change cut short by a
  * fork (the child's copy may be torn) make the table untrusted: every
@@ -46,9 +49,10 @@
  *
  * Rejected:
  *   - asking the kernel per wait (/proc/self/maps, or a probe such as
- *     mincore or get_mempolicy): a system call or a file read on a path
- *     that natively is one system call only when it must sleep, and the
- *     maps file reads in tens of µs per 100 mappings;
+ *     mincore): a file read or a system call on a path that natively makes
+ *     one only when it must sleep; a read of a 123-line maps file took
+ *     175-257 µs on a loaded 2-core machine, a mincore 2-12 µs, and
+ *     mincore cannot tell shared from private anyway;
  *   - every flagless futex private: a parent and its child waiting on a
  *     word in MAP_SHARED memory would never wake each other;
  *   - every flagless futex shared (weft before this table): each waiter
