@@ -8,7 +8,11 @@
  * would never see the other process's wake.  Each wait is bounded (2 s)
  * and a wait that ends by its timeout is counted: a lost wake shows as a
  * count, not a hang.  Each side waits among other busy threads, so a
- * worker held in the kernel must not stop the rest. */
+ * worker held in the kernel must not stop the rest.  Last, threads wait
+ * on a flagless word on the heap (parked tasks under weft) while the
+ * process maps 5,000 shared pages one by one (more ranges than weft keeps:
+ * from then on it calls every word shared), and a flagless wake still
+ * reaches them all. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -122,6 +126,56 @@ static int peer(const char *path)
 	return timeouts > 99 ? 99 : timeouts;
 }
 
+static int *heap_word;
+static int heap_timeouts;
+static pthread_mutex_t hm = PTHREAD_MUTEX_INITIALIZER;
+
+static void *heap_waiter(void *a)
+{
+	while (__atomic_load_n(heap_word, __ATOMIC_SEQ_CST) == 0) {
+		struct timespec ts = { 2, 0 };
+		if (futex(heap_word, FUTEX_WAIT, 0, &ts) == -1 && errno == ETIMEDOUT) {
+			pthread_mutex_lock(&hm);
+			heap_timeouts++;
+			pthread_mutex_unlock(&hm);
+		}
+	}
+	return a;
+}
+
+static void overflow_then_wake(void)
+{
+	enum { WAITERS = 8, PAGES = 5000 };
+	heap_word = calloc(1, sizeof *heap_word);
+	pthread_t t[WAITERS];
+	for (int i = 0; i < WAITERS; i++)
+		pthread_create(&t[i], NULL, heap_waiter, NULL);
+	usleep(50000);
+	static void *pages[PAGES];
+	int mapped = 0;
+	for (int i = 0; i < PAGES; i++) {
+		pages[i] = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		mapped += pages[i] != MAP_FAILED;
+	}
+	__atomic_store_n(heap_word, 1, __ATOMIC_SEQ_CST);
+	int woken = 0;
+	for (int tries = 0; tries < 100 && woken < WAITERS; tries++) {
+		long r = futex(heap_word, FUTEX_WAKE, WAITERS, NULL);
+		if (r > 0)
+			woken += (int)r;
+		else
+			usleep(1000);
+	}
+	for (int i = 0; i < WAITERS; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < PAGES; i++)
+		if (pages[i] != MAP_FAILED)
+			munmap(pages[i], 4096);
+	printf("heap word woken after %d shared pages mapped: %d waiters, timeouts %d\n",
+	       mapped, WAITERS, heap_timeouts);
+	free(heap_word);
+}
+
 int main(int argc, char **argv)
 {
 	weft_check_loaded();
@@ -172,5 +226,7 @@ int main(int argc, char **argv)
 	printf("file mapped shared by two processes: %d rounds, first timeouts %d, peer %s %d\n",
 	       ROUNDS, timeouts, WIFEXITED(st) ? "timeouts" : "killed",
 	       WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+
+	overflow_then_wake();
 	return 0;
 }
