@@ -52,6 +52,7 @@
 #include "rtq.h"
 #include "fork.h"
 #include "setxid.h"
+#include "shmap.h"
 #include "tracer.h"
 #include "pshared.h"
 #include "netpoll.h"
@@ -137,6 +138,7 @@ static void reset(bool reclaimed)
 
 	wt_lockrank_fork_reset();
 	wt_setxid_fork_reset();
+	wt_shmap_fork_reset();
 	wt_privfd_fork_reset();
 	wt_ptrace_fork_reset();
 	if (t)

@@ -33,6 +33,7 @@
 #include <sys/select.h>
 #include <sys/sem.h>
 #include <sys/sendfile.h>
+#include <sys/shm.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
@@ -129,7 +130,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	/* shim/exec.c */                                                      \
 	R(execve) R(execvpe) R(fexecve) O(execveat)                            \
 	/* shim/mman.c */                                                      \
-	R(mmap) R(mmap64) R(mprotect) R(munmap) R(mremap)                      \
+	R(mmap) R(mmap64) R(mprotect) R(munmap) R(mremap) R(shmat) R(shmdt)    \
 	/* clocks, ids, names: shim/clock.c, sleep.c, pthread_create.c; timer.c, park.c, dump.c */ \
 	R(clock_gettime) R(clock_getres) R(clock_nanosleep) R(getrusage)       \
 	R(timer_create) R(pthread_getcpuclockid) R(prctl)                      \

@@ -40,6 +40,8 @@ def build(out):
              ("thread_per_task", "thread_per_task.cpp",
               ["c++", "-O2", "-pthread", "-o", "{o}", "{s}"]),
              ("word_count", "word_count.cpp", ["c++", "-O2", "-o", "{o}", "{s}"]),
+             ("cxx_waits", "cxx_waits.cpp",
+              ["c++", "-O2", "-std=c++20", "-pthread", "-o", "{o}", "{s}"]),
              ("ThreadPool.class", "ThreadPool.java", ["javac", "-d", b, "{s}"]),
              ("pipeline", "../pipeline.c", ["cc", "-O2", "-pthread", "-o", "{o}", "{s}"])]
     if shutil.which("rustc"):
@@ -148,6 +150,9 @@ def cases(out):
         ("java-pool", ["java", "-Xss1m", "-cp", b, "ThreadPool"], ""),
         ("openmp", ["env", "OMP_NUM_THREADS=2", os.path.join(b, "omp")], ""),
         ("cxx-thread-per-task", [os.path.join(b, "thread_per_task")], ""),
+        # 10,000 threads waiting at once on a std::latch, a std::barrier and
+        # a std::atomic<int>::wait (flagless futexes on private memory).
+        ("cxx-waits-10000", [os.path.join(b, "cxx_waits"), "10000"], ""),
         # A single-threaded C++ filter through iostreams (stdio underneath).
         ("cxx-iostream", pipe("cat %s/f0?.txt | %s | cksum" % (data, os.path.join(b, "word_count"))),
          ""),
