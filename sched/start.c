@@ -388,5 +388,6 @@ WT_DORMANT_TEXT __attribute__((constructor(101))) static void weft_ctor(void)
 		wt_runtime_start();
 		return;
 	}
+	wt_fork_init();
 	atomic_store_explicit(&wt_dormant_tcb, wt_arch_tcb_self(), memory_order_relaxed);
 }

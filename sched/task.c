@@ -54,6 +54,13 @@
  * the process lives on until the last task exits (glibc's rule), instead
  * of glibc ending the initial OS thread, which is worker 0.
  *
+ * A process that starts the runtime after main began (start.c: dormant)
+ * keeps main on the initial stack, native-sized: its frames cannot move.
+ * Its first frame is main_frame all the same, registered on that stack
+ * before main ran: a pthread_exit before the start lands there and goes
+ * on to glibc's own first frame (the thread ends as natively), one after
+ * it ends the main task.
+ *
  * Left as they were: __libc_stack_end (read-only after start) still points
  * into the initial stack, so code that finds main's stack through it
  * (Boehm GC's default, an executable-stack dlopen) sees the old stack;
