@@ -312,13 +312,18 @@ static void atfork_child(void)
  * the runtime later registers nothing then, so its prepare handler still
  * runs last and its child handler first.  glibc's first registrations use
  * static room (no malloc). */
+extern int __register_atfork(void (*)(void), void (*)(void), void (*)(void), void *);
+extern void *__dso_handle;
+
 WT_DORMANT_TEXT void wt_fork_init(void)
 {
 	static WT_DORMANT_DATA bool done;
 	if (done)
 		return;
 	done = true;
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	/* glibc's own registration, as libc_nonshared's pthread_atfork makes
+	 * it: that wrapper, linked into libweft, lies on a page of its own. */
+	__register_atfork(atfork_prepare, atfork_parent, atfork_child, &__dso_handle);
 }
 
 /* _Fork runs no handlers: the wrapper calls this in its child. */

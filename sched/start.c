@@ -341,21 +341,6 @@ WT_DORMANT_TEXT bool wt_runtime_on(void)
 	return atomic_load_explicit(&start_state, memory_order_acquire) == RUNNING;
 }
 
-/* The 8 bytes at s, as a number: compared with constants, which the code
- * holds (getenv, strcmp and a string literal would each touch one more
- * page).  s has 8 bytes or a NUL earlier; past the NUL the bytes read
- * are the next string's, which the first 8 compared exclude. */
-static inline uint64_t env8(const char *s)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8 && s[i]; i++)
-		v |= (uint64_t)(unsigned char)s[i] << (8 * i);
-	return v;
-}
-#define ENV8(a, b, c, d, e, f, g, h)                                                         \
-	((uint64_t)(a) | (uint64_t)(b) << 8 | (uint64_t)(c) << 16 | (uint64_t)(d) << 24 |     \
-	 (uint64_t)(e) << 32 | (uint64_t)(f) << 40 | (uint64_t)(g) << 48 | (uint64_t)(h) << 56)
-
 /* WEFTDEBUG (set, not empty) or WEFT_START=eager: start in the
  * constructor (the essay).  Nothing is read in secure-execution mode
  * (config.c), where the start stays lazy. */
@@ -364,18 +349,21 @@ WT_DORMANT_TEXT static bool start_eager(void)
 	extern char **__environ;
 	if (getauxval(AT_SECURE) || !__environ)
 		return false;
+	/* Character by character, each compared with a constant the code
+	 * holds: getenv, strcmp and a string literal would each touch one
+	 * more page.  && stops at the NUL. */
 	for (char **e = __environ; *e; e++) {
 		const char *s = *e;
-		if (s[0] != 'W' || env8(s) != ENV8('W', 'E', 'F', 'T', s[4], s[5], s[6], s[7]))
+		if (s[0] != 'W' || s[1] != 'E' || s[2] != 'F' || s[3] != 'T')
 			continue;
-		/* WEFTDEBUG=x */
-		if ((env8(s + 4) & 0xffffffffffff) == ENV8('D', 'E', 'B', 'U', 'G', '=', 0, 0) &&
-		    s[10])
-			return true;
-		/* WEFT_START=eager */
-		if (env8(s + 4) == ENV8('_', 'S', 'T', 'A', 'R', 'T', '=', 'e') &&
-		    env8(s + 12) == ENV8('a', 'g', 'e', 'r', 0, 0, 0, 0))
-			return true;
+		s += 4;
+		if (s[0] == 'D' && s[1] == 'E' && s[2] == 'B' && s[3] == 'U' && s[4] == 'G' &&
+		    s[5] == '=' && s[6])
+			return true; /* WEFTDEBUG=... */
+		if (s[0] == '_' && s[1] == 'S' && s[2] == 'T' && s[3] == 'A' && s[4] == 'R' &&
+		    s[5] == 'T' && s[6] == '=' && s[7] == 'e' && s[8] == 'a' && s[9] == 'g' &&
+		    s[10] == 'e' && s[11] == 'r' && !s[12])
+			return true; /* WEFT_START=eager */
 	}
 	return false;
 }
