@@ -24,9 +24,12 @@
  *
  * Dormant.  A process that never makes a second task needs none of it,
  * and LD_PRELOAD puts libweft in every process of a tree (a shell loop, a
- * build, a test runner): started in the constructor, /bin/true made 107
- * system calls and took 137 page faults against 29 and 67 natively, and a
- * loop of 300 of them took 1.9 times the native time.  So the constructor
+ * build, a test runner): started in the constructor, /bin/true made 115
+ * system calls against 29 natively and took 36 page faults more (181
+ * against 145 for env and true), and a shell loop of 300 of them took
+ * 1.74 times the native CPU.  Dormant: 39 system calls (the 10 more are
+ * the loader's, mapping libweft), 10 page faults more, 1.16 times the
+ * CPU.  So the constructor
  * only notes the initial thread's TCB (wt_dormant_tcb, no system call)
  * and the program runs as natively: every entry finds no task (wt_cur()
  * NULL) and no runtime (wt_runtime_on() false), as on a thread weft did
