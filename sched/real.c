@@ -44,9 +44,14 @@ WT_DORMANT_TEXT void *wt_real_libc_start_main(void)
 	if (atomic_load_explicit(&wt_real_ready, memory_order_acquire))
 		return (void *)real.libc_start_main;
 	int e = errno;
-	/* In .data, whose page is touched already (.rodata's is not). */
+	void *p = NULL;
+#if __GLIBC_PREREQ(2, 34)
+	/* In .data, whose page is touched already (.rodata's is not).  Built
+	 * against an older glibc, the name is not looked for: a failed
+	 * lookup allocates its message. */
 	static WT_DORMANT_DATA char name[] = "__libc_start_main", ver[] = "GLIBC_2.34";
-	void *p = dlvsym(RTLD_NEXT, name, ver);
+	p = dlvsym(RTLD_NEXT, name, ver);
+#endif
 	if (!p)
 		p = must("__libc_start_main");
 	errno = e;
