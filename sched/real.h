@@ -171,6 +171,12 @@ void wt_real_resolve(void);
 /* Fills the table if it is not yet.  Context: any, before the runtime and
  * its allocator exist; does not allocate (real.c), leaves errno alone for
  * names libc has. */
+/* libc's __libc_start_main alone, without the rest of the table: a process
+ * that calls nothing else of weft's (a dormant one, start.c) resolves one
+ * name, not the table's 160 (about 15 page faults of libc's symbol
+ * tables).  Context: the initial thread, before main. */
+void *wt_real_libc_start_main(void);
+
 static inline void wt_real_init(void)
 {
 	if (unlikely(!atomic_load_explicit(&wt_real_ready, memory_order_acquire)))

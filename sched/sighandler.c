@@ -417,6 +417,32 @@ int wt_sig_action(int sig, const struct sigaction *sa, struct sigaction *old)
 }
 
 
+/* The kernel's dispositions at a dormant start (start.c), read before
+ * weft's handlers replace those of the signals it keeps.  [the start] */
+static WT_BSS_LARGE struct sigaction adopted[65];
+
+void wt_sig_adopt_read(void)
+{
+	for (int sig = 1; sig <= 64; sig++)
+		if ((kept(sig) || wrapped(sig)) && sig != SIGQUIT &&
+		    libc_sigaction(sig, NULL, &adopted[sig]) < 0)
+			adopted[sig].sa_handler = SIG_DFL;
+}
+
+/* SIGQUIT is left to dump.c, which keeps a program's handler.  A signal
+ * weft keeps takes SIG_IGN as a record, as wt_sig_action does; a wrapped
+ * one's SIG_IGN or SIG_DFL is the kernel's already. */
+void wt_sig_adopt(void)
+{
+	for (int sig = 1; sig <= 64; sig++) {
+		struct sigaction *a = &adopted[sig];
+		if (!(kept(sig) || wrapped(sig)) || sig == SIGQUIT)
+			continue;
+		if (is_handler(a) || (kept(sig) && a->sa_handler == SIG_IGN))
+			wt_sig_action(sig, a, NULL);
+	}
+}
+
 /* A vfork child (vfork.c) takes each signal as the program set it up: the
  * kernel gets the program's handler, SIG_DFL or SIG_IGN for every signal
  * weft handles itself or through the trampoline, which would run the

@@ -712,7 +712,8 @@ void wt_tl_writer_start(void)
 
 /* At exit (glibc runs libweft's destructor after the program's atexit
  * handlers and destructors): the rest of the events, and the end. */
-__attribute__((destructor)) static void tl_at_exit(void)
+WT_DORMANT_TEXT __attribute__((destructor)) static void tl_at_exit(void)
 {
-	wt_tl_flush(true, "exit", true);
+	if (wt_tl_on)
+		wt_tl_flush(true, "exit", true);
 }

@@ -37,6 +37,12 @@ $(TB)/preload/libslow_connect.so: tests/preload/lib/slow_connect.c
 $(TB)/preload/connect_nested: tests/preload/connect_nested.c tests/preload/weft_check.h $(TB)/preload/libslow_connect.so
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $< -L$(TB)/preload -lslow_connect -Wl,-rpath,'$$ORIGIN'
+# dlopen_ctor_thread loads a library whose constructor makes a thread,
+# then libtls_gd.so, from its own directory.
+$(TB)/preload/libctor_thread.so: tests/preload/lib/ctor_thread.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -fPIC -shared -pthread -o $@ $<
+$(TB)/preload/dlopen_ctor_thread: $(TB)/preload/libctor_thread.so $(TB)/preload/libtls_gd.so
 # A malloc that creates threads from its first call (tests/real/run.sh
 # preloads it beside libweft.so).
 $(TB)/preload/liballoc_hook.so: tests/preload/lib/alloc_hook.c

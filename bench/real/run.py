@@ -118,6 +118,39 @@ def mariadb_template(out):
     return t
 
 
+SMALL_C_FILES = 12
+
+
+def small_c(out):
+    """A small C project (SMALL_C_FILES sources, a header, a Makefile) in
+    out/small-c, for make -j2: short single-threaded processes (make, sh,
+    cc, cc1, as, ld) under weft, the whole tree preloaded."""
+    d = os.path.join(out, "small-c")
+    if os.path.exists(os.path.join(d, "Makefile")):
+        return d
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "f.h"), "w") as f:
+        f.write("".join("unsigned long f%d(unsigned long);\n" % i for i in range(SMALL_C_FILES)))
+    for i in range(SMALL_C_FILES):
+        with open(os.path.join(d, "f%d.c" % i), "w") as f:
+            f.write('#include "f.h"\n#include <string.h>\n'
+                    "static const char s%d[] = \"%s\";\n"
+                    "unsigned long f%d(unsigned long x)\n{\n"
+                    "\tfor (unsigned long i = 0; i < strlen(s%d); i++)\n"
+                    "\t\tx = x * 31 + (unsigned char)s%d[i] + %d;\n"
+                    "\treturn x;\n}\n" % (i, "abcdefgh" * (i + 1), i, i, i, i))
+    with open(os.path.join(d, "main.c"), "w") as f:
+        f.write('#include <stdio.h>\n#include "f.h"\nint main(void)\n{\n'
+                "\tunsigned long x = 1;\n"
+                + "".join("\tx = f%d(x);\n" % i for i in range(SMALL_C_FILES))
+                + '\tprintf("%lu\\n", x);\n\treturn 0;\n}\n')
+    objs = " ".join("f%d.o" % i for i in range(SMALL_C_FILES))
+    with open(os.path.join(d, "Makefile"), "w") as f:
+        f.write("OBJS = main.o %s\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n"
+                "%%.o: %%.c f.h\n\t$(CC) -O1 -c -o $@ $<\n" % objs)
+    return d
+
+
 def cases(out):
     """(name, argv, what) of each case; argv runs from ROOT."""
     b = os.path.join(out, "bin")
@@ -163,6 +196,14 @@ def cases(out):
          if shutil.which("rustc") else []) + [
         # Short-lived single-threaded processes: make, gcc, cc1, as, ld.
         ("c-build", pipe("make -s -B -j2 B=%s %s/libweft.so" % (cc, cc)), ""),
+        # Process trees, weft preloaded into every process: a shell loop of
+        # short processes, make -j2 of a small C project, and CPython
+        # threads that each run a child process.
+        ("shell-loop", pipe("i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done; echo $i"),
+         ""),
+        ("make-small-c", lambda: pipe("make -s -B -j2 -C %s prog && %s/prog"
+                                      % (small_c(out), small_c(out))), ""),
+        ("python-subprocess", ["python3", os.path.join(HERE, "py_subprocess.py")], ""),
     ]
 
 

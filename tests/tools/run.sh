@@ -122,13 +122,24 @@ GOMAXPROCS=1 stack_run stack-spin-gomaxprocs1 "$weft" spin 2
 # dump reads the tasks one after another, while preemption goes on).
 [ "$(grep -c '^task [0-9]* \[running on worker 0\]:$\|^task [0-9]* \[runnable\]:$' "$tmp/stack")" = 3 ] &&
   ok "stack-spin-gomaxprocs1 states" || bad "stack-spin-gomaxprocs1 states" "$(grep '^task' "$tmp/stack")"
-# A process of one task, which glibc still runs single-threaded: its
-# sleeping main task is walked (glibc switched while its only worker was
-# held idle), a spinning one is shown running without a walk.
-stack_run stack-single-nap "$weft" nap 0
+# A process of one task, which glibc still runs single-threaded, with the
+# runtime started before main (WEFT_START=eager; otherwise it starts at
+# the second thread): its sleeping main task is walked (glibc switched
+# while its only worker was held idle), a spinning one is shown running
+# without a walk.
+WEFT_START=eager stack_run stack-single-nap "$weft" nap 0
 grep -q '^task 1 \[sleep on ' "$tmp/stack" && grep -q ' main+0x[0-9a-f]* (.*stack_target)$' "$tmp/stack" &&
   ok "stack-single-nap backtrace" || bad "stack-single-nap backtrace" "$(sed -n 4,14p "$tmp/stack")"
-stack_run stack-single-spin "$weft" spin 0
+# Without it, weft stack says that the process has not started weft.
+"$weft" run "$tools/stack_target" nap 0 > "$tmp/t.out" 2> "$tmp/t.err" &
+tpid=$!
+i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+"$weft" stack "$tpid" > "$tmp/stack" 2> "$tmp/stack.err"; srt=$?
+kill -USR1 "$tpid"; wait "$tpid"
+if [ $srt = 1 ] && grep -q "^weft: stack: process $tpid (stack_target) has one thread and has not started weft" "$tmp/stack.err"; then
+  ok "stack-single-dormant"
+else bad "stack-single-dormant" "exit $srt: $(head -c 300 "$tmp/stack.err")"; fi
+WEFT_START=eager stack_run stack-single-spin "$weft" spin 0
 grep -q '^task 1 \[running on worker 0\]:$' "$tmp/stack" && ! grep -q 'no backtrace' "$tmp/stack" &&
   ok "stack-single-spin state" || bad "stack-single-spin state" "$(sed -n 4,8p "$tmp/stack")"
 # The program's SIGQUIT keeps its meaning: one sent while weft stack asks
