@@ -5,7 +5,7 @@ BB         := $(B)/bench
 BENCH_SRC  := $(wildcard bench/*.c)
 BENCH_BIN  := $(patsubst bench/%.c,$(BB)/%,$(BENCH_SRC))
 
-$(BB)/%: bench/%.c bench/bench.h
+$(BB)/%: bench/%.c bench/bench.h bench/queue.h
 	@mkdir -p $(BB)
 	$(CC) -O2 -g -Wall -pthread -o $@ $<
 

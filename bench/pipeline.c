@@ -12,50 +12,10 @@
 #include <sys/resource.h>
 
 #include "bench.h"
-
-struct queue {
-	pthread_mutex_t mu;
-	pthread_cond_t nonempty, nonfull;
-	long head, tail; /* [mu] items head..tail-1 are queued */
-	long *buf;
-} __attribute__((aligned(64)));
-
-static long cap;
-
-static void q_init(struct queue *q)
-{
-	pthread_mutex_init(&q->mu, NULL);
-	pthread_cond_init(&q->nonempty, NULL);
-	pthread_cond_init(&q->nonfull, NULL);
-	q->head = q->tail = 0;
-	q->buf = malloc(cap * sizeof(long));
-	if (!q->buf)
-		abort();
-}
-
-static void q_put(struct queue *q, long v)
-{
-	pthread_mutex_lock(&q->mu);
-	while (q->tail - q->head == cap)
-		pthread_cond_wait(&q->nonfull, &q->mu);
-	q->buf[q->tail++ % cap] = v;
-	pthread_cond_signal(&q->nonempty);
-	pthread_mutex_unlock(&q->mu);
-}
-
-static long q_get(struct queue *q)
-{
-	pthread_mutex_lock(&q->mu);
-	while (q->tail == q->head)
-		pthread_cond_wait(&q->nonempty, &q->mu);
-	long v = q->buf[q->head++ % cap];
-	pthread_cond_signal(&q->nonfull);
-	pthread_mutex_unlock(&q->mu);
-	return v;
-}
+#include "queue.h"
 
 static struct queue *qs; /* qs[i] feeds stage i; qs[stages] feeds main */
-static long n, stages;
+static long n, stages, cap;
 
 /* 0 ends the stream: every stage passes it on unchanged. */
 static void *producer(void *arg)
@@ -69,13 +29,8 @@ static void *producer(void *arg)
 
 static void *stage(void *arg)
 {
-	long i = (long)arg;
-	for (;;) {
-		long v = q_get(&qs[i]);
-		q_put(&qs[i + 1], v ? v + 1 : 0);
-		if (!v)
-			return NULL;
-	}
+	q_stage(qs, (long)arg);
+	return NULL;
 }
 
 static double cpu_s(void)
@@ -95,7 +50,7 @@ int main(int argc, char **argv)
 	if (!qs)
 		abort();
 	for (long i = 0; i <= stages; i++)
-		q_init(&qs[i]);
+		q_init(&qs[i], cap);
 	pthread_t *th = calloc(stages + 1, sizeof *th);
 	double c0 = cpu_s(), t0 = now_s();
 	for (long i = 0; i < stages; i++)

@@ -16,6 +16,8 @@ $(TB)/preload/%: tests/preload/%.c tests/preload/weft_check.h tests/preload/test
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $< -lm
 
+# pipeline_sum runs the pipeline benchmark's queue.
+$(TB)/preload/pipeline_sum: bench/queue.h
 # dlopen_tls loads libraries with initial-exec TLS from its own directory.
 $(TB)/preload/libtls_ie.so: tests/preload/lib/tls_ie.c
 	@mkdir -p $(dir $@)

@@ -11,39 +11,12 @@
 #include <stdlib.h>
 
 #include "weft_check.h"
+#include "../../bench/queue.h"
 
 #define STAGES 8
 #define N 5000
 
-struct queue {
-	pthread_mutex_t mu;
-	pthread_cond_t nonempty, nonfull;
-	long head, tail, cap;
-	long buf[128];
-};
-
 static struct queue qs[STAGES + 1];
-
-static void q_put(struct queue *q, long v)
-{
-	pthread_mutex_lock(&q->mu);
-	while (q->tail - q->head == q->cap)
-		pthread_cond_wait(&q->nonfull, &q->mu);
-	q->buf[q->tail++ % q->cap] = v;
-	pthread_cond_signal(&q->nonempty);
-	pthread_mutex_unlock(&q->mu);
-}
-
-static long q_get(struct queue *q)
-{
-	pthread_mutex_lock(&q->mu);
-	while (q->tail == q->head)
-		pthread_cond_wait(&q->nonempty, &q->mu);
-	long v = q->buf[q->head++ % q->cap];
-	pthread_cond_signal(&q->nonfull);
-	pthread_mutex_unlock(&q->mu);
-	return v;
-}
 
 static void *producer(void *arg)
 {
@@ -56,24 +29,14 @@ static void *producer(void *arg)
 
 static void *stage(void *arg)
 {
-	long i = (long)arg;
-	for (;;) {
-		long v = q_get(&qs[i]);
-		q_put(&qs[i + 1], v ? v + 1 : 0);
-		if (!v)
-			return NULL;
-	}
+	q_stage(qs, (long)arg);
+	return NULL;
 }
 
 static void run(long cap)
 {
-	for (int i = 0; i <= STAGES; i++) {
-		pthread_mutex_init(&qs[i].mu, NULL);
-		pthread_cond_init(&qs[i].nonempty, NULL);
-		pthread_cond_init(&qs[i].nonfull, NULL);
-		qs[i].head = qs[i].tail = 0;
-		qs[i].cap = cap;
-	}
+	for (int i = 0; i <= STAGES; i++)
+		q_init(&qs[i], cap);
 	pthread_t th[STAGES + 1];
 	for (long i = 0; i < STAGES; i++)
 		if (pthread_create(&th[i], NULL, stage, (void *)i))
