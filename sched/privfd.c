@@ -140,6 +140,33 @@ enum { H_NONE, H_STARTING, H_UP, H_FAILED };
 
 /* This thread's table is weft's own (the helper, wt_privfd_own). */
 static __thread bool self_private __attribute__((tls_model("initial-exec")));
+/* The OS thread ids of those threads, for wt_privfd_self, which may not
+ * read TLS.  An entry is never removed: a thread that later has the id
+ * of one that exited says its messages the long way, still to stderr. */
+static _Atomic int private_tid[4];      /* [atomic] */
+
+static void mark_private(void)
+{
+	self_private = true;
+	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	for (int i = 0; i < 4; i++) {
+		int seen = 0;
+		if (atomic_compare_exchange_strong(&private_tid[i], &seen, tid) || seen == tid)
+			return;
+	}
+	atomic_store(&private_tid[3], tid); /* more than four: the newest */
+}
+
+bool wt_privfd_self(void)
+{
+	if (!atomic_load_explicit(&private_tid[0], memory_order_relaxed))
+		return false;
+	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	for (int i = 0; i < 4; i++)
+		if (atomic_load_explicit(&private_tid[i], memory_order_relaxed) == tid)
+			return true;
+	return false;
+}
 
 static struct wt_raw raw;               /* [start; fork child] the helper's stack and TCB */
 static _Atomic bool prepared;           /* [atomic] raw is ready: the runtime started */
@@ -216,7 +243,7 @@ int wt_privfd_own(int keep)
 {
 	int err = unshare_table(keep);
 	if (!err)
-		self_private = true;
+		mark_private();
 	return err;
 }
 
@@ -236,7 +263,7 @@ static int helper(void *arg)
 		for (;;)
 			wt_syscall6(SYS_exit, 0, 0, 0, 0, 0, 0);
 	}
-	self_private = true;
+	mark_private();
 	atomic_store(&hstate, H_UP);
 	wt_futex_wake(&hstate, INT_MAX, false);
 	for (;;) {

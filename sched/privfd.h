@@ -37,6 +37,10 @@ int wt_privfd_own(int keep);
  * thread of weft's, one of its own table included.  Context: not a signal
  * handler. */
 void wt_privfd_say(const char *buf, size_t n);
+/* The calling thread's table is weft's own: its descriptor 2 is not the
+ * program's stderr (print.c says its messages through wt_privfd_say).
+ * One gettid when such a thread exists; reads no TLS.  Context: any. */
+bool wt_privfd_self(void);
 
 /* The helper's OS thread id, 0 when there is none; wakes it to look at a
  * change of credentials (setxid.c), as sysmon is kicked.  Context: any. */
