@@ -39,7 +39,7 @@
  *      still SENT is signalled again; one that left /proc/self/task exited
  *      (GONE); a new thread was cloned by one not yet changed, so it is
  *      added.  A pass that finds nobody new and nobody pending ends it;
- *      after a second of waiting one weft: line names who is late;
+ *      after two seconds of waiting one weft: line names who is late;
  *   5. the caller's own call.  All results must agree, as glibc requires
  *      (it aborts otherwise): the same error everywhere is the call's
  *      error (EPERM for an unprivileged caller), a mix is fatal.
@@ -299,12 +299,17 @@ static void say_late(struct op *op)
 	wt_print("%s to take the change (they block SIGURG or sleep uninterruptibly)\n", line);
 }
 
-/* Threads still SENT after a while that block SIGURG in the kernel's own
+/* Threads still SENT after a second that block SIGURG in the kernel's own
  * mask are dropped (GONE), with a weft: line: no thread of the program can
  * block it (the shim strips it from masks), so such a thread is not the
  * program's and the change cannot reach it: under qemu-user, the
  * emulator's own threads, which /proc/self/task lists too.  sysmon blocks
- * every signal and looks for itself.  Context: the caller of wt_setxid. */
+ * every signal and looks for itself.  weft's own threads block every
+ * signal only for short windows (a clone, a retiring worker on its way
+ * out), where a pending SIGURG waits; a second covers them on a loaded
+ * machine (after 100 ms, a retiring worker was dropped at a load of 300
+ * and still listed with the old ids when setgid returned).  Context: the
+ * caller of wt_setxid. */
 static void drop_unreachable(struct op *op)
 {
 	int sysmon = atomic_load_explicit(&wt_sysmon_tid, memory_order_relaxed);
@@ -388,9 +393,9 @@ long wt_setxid(long nr, long a, long b, long c)
 		int left;
 		while ((left = atomic_load(&op->pending)) != 0 && wt_nanotime() < until)
 			wt_futex_wait(&op->pending, left, &ts, false);
-		if (atomic_load(&op->pending) && wt_nanotime() - start > 100000000)
+		if (atomic_load(&op->pending) && wt_nanotime() - start > 1000000000)
 			drop_unreachable(op);
-		if (!said && atomic_load(&op->pending) && wt_nanotime() - start > 1000000000) {
+		if (!said && atomic_load(&op->pending) && wt_nanotime() - start > 2000000000) {
 			say_late(op);
 			said = true;
 		}

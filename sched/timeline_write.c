@@ -685,7 +685,7 @@ void wt_tl_kick(void)
 static void *writer(void *arg)
 {
 	(void)arg;
-	wt_sig_block_all();
+	wt_sig_block_program(); /* SIGURG open: a change of ids reaches it (setxid.c) */
 	/* Its opens in a table of its own (privfd.c); failing that, the
 	 * helper's. */
 	wt_privfd_own(0);
