@@ -46,4 +46,7 @@ for t in threads:
 for t in threads:
     t.join()
 srv.shutdown()
+if errors:
+    import sys
+    print("errors seen:", sorted(set(errors))[:5], file=sys.stderr)
 print("requests", len(got), "answered right", sum(got), "errors", len(errors))
