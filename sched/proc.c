@@ -482,6 +482,17 @@ static void after_park(struct wt_m *m, struct wt_task *t, void *lock);
 static void after_yield(struct wt_m *m, struct wt_task *t, void *arg);
 static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg);
 
+/* A task is switched in only from a run queue, where it is RUNNABLE (the
+ * queues and wt_ready set that before they publish it): one found RUNNING
+ * runs on another thread already, or was queued twice, and switching to
+ * its saved context would put two threads on one stack.  One load and
+ * compare.  Context: the switching side, before the switch. */
+static inline void wt_switch_in_check(struct wt_task *t)
+{
+	if (unlikely(atomic_load_explicit(&t->state, memory_order_relaxed) != WT_RUNNABLE))
+		wt_throw("a task is switched in that is not runnable (running elsewhere, or queued twice)");
+}
+
 /* The weft locks this context holds go with the worker to the context it
  * switches to (wt_finish_switch takes them): thread-locals are the
  * context's, locks the thread's.  Done last before the switch, after the
@@ -523,7 +534,29 @@ void wt_finish_switch(struct wt_m *m)
 void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 {
 	struct wt_task *t = wt_cur();
+	/* From here to the switch this is one worker's switch, m its worker
+	 * and m->after its request: no program handler may run in between.
+	 * weft's code holds them back by its pc, but the clock reads below
+	 * (wt_cpu_switch, rt_since) run in libc and the vDSO: there the
+	 * trampoline held them back only while a weft lock was counted, as a
+	 * park's bucket lock is, and a yield, a preemption or a lost proc
+	 * count none.  A handler run there that switched t out and back (its
+	 * sched_yield, a post that readies a higher real-time task) consumed
+	 * m->after, so the switch below left t RUNNING on no queue (a task
+	 * lost: 3 hangs in 144 runs of signal_busy_target's phases), or
+	 * brought t back on another worker, where the switch below loaded the
+	 * g0 of the first, live on its own thread (the soak's one SIGSEGV in
+	 * wt_schedule, with m NULL on another worker's g0 stack).  The window
+	 * counts as a lock (lock.h), so the trampoline defers those handlers
+	 * to t's switch-in (sighandler.c). */
+	wt_locks_inc();
 	struct wt_m *m = t->m;
+	/* The g0 loaded below is the one of the worker running t: a t->m that
+	 * names another worker would put this thread on that worker's g0
+	 * stack, live on its own thread (a SIGSEGV far from the cause).  One
+	 * compare makes it a report here. */
+	if (unlikely(m->curg != t))
+		wt_throw("a task switches out through a worker that is not running it");
 	/* After a system call nobody intercepted (syscall.c): the proc back,
 	 * or none, and then g0 stops this worker once the switch is done. */
 	if (unlikely(atomic_load_explicit(&m->implicit, memory_order_relaxed)))
@@ -562,14 +595,17 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 			p->schedtick++;
 		m->curg = next;
 		next->m = m;
+		wt_switch_in_check(next);
 		atomic_store_explicit(&next->state, WT_RUNNING, memory_order_relaxed);
 		wt_sig_preswitch(m, next);
 		wt_cpu_switch(m, t, next);
 		wt_tls_switching(m, next);
+		wt_locks_dec(); /* weft's code only from here: its pc holds them */
 		wt_locks_hand(m);
 		wt_ctx_switch(&t->ctx, &next->ctx, &m->cur_tp);
 	} else {
 		wt_cpu_switch(m, t, NULL);
+		wt_locks_dec();
 		wt_locks_hand(m);
 		wt_ctx_switch(&t->ctx, &m->g0, &m->cur_tp);
 	}
@@ -966,6 +1002,7 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	t->m = m;
 	if (unlikely(wt_tl_on))
 		wt_tl_run(m, t);
+	wt_switch_in_check(t);
 	atomic_store_explicit(&t->state, WT_RUNNING, memory_order_relaxed);
 	wt_sig_preswitch(m, t);
 	wt_cpu_switch(m, NULL, t);
