@@ -39,7 +39,15 @@
  * the thread's: the switching side hands its count to the worker last
  * thing before the switch (wt_locks_hand, after wt_cpu_switch's clock
  * reads) and the next context adds it to its own first thing after
- * (wt_finish_switch), before m->after releases the lock.
+ * (wt_finish_switch), before m->after releases the lock.  A task's switch
+ * out (wt_mcall) counts as a lock itself, from its first line to that
+ * hand-over: its clock reads run in the vDSO, where the pc would let a
+ * program handler run, and a handler that switched the task out and back
+ * there left the outer switch without its request (the task lost) or on
+ * another worker, whose switch then loaded the first worker's g0 while
+ * that worker's own thread ran on it.  The checks at the switch (the
+ * worker runs the task it switches out; the task switched in is
+ * RUNNABLE) make any such path left a weft: fatal report.
  *
  * A task readied by a thread that holds no proc (sysmon's timers and
  * poller, a worker whose proc was taken during a system call) goes to the
