@@ -559,12 +559,6 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	 * to t's switch-in (sighandler.c). */
 	wt_locks_inc();
 	struct wt_m *m = t->m;
-	/* The g0 loaded below is the one of the worker running t: a t->m that
-	 * names another worker would put this thread on that worker's g0
-	 * stack, live on its own thread (a SIGSEGV far from the cause).  One
-	 * compare makes it a report here. */
-	if (unlikely(m->curg != t))
-		wt_throw("a task switches out through a worker that is not running it");
 	/* After a system call nobody intercepted (syscall.c): the proc back,
 	 * or none, and then g0 stops this worker once the switch is done. */
 	if (unlikely(atomic_load_explicit(&m->implicit, memory_order_relaxed)))
@@ -598,6 +592,13 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	if (unlikely(wt_tl_on))
 		wt_tl_switch(m, t, fn == after_park ? WT_TL_PARK : fn == after_yield ? WT_TL_YIELD
 				   : fn == after_preempt ? WT_TL_PREEMPTED : WT_TL_OTHER, next);
+	/* The g0 or the proc loaded below are those of the worker running t:
+	 * a t->m that named another worker would put this thread on that
+	 * worker's g0 stack, live on its own thread (a SIGSEGV far from the
+	 * cause).  One compare makes it a report here; from here to the
+	 * switch nothing lets t move. */
+	if (unlikely(m->curg != t))
+		wt_throw("a task switches out through a worker that is not running it");
 	if (next) {
 		if (!inherit)
 			p->schedtick++;
