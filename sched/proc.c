@@ -47,7 +47,7 @@
  * another worker, whose switch then loaded the first worker's g0 while
  * that worker's own thread ran on it.  The checks at the switch (the
  * worker runs the task it switches out; the task switched in is
- * RUNNABLE) make any such path left a weft: fatal report.
+ * RUNNABLE) turn any such path still left into a weft: fatal report.
  *
  * A task readied by a thread that holds no proc (sysmon's timers and
  * poller, a worker whose proc was taken during a system call) goes to the
@@ -550,8 +550,9 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	 * park's bucket lock is, and a yield, a preemption or a lost proc
 	 * count none.  A handler run there that switched t out and back (its
 	 * sched_yield, a post that readies a higher real-time task) consumed
-	 * m->after, so the switch below left t RUNNING on no queue (a task
-	 * lost: 3 hangs in 144 runs of signal_busy_target's phases), or
+	 * m->after, so the switch below left t RUNNING on no queue (a lost
+	 * task: 3 hangs in 150 runs of signal_busy_target's phases five
+	 * times over, at GOMAXPROCS=2), or
 	 * brought t back on another worker, where the switch below loaded the
 	 * g0 of the first, live on its own thread (the soak's one SIGSEGV in
 	 * wt_schedule, with m NULL on another worker's g0 stack).  The window
