@@ -218,6 +218,14 @@ static int park(const void *addr, const struct how *h)
 	struct timespec now;
 	if (t)
 		wt_clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	/* A cancel ends a nested wait as a signal would (WT_PARK_INTR): the
+	 * bracketed call around it is the cancellation point that acts, once
+	 * its bracket is closed (shim.h: CANCELABLE).  The deadline's clock
+	 * read is libc's too: before the record is filled in, as above. */
+	if (h->cancelable && self && wt_cancel_pending(self))
+		return not_parked(NULL, addr, h, t ? WT_PARK_CANCELED : WT_PARK_INTR);
+	if (deadline >= 0 && deadline <= wt_nanotime())
+		return not_parked(NULL, addr, h, WT_PARK_TIMEDOUT);
 	w->next = NULL;
 	w->task = t;
 	w->result = WT_PARK_WOKEN;
@@ -227,13 +235,6 @@ static int park(const void *addr, const struct how *h)
 	w->prio = t ? atomic_load_explicit(&t->rtprio, memory_order_relaxed) : 0;
 	atomic_store_explicit(&w->state, WT_WAITER_WAITING, memory_order_relaxed);
 	w->addr = addr;
-	/* A cancel ends a nested wait as a signal would (WT_PARK_INTR): the
-	 * bracketed call around it is the cancellation point that acts, once
-	 * its bracket is closed (shim.h: CANCELABLE). */
-	if (h->cancelable && self && wt_cancel_pending(self))
-		return not_parked(NULL, addr, h, t ? WT_PARK_CANCELED : WT_PARK_INTR);
-	if (deadline >= 0 && deadline <= wt_nanotime())
-		return not_parked(NULL, addr, h, WT_PARK_TIMEDOUT);
 
 	wt_spin_lock(&b->lock);
 	if (h->validate && !h->validate(addr, h->arg))

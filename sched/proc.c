@@ -39,7 +39,15 @@
  * the thread's: the switching side hands its count to the worker last
  * thing before the switch (wt_locks_hand, after wt_cpu_switch's clock
  * reads) and the next context adds it to its own first thing after
- * (wt_finish_switch), before m->after releases the lock.
+ * (wt_finish_switch), before m->after releases the lock.  A task's switch
+ * out (wt_mcall) counts as a lock itself, from its first line to that
+ * hand-over: its clock reads run in the vDSO, where the pc would let a
+ * program handler run, and a handler that switched the task out and back
+ * there left the outer switch without its request (the task lost) or on
+ * another worker, whose switch then loaded the first worker's g0 while
+ * that worker's own thread ran on it.  The checks at the switch (the
+ * worker runs the task it switches out; the task switched in is
+ * RUNNABLE) turn any such path still left into a weft: fatal report.
  *
  * A task readied by a thread that holds no proc (sysmon's timers and
  * poller, a worker whose proc was taken during a system call) goes to the
@@ -482,6 +490,17 @@ static void after_park(struct wt_m *m, struct wt_task *t, void *lock);
 static void after_yield(struct wt_m *m, struct wt_task *t, void *arg);
 static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg);
 
+/* A task is switched in only from a run queue, where it is RUNNABLE (the
+ * queues and wt_ready set that before they publish it): one found RUNNING
+ * runs on another thread already, or was queued twice, and switching to
+ * its saved context would put two threads on one stack.  One load and
+ * compare.  Context: the switching side, before the switch. */
+static inline void wt_switch_in_check(struct wt_task *t)
+{
+	if (unlikely(atomic_load_explicit(&t->state, memory_order_relaxed) != WT_RUNNABLE))
+		wt_throw("a task is switched in that is not runnable (running elsewhere, or queued twice)");
+}
+
 /* The weft locks this context holds go with the worker to the context it
  * switches to (wt_finish_switch takes them): thread-locals are the
  * context's, locks the thread's.  Done last before the switch, after the
@@ -523,6 +542,23 @@ void wt_finish_switch(struct wt_m *m)
 void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 {
 	struct wt_task *t = wt_cur();
+	/* From here to the switch this is one worker's switch, m its worker
+	 * and m->after its request: no program handler may run in between.
+	 * weft's code holds them back by its pc, but the clock reads below
+	 * (wt_cpu_switch, rt_since) run in libc and the vDSO: there the
+	 * trampoline held them back only while a weft lock was counted, as a
+	 * park's bucket lock is, and a yield, a preemption or a lost proc
+	 * count none.  A handler run there that switched t out and back (its
+	 * sched_yield, a post that readies a higher real-time task) consumed
+	 * m->after, so the switch below left t RUNNING on no queue (a lost
+	 * task: 3 hangs in 150 runs of signal_busy_target's phases five
+	 * times over, at GOMAXPROCS=2), or
+	 * brought t back on another worker, where the switch below loaded the
+	 * g0 of the first, live on its own thread (the soak's one SIGSEGV in
+	 * wt_schedule, with m NULL on another worker's g0 stack).  The window
+	 * counts as a lock (lock.h), so the trampoline defers those handlers
+	 * to t's switch-in (sighandler.c). */
+	wt_locks_inc();
 	struct wt_m *m = t->m;
 	/* After a system call nobody intercepted (syscall.c): the proc back,
 	 * or none, and then g0 stops this worker once the switch is done. */
@@ -557,19 +593,29 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	if (unlikely(wt_tl_on))
 		wt_tl_switch(m, t, fn == after_park ? WT_TL_PARK : fn == after_yield ? WT_TL_YIELD
 				   : fn == after_preempt ? WT_TL_PREEMPTED : WT_TL_OTHER, next);
+	/* The g0 or the proc loaded below are those of the worker running t:
+	 * a t->m that named another worker would put this thread on that
+	 * worker's g0 stack, live on its own thread (a SIGSEGV far from the
+	 * cause).  One compare makes it a report here; from here to the
+	 * switch nothing lets t move. */
+	if (unlikely(m->curg != t))
+		wt_throw("a task switches out through a worker that is not running it");
 	if (next) {
 		if (!inherit)
 			p->schedtick++;
 		m->curg = next;
 		next->m = m;
+		wt_switch_in_check(next);
 		atomic_store_explicit(&next->state, WT_RUNNING, memory_order_relaxed);
 		wt_sig_preswitch(m, next);
 		wt_cpu_switch(m, t, next);
 		wt_tls_switching(m, next);
+		wt_locks_dec(); /* weft's code only from here: its pc holds them */
 		wt_locks_hand(m);
 		wt_ctx_switch(&t->ctx, &next->ctx, &m->cur_tp);
 	} else {
 		wt_cpu_switch(m, t, NULL);
+		wt_locks_dec();
 		wt_locks_hand(m);
 		wt_ctx_switch(&t->ctx, &m->g0, &m->cur_tp);
 	}
@@ -966,6 +1012,7 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	t->m = m;
 	if (unlikely(wt_tl_on))
 		wt_tl_run(m, t);
+	wt_switch_in_check(t);
 	atomic_store_explicit(&t->state, WT_RUNNING, memory_order_relaxed);
 	wt_sig_preswitch(m, t);
 	wt_cpu_switch(m, NULL, t);

@@ -22,7 +22,8 @@
  *    unblocking or raising its own signals), it calls the handler, with
  *    the same siginfo and ucontext the kernel gave;
  *  - holding a weft lock, wherever the pc is (libc or the vDSO called
- *    under the lock: a clock read, a memcpy, a file read), or inside weft
+ *    under the lock: a clock read, a memcpy, a file read; a task's switch
+ *    out counts as one, proc.c: wt_mcall), or inside weft
  *    elsewhere, it keeps the siginfo on the worker (m): the
  *    worker runs it at its next point outside weft's locks and switches
  *    (wt_sig_defer_run: a task's switch-in, yield, end of a park, release

@@ -73,6 +73,7 @@
 #include "sigtask.h"
 #include "syscall.h"
 #include "sysmon.h"
+#include "throw.h"
 #include "timeline.h"
 #include "worker.h"
 
@@ -128,6 +129,10 @@ void wt_exitsyscall(void)
 	if (!t)
 		return;
 	struct wt_m *m = t->m;
+	/* The bracket's count and proc are this worker's (proc.c: wt_mcall
+	 * makes the same check before it loads a g0). */
+	if (unlikely(m->curg != t))
+		wt_throw("a task leaves a system call on a worker that is not running it");
 	if (--m->insyscall > 0)
 		return;
 	struct wt_p *p = m->p;
