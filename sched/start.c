@@ -346,11 +346,13 @@ WT_DORMANT_TEXT bool wt_runtime_on(void)
 
 /* WEFTDEBUG (set, not empty) or WEFT_START=eager: start in the
  * constructor (the essay).  Nothing is read in secure-execution mode
- * (config.c), where the start stays lazy. */
+ * (config.c), where the start stays lazy: AT_SECURE is looked at once one
+ * of them is found (getauxval's first call costs a lazy binding, about a
+ * thousand instructions, in every process). */
 WT_DORMANT_TEXT static bool start_eager(void)
 {
 	extern char **__environ;
-	if (getauxval(AT_SECURE) || !__environ)
+	if (!__environ)
 		return false;
 	/* Character by character, each compared with a constant the code
 	 * holds: getenv, strcmp and a string literal would each touch one
@@ -362,11 +364,11 @@ WT_DORMANT_TEXT static bool start_eager(void)
 		s += 4;
 		if (s[0] == 'D' && s[1] == 'E' && s[2] == 'B' && s[3] == 'U' && s[4] == 'G' &&
 		    s[5] == '=' && s[6])
-			return true; /* WEFTDEBUG=... */
+			return !getauxval(AT_SECURE); /* WEFTDEBUG=... */
 		if (s[0] == '_' && s[1] == 'S' && s[2] == 'T' && s[3] == 'A' && s[4] == 'R' &&
 		    s[5] == 'T' && s[6] == '=' && s[7] == 'e' && s[8] == 'a' && s[9] == 'g' &&
 		    s[10] == 'e' && s[11] == 'r' && !s[12])
-			return true; /* WEFT_START=eager */
+			return !getauxval(AT_SECURE); /* WEFT_START=eager */
 	}
 	return false;
 }
