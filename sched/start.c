@@ -29,7 +29,12 @@
  * against 145 for env and true), and a shell loop of 300 of them took
  * 1.74 times the native CPU.  Dormant: 39 system calls (the 10 more are
  * the loader's, mapping libweft), 10 page faults more, 1.16 times the
- * CPU.  So the constructor
+ * CPU; with libweft's writable data laid out for the loader (sched/bss.ld:
+ * one page written, no RELRO page), no atfork registration until the
+ * program registers (fork.c) and a dormant vfork that leaves the mask
+ * alone (vfork.c): 36 system calls against 29 (open, read, fstat, three
+ * mmaps and close, all the loader's), 2 page faults more (libweft's
+ * headers and its one data page), 1.05 times the CPU.  So the constructor
  * only notes the initial thread's TCB (wt_dormant_tcb, no system call)
  * and the program runs as natively: every entry finds no task (wt_cur()
  * NULL) and no runtime (wt_runtime_on() false), as on a thread weft did
@@ -381,6 +386,5 @@ WT_DORMANT_TEXT __attribute__((constructor(101))) static void weft_ctor(void)
 		wt_runtime_start();
 		return;
 	}
-	wt_fork_init();
 	atomic_store_explicit(&wt_dormant_tcb, wt_arch_tcb_self(), memory_order_relaxed);
 }
