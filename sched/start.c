@@ -33,8 +33,9 @@
  * one page written, no RELRO page), no atfork registration until the
  * program registers (fork.c) and a dormant vfork that leaves the mask
  * alone (vfork.c): 36 system calls against 29 (open, read, fstat, three
- * mmaps and close, all the loader's), 2 page faults more (libweft's
- * headers and its one data page), 1.05 times the CPU.  So the constructor
+ * mmaps and close, all the loader's), 2-3 page faults more (libweft's
+ * headers and its one data page, the loader's own), 0.98-1.05 times the
+ * CPU (three sets of 10 alternating runs; 1.09 before).  So the constructor
  * only notes the initial thread's TCB (wt_dormant_tcb, no system call)
  * and the program runs as natively: every entry finds no task (wt_cur()
  * NULL) and no runtime (wt_runtime_on() false), as on a thread weft did
