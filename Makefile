@@ -90,9 +90,18 @@ $(B)/obj/%.o: %.S | glibc-check deps
 # read-only data share the code's): every process the library is
 # preloaded into maps it with 2 system calls fewer and a page fault or two
 # fewer (sched/start.c: a dormant process costs what the loader does).
+# sched/bss.ld puts what the loader writes on one page; -z norelro keeps
+# .dynamic and .got on it (RELRO would give them a page of their own and
+# an mprotect; .got.plt, lazily bound, is writable either way).
+# -fini names no symbol, so there is no DT_FINI: crti's empty _fini, at
+# the end of the code, cost a page fault at every exit.
 $(B)/libweft.so: $(LIB_OBJ) shim/exports.map sched/bss.ld
 	$(CC) -shared -o $@ $(LIB_OBJ) -Wl,--version-script=shim/exports.map -Wl,-z,nodelete \
-	  -Wl,-z,noseparate-code -Wl,-T,sched/bss.ld -ldl -pthread
+	  -Wl,-z,noseparate-code -Wl,-z,norelro -Wl,-fini=wt_no_fini -Wl,-T,sched/bss.ld \
+	  -ldl -pthread
+	@set -- $$(readelf -SW $@ | sed 's/^.*\] *//' | awk '$$1 == ".dynamic" || $$1 == ".data" { print $$3, $$5 }'); \
+	if [ $$((0x$$1 / 4096)) -ne $$(((0x$$3 + 0x$$4 - 1) / 4096)) ]; then \
+	  echo "weft: .dynamic and the end of .data lie on different pages (sched/bss.ld)"; rm -f $@; exit 1; fi
 
 VERSION := $(shell cat VERSION)
 

@@ -31,16 +31,16 @@
 
 /* A large zero-initialised static that a process may never touch (a
  * buffer for a dump or a trace, a table indexed by hash): the link puts
- * these after .data and before .bss (sched/bss.ld), so the small variables
- * every process touches at start share a few pages of .bss instead of
- * lying one or two to a page between the large ones (a first touch of a
- * page is a fault, and on a paravirtualised guest each costs 20-40 µs). */
+ * these after .bss (sched/bss.ld), so the small variables every process
+ * touches at start share a few pages of .bss instead of lying one or two
+ * to a page between the large ones (a first touch of a page is a fault,
+ * and on a paravirtualised guest each costs 20-40 µs). */
 #define WT_BSS_LARGE __attribute__((section(".bss.large")))
 /* What a dormant process (start.c) runs and writes from exec to exit: its
  * code in one group at the head of .text (the linker gathers .text.hot.*
- * there, beside .plt), its variables in .data, whose page the loader's
- * relocations have touched already (a first touch of .bss is one more
- * page fault). */
+ * there, beside .plt), its variables on the page of the writable segment
+ * the loader writes anyway (sched/bss.ld: one page fault for all of it;
+ * plain .data and .bss beyond that page are one more each). */
 #define WT_DORMANT_TEXT __attribute__((section(".text.hot.dormant")))
 #define WT_DORMANT_DATA __attribute__((section(".data.dormant")))
 

@@ -26,9 +26,10 @@
  *     the next pthread_create would reuse it.
  * T's pthread_self(), TLS, stack, mask and cancel state are unchanged.
  *
- * This runs as the first child handler of pthread_atfork (registered in
- * libweft's constructor, before the program's, so their child handlers
- * see a working runtime), or straight after _Fork, which runs no handlers.  The thread
+ * This runs as the first child handler of pthread_atfork (registered
+ * before the program's, at its first registration or at the start: so
+ * their child handlers see a working runtime), or straight after _Fork,
+ * which runs no handlers.  The thread
  * pointer is pinned around the clone (below); in the child, switches go
  * through arch_prctl until fork returns to the program, then trap mode
  * comes back (wt_fork_child_tls) unless a second worker appeared.
@@ -44,6 +45,8 @@
  * the parent handler (worker.c: the spawn gate; qemu-user's child hangs
  * making its first thread otherwise).
  */
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 
@@ -53,6 +56,7 @@
 #include "rtq.h"
 #include "fork.h"
 #include "setxid.h"
+#include "throw.h"
 #include "shmap.h"
 #include "tracer.h"
 #include "pshared.h"
@@ -275,7 +279,8 @@ void wt_fork_window(bool in)
  * internal locks, and a worker asleep on one has its proc handed on).
  */
 /* A dormant process's fork (start.c) is glibc's alone: the handlers,
- * registered in the constructor all the same, do nothing. */
+ * registered all the same once the program registers its own, do
+ * nothing. */
 static void atfork_prepare(void)
 {
 	if (!wt_runtime_on())
@@ -309,23 +314,64 @@ static void atfork_child(void)
 	reset(true);
 }
 
-/* Context: libweft's constructor, or a start before it; once.  Before
- * any handler of the program's: a dormant process (start.c) that starts
- * the runtime later registers nothing then, so its prepare handler still
- * runs last and its child handler first.  glibc's first registrations use
- * static room (no malloc). */
-extern int __register_atfork(void (*)(void), void (*)(void), void (*)(void), void *);
+/* glibc's __register_atfork (weft's own is the program's: shim/spawn.c).
+ * Context: any thread; dlvsym takes the loader's lock, recursive, so a
+ * library's constructor run by dlopen may come here. */
+typedef int register_fn(void (*)(void), void (*)(void), void (*)(void), void *);
+static register_fn *libc_register(void)
+{
+	static _Atomic(register_fn *) fn;
+	register_fn *f = atomic_load_explicit(&fn, memory_order_acquire);
+	if (f)
+		return f;
+	int e = errno;
+	f = (register_fn *)dlvsym(RTLD_NEXT, "__register_atfork", "GLIBC_2.3.2");
+	if (!f)
+		f = (register_fn *)dlsym(RTLD_NEXT, "__register_atfork");
+	errno = e;
+	if (!f)
+		wt_throw("libc has no __register_atfork");
+	atomic_store_explicit(&fn, f, memory_order_release);
+	return f;
+}
+
+/* weft's handlers go in glibc's list before any of the program's, so its
+ * prepare handler runs last and its child handler first: at the
+ * program's first registration (pthread_atfork, made of __register_atfork
+ * by libc_nonshared, reaches weft's: shim/spawn.c), or at the start if
+ * the program registered none, whichever comes first.  Not in the
+ * constructor: glibc's first registration reads a constant on a page of
+ * libc's no other start touches, a page fault in every process (a
+ * process's handlers do nothing while it is dormant anyway, above).
+ * Context: the program's registration (any thread, its constructors
+ * included, maybe before libweft's), or the start; once.  A concurrent
+ * registration waits for weft's.  glibc's first registrations use static
+ * room (no malloc). */
 extern void *__dso_handle;
 
-WT_DORMANT_TEXT void wt_fork_init(void)
+void wt_fork_init(void)
 {
-	static WT_DORMANT_DATA bool done;
-	if (done)
+	static _Atomic int state; /* 0 none, 1 being made, 2 made */
+	int st = atomic_load_explicit(&state, memory_order_acquire);
+	if (st == 2)
 		return;
-	done = true;
-	/* glibc's own registration, as libc_nonshared's pthread_atfork makes
-	 * it: that wrapper, linked into libweft, lies on a page of its own. */
-	__register_atfork(atfork_prepare, atfork_parent, atfork_child, &__dso_handle);
+	st = 0;
+	if (!atomic_compare_exchange_strong(&state, &st, 1)) {
+		while (atomic_load_explicit(&state, memory_order_acquire) != 2)
+			wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+		return;
+	}
+	/* As libc_nonshared's pthread_atfork registers, with libweft's
+	 * handle. */
+	libc_register()(atfork_prepare, atfork_parent, atfork_child, &__dso_handle);
+	atomic_store_explicit(&state, 2, memory_order_release);
+}
+
+/* The program's registration (shim/spawn.c): weft's first. */
+int wt_fork_register(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso)
+{
+	wt_fork_init();
+	return libc_register()(prepare, parent, child, dso);
 }
 
 /* _Fork runs no handlers: the wrapper calls this in its child. */

@@ -29,7 +29,13 @@
  * against 145 for env and true), and a shell loop of 300 of them took
  * 1.74 times the native CPU.  Dormant: 39 system calls (the 10 more are
  * the loader's, mapping libweft), 10 page faults more, 1.16 times the
- * CPU.  So the constructor
+ * CPU; with libweft's writable data laid out for the loader (sched/bss.ld:
+ * one page written, no RELRO page), no atfork registration until the
+ * program registers (fork.c) and a dormant vfork that leaves the mask
+ * alone (vfork.c): 36 system calls against 29 (open, read, fstat, three
+ * mmaps and close, all the loader's), 2-3 page faults more (libweft's
+ * headers and its one data page, the loader's own), 0.98-1.05 times the
+ * CPU (three sets of 10 alternating runs; 1.09 before).  So the constructor
  * only notes the initial thread's TCB (wt_dormant_tcb, no system call)
  * and the program runs as natively: every entry finds no task (wt_cur()
  * NULL) and no runtime (wt_runtime_on() false), as on a thread weft did
@@ -346,11 +352,13 @@ WT_DORMANT_TEXT bool wt_runtime_on(void)
 
 /* WEFTDEBUG (set, not empty) or WEFT_START=eager: start in the
  * constructor (the essay).  Nothing is read in secure-execution mode
- * (config.c), where the start stays lazy. */
+ * (config.c), where the start stays lazy: AT_SECURE is looked at once one
+ * of them is found (getauxval's first call costs a lazy binding, about a
+ * thousand instructions, in every process). */
 WT_DORMANT_TEXT static bool start_eager(void)
 {
 	extern char **__environ;
-	if (getauxval(AT_SECURE) || !__environ)
+	if (!__environ)
 		return false;
 	/* Character by character, each compared with a constant the code
 	 * holds: getenv, strcmp and a string literal would each touch one
@@ -362,11 +370,11 @@ WT_DORMANT_TEXT static bool start_eager(void)
 		s += 4;
 		if (s[0] == 'D' && s[1] == 'E' && s[2] == 'B' && s[3] == 'U' && s[4] == 'G' &&
 		    s[5] == '=' && s[6])
-			return true; /* WEFTDEBUG=... */
+			return !getauxval(AT_SECURE); /* WEFTDEBUG=... */
 		if (s[0] == '_' && s[1] == 'S' && s[2] == 'T' && s[3] == 'A' && s[4] == 'R' &&
 		    s[5] == 'T' && s[6] == '=' && s[7] == 'e' && s[8] == 'a' && s[9] == 'g' &&
 		    s[10] == 'e' && s[11] == 'r' && !s[12])
-			return true; /* WEFT_START=eager */
+			return !getauxval(AT_SECURE); /* WEFT_START=eager */
 	}
 	return false;
 }
@@ -379,6 +387,5 @@ WT_DORMANT_TEXT __attribute__((constructor(101))) static void weft_ctor(void)
 		wt_runtime_start();
 		return;
 	}
-	wt_fork_init();
 	atomic_store_explicit(&wt_dormant_tcb, wt_arch_tcb_self(), memory_order_relaxed);
 }

@@ -30,6 +30,13 @@
  * the clone until the child has its own dispositions and mask, and in the
  * parent until the call is over: a handler of weft's in either would find
  * the task's TLS in the state above.
+ *
+ * In a dormant process (start.c) none of that applies: no task, the
+ * program's own dispositions in the kernel, no handler of weft's.  Only
+ * wt_vfork_child() is set (a call of the child's still changes nothing of
+ * the parent's); the mask is not touched, as glibc's vfork does not: a
+ * shell running a command in a loop, with weft in every process, made 3
+ * rt_sigprocmask calls more per command.
  */
 #include <errno.h>
 #include <signal.h>
@@ -63,33 +70,42 @@ static uint64_t sigmask_set(uint64_t m)
 void wt_vfork_enter(void)
 {
 	bool on = wt_runtime_on();
-	struct wt_task *t = on ? wt_cur() : NULL; /* may fault to be repaired: before the block */
+	vf.runtime = on;
+	if (!on) {
+		/* Dormant (start.c): the kernel holds the program's
+		 * dispositions and no handler of weft's, and no task's state
+		 * is in the TLS, so the call is as glibc's: the mask is left
+		 * alone (3 system calls fewer for each command a shell runs). */
+		vf.t = NULL;
+		wt_vfork_tls = true;
+		return;
+	}
+	struct wt_task *t = wt_cur(); /* may fault to be repaired: before the block */
 	if (t)
 		wt_entersyscall();
-	struct wt_pin pin = on ? wt_tls_pin() : (struct wt_pin){ 0 };
+	struct wt_pin pin = wt_tls_pin();
 	uint64_t old = sigmask_set(~0ull);
 	/* From here no TLS access may fault: the base is the task's own. */
 	vf.t = t;
 	vf.pin = pin;
 	vf.kmask = old;
-	vf.runtime = on;
 	wt_vfork_tls = true;
 	if (t)
 		wt_cur_tls = NULL;
 }
 
 /* Context: the child, on the parent's stack below the caller's frame,
- * every signal blocked. */
+ * every signal blocked if the runtime runs. */
 void wt_vfork_child_start(void)
 {
 	if (!vf.runtime)
-		return (void)sigmask_set(vf.kmask);
+		return;
 	wt_sig_vfork_child();
 	sigmask_set(vf.t ? vf.t->sigmask : vf.kmask);
 }
 
 /* Context: the calling thread once the child has exec'd or exited (or the
- * call failed), every signal blocked. */
+ * call failed), every signal blocked if the runtime runs. */
 long wt_vfork_parent(long r)
 {
 	struct wt_task *t = vf.t;
@@ -98,9 +114,10 @@ long wt_vfork_parent(long r)
 	if (t)
 		wt_cur_tls = t;
 	wt_vfork_tls = false;
-	if (vf.runtime)
+	if (vf.runtime) {
 		wt_tls_unpin(pin);
-	sigmask_set(kmask);
+		sigmask_set(kmask);
+	}
 	if (t)
 		wt_exitsyscall();
 	if (r < 0) {

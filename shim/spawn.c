@@ -77,6 +77,15 @@ WT_EXPORT pid_t fork(void)
 	return pid;
 }
 
+/* pthread_atfork is libc_nonshared's, linked into each program and
+ * library, and registers through this: weft's handlers go in first
+ * (sched/fork.c). */
+WT_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+				void *dso)
+{
+	return wt_fork_register(prepare, parent, child, dso);
+}
+
 /* _Fork runs no atfork handlers: the same steps, here. */
 WT_EXPORT pid_t _Fork(void)
 {

@@ -45,6 +45,13 @@ $(TB)/preload/libctor_thread.so: tests/preload/lib/ctor_thread.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -fPIC -shared -pthread -o $@ $<
 $(TB)/preload/dlopen_ctor_thread: $(TB)/preload/libctor_thread.so $(TB)/preload/libtls_gd.so
+# atfork_ctor links a library whose constructor registers atfork handlers.
+$(TB)/preload/libatfork_ctor.so: tests/preload/lib/atfork_ctor.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -fPIC -shared -pthread -o $@ $<
+$(TB)/preload/atfork_ctor: tests/preload/atfork_ctor.c tests/preload/weft_check.h $(TB)/preload/libatfork_ctor.so
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -pthread -o $@ $< -L$(TB)/preload -latfork_ctor -Wl,-rpath,'$$ORIGIN'
 # A malloc that creates threads from its first call (tests/real/run.sh
 # preloads it beside libweft.so).
 $(TB)/preload/liballoc_hook.so: tests/preload/lib/alloc_hook.c
