@@ -118,11 +118,6 @@ struct wt_task {
 					 * protection inside its stack (mmap, mprotect,
 					 * munmap): restored when the stack is released */
 	bool offarena_dead;             /* [sched.alllock] exited, on task.c's offarena_dead */
-	/* [g0 at exit, then its joiner or detacher] exited and gave its stack
-	 * back before its join: tp is held in unjoined.c's table, chained
-	 * through unjoined_next [unjoined.lock] */
-	bool unjoined;
-	struct wt_task *unjoined_next;
 	/* [g0 at exit, then whoever releases its stack] its DTV, kept for the
 	 * next task of its home slot (stack.c: the slot's DTV), else NULL */
 	void *dtv_keep;

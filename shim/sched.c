@@ -92,11 +92,14 @@ static int ended(pthread_t th)
 
 /* The task th names, or NULL with *e set: ESRCH for a task that ended,
  * 0 for a thread weft did not make (the libc table is then ready for the
- * caller's fallback to glibc). */
+ * caller's fallback to glibc).  A task found is used inside a lookup
+ * section (sched/task.c), which the caller ends (wt_task_lookup_end). */
 static struct wt_task *task_of_pthread(pthread_t th, int *e)
 {
+	wt_task_lookup_begin();
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t) {
+		wt_task_lookup_end();
 		*e = ended(th);
 		if (!*e)
 			wt_real_init();
@@ -110,7 +113,9 @@ WT_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sched
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)
 		return e ? e : real.pthread_setschedparam(th, policy, sp);
-	return unlocked(-wt_prio_pthread_set(t, policy, sp));
+	int r = -wt_prio_pthread_set(t, policy, sp);
+	wt_task_lookup_end();
+	return unlocked(r);
 }
 
 WT_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_param *sp)
@@ -121,6 +126,7 @@ WT_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_para
 		return e ? e : real.pthread_getschedparam(th, policy, sp);
 	int pol, prio;
 	wt_prio_pthread_get(t, &pol, &prio);
+	wt_task_lookup_end();
 	*policy = pol;
 	sp->sched_priority = prio;
 	return unlocked(0);
@@ -133,7 +139,9 @@ WT_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 	if (!t)
 		return e ? e : real.pthread_setschedprio(th, prio);
 	struct sched_param sp = { .sched_priority = prio };
-	return unlocked(-wt_prio_pthread_set(t, WT_PRIO_KEEP, &sp));
+	int r = -wt_prio_pthread_set(t, WT_PRIO_KEEP, &sp);
+	wt_task_lookup_end();
+	return unlocked(r);
 }
 
 WT_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *sp)
@@ -258,7 +266,9 @@ WT_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t 
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)
 		return e ? e : real.pthread_setaffinity_np(th, size, set);
-	return unlocked(-wt_aff_set(t, size, set));
+	int r = -wt_aff_set(t, size, set);
+	wt_task_lookup_end();
+	return unlocked(r);
 }
 
 WT_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
@@ -267,7 +277,9 @@ WT_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)
 		return e ? e : real.pthread_getaffinity_np(th, size, set);
-	return (int)-aff_get(t, 0, size, set);
+	int r = (int)-aff_get(t, 0, size, set);
+	wt_task_lookup_end();
+	return r;
 }
 
 /* The kernel's struct sched_attr (SCHED_ATTR_SIZE_VER1). */

@@ -16,7 +16,7 @@
  *   wt_ready(_m)    records (task, m) in a list the tests inspect, checks
  *                   the WAITING/IDLE -> RUNNABLE transition as proc.c does;
  *   wt_wakep, wt_sysmon_kick  count calls;
- *   wt_fdgate_close/open  always open: no program runs beside the tests;
+ *   wt_fdgate_close/open/make  always open: no program runs beside the tests;
  *   wt_sig_deliver, wt_sig_defer_run  nothing: no test task has a handler;
  *   wt_sig_procpend  0: nothing is pending for the process;
  *   wt_ntasks       0: no task counted (netpoll.c's lone-task read never
@@ -34,9 +34,11 @@
  *   wt_uring_fd, wt_uring_reap  no io_uring ring: -1, nothing to reap;
  *   real            libc's clock_gettime only (timer.c, park.c).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include "stubs.h"
@@ -262,6 +264,17 @@ bool wt_fdgate_close(void)
 }
 
 void wt_fdgate_open(void) {}
+
+/* Made and moved to 100 or above, as privfd.c's. */
+long wt_fdgate_make(long nr, long a, long b, long c)
+{
+	long fd = wt_syscall6(nr, a, b, c, 0, 0, 0);
+	if (fd < 0 || fd >= 100)
+		return fd;
+	long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	return hi;
+}
 
 struct wt_real real = { .clock_gettime = clock_gettime };
 _Atomic int wt_real_ready = 1;
