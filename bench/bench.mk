@@ -5,7 +5,7 @@ BB         := $(B)/bench
 BENCH_SRC  := $(wildcard bench/*.c)
 BENCH_BIN  := $(patsubst bench/%.c,$(BB)/%,$(BENCH_SRC))
 
-$(BB)/%: bench/%.c bench/bench.h
+$(BB)/%: bench/%.c bench/bench.h bench/queue.h
 	@mkdir -p $(BB)
 	$(CC) -O2 -g -Wall -pthread -o $@ $<
 
@@ -18,6 +18,16 @@ BENCH_BIN += $(patsubst bench/go/%.go,$(BB)/go_%,$(wildcard bench/go/*.go))
 $(BB)/go_%: bench/go/%.go
 	@mkdir -p $(BB)
 	GOCACHE=$(abspath $(B))/gocache $(GO) build -o $@ $<
+endif
+
+# Rust's side (bench/rust/NAME.rs -> rust_NAME: std only, its channels and
+# locks are futex-based), where rustc is installed (apt-get install rustc).
+RUSTC := $(shell command -v rustc 2>/dev/null)
+ifneq ($(RUSTC),)
+BENCH_BIN += $(patsubst bench/rust/%.rs,$(BB)/rust_%,$(wildcard bench/rust/*.rs))
+$(BB)/rust_%: bench/rust/%.rs
+	@mkdir -p $(BB)
+	$(RUSTC) -O -o $@ $<
 endif
 
 bench-progs: $(BENCH_BIN)

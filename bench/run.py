@@ -181,6 +181,60 @@ def exp_pipe(rounds, reps):
     row("one hand-off", n["ns"], w["ns"], "ns")
 
 
+def alternate(specs, reps, timeout, metrics):
+    """Runs each spec (key, prog, args, weft, env_set, prefix) once per
+    round, reps rounds, so that native and weft runs alternate on a busy
+    machine; returns {key: {metric: median}} (None for a spec that failed)."""
+    vals = {k: {m: [] for m in metrics} for k, *_ in specs}
+    failed = set()
+    for _ in range(reps):
+        for key, prog, args, weft, env_set, prefix in specs:
+            if key in failed:
+                continue
+            out, _ = run(prog, args, weft, timeout, env_set, prefix)
+            if out is None:
+                failed.add(key)
+                continue
+            for m, pat in metrics.items():
+                v = num(out, pat)
+                if v is not None:
+                    vals[key][m].append(v)
+    return {k: {m: (None if k in failed or not v else statistics.median(v))
+                for m, v in d.items()} for k, d in vals.items()}
+
+
+def exp_pipeline(n, reps):
+    """A producer thread, 8 stage threads and main summing, n messages:
+    natively on 2 CPUs, under weft at GOMAXPROCS=2, and Go's goroutines
+    and channels at GOMAXPROCS=2; runs alternate."""
+    m = {"wall": r"wall time:\s+([\d.]+) s", "cpu": r"cpu time:\s+([\d.]+) s",
+         "sum": r"^sum:\s+(\d+)"}
+    two = ("taskset", "-c", "0,1") if len(os.sched_getaffinity(0)) > 2 else ()
+    g2 = {"GOMAXPROCS": "2"}
+    progs = [("pipeline", "C, mutex/condvar queues of 128 (bench/pipeline.c)")]
+    if os.access(os.path.join(BIN, "rust_pipeline"), os.X_OK):
+        progs.append(("rust_pipeline", "Rust, std::sync::mpsc channels (bench/rust/pipeline.rs)"))
+    specs = []
+    for prog, _ in progs:
+        specs += [(prog + ":n", prog, [n], False, None, two), (prog + ":w", prog, [n], True, g2, ())]
+    if go_bin("pipeline"):
+        specs.append(("go", go_bin("pipeline"), [n], False, g2, ()))
+    r = alternate(specs, reps, 120, m)
+    section("pipeline: producer -> 8 stages (+1 each) -> main summing, %s messages; native on "
+            "2 CPUs, weft and Go at GOMAXPROCS=2 (alternating runs, median of %d)"
+            % ("{:,}".format(n), reps))
+    for prog, what in progs:
+        nat, w = r[prog + ":n"], r[prog + ":w"]
+        if nat["sum"] is not None and w["sum"] is not None and nat["sum"] != w["sum"]:
+            problems.append("pipeline %s: sums differ: native %d, weft %d" % (prog, nat["sum"], w["sum"]))
+        row(what + ": wall", nat["wall"], w["wall"], "s")
+        row("  CPU time", nat["cpu"], w["cpu"], "s")
+    if go_bin("pipeline"):
+        row("Go, channels of 128 (bench/go/pipeline.go) / weft's C: wall", r["go"]["wall"],
+            r["pipeline:w"]["wall"], "s")
+        row("  CPU time", r["go"]["cpu"], r["pipeline:w"]["cpu"], "s")
+
+
 def exp_futex_pshared(rounds, reps):
     m = {"ns": r"one round trip:\s+([\d.]+) ns"}
     n, _ = median_runs("futex_pshared", [rounds], False, reps, 120, m)
@@ -555,7 +609,7 @@ def main():
     if mode not in ("--demo", "--full", "--signal"):
         sys.exit("usage: bench/run.py --demo | --full | --signal (the signal rows alone) "
                  "| --only=NAME,... [--strict]")
-    for p in ("switch", "pipe_switch", "futex_pshared", "prio_protect", "fork_waits", "spawn", "waiters", "burst", "blocking",
+    for p in ("switch", "pipe_switch", "pipeline", "futex_pshared", "prio_protect", "fork_waits", "spawn", "waiters", "burst", "blocking",
               "timeslice", "tightloop", "cpubound", "echo_server", "echo_load", "grow",
               "connect", "signal_rate", "signal_storm"):
         if not os.access(os.path.join(BIN, p), os.X_OK):
@@ -586,6 +640,7 @@ def main():
     else:
         full = [("switch", lambda: exp_switch(200000, 3)),
                 ("pipe", lambda: exp_pipe(50000, 3)),
+                ("pipeline", lambda: exp_pipeline(1000000, 5)),
                 ("futex_pshared", lambda: exp_futex_pshared(20000, 3)),
                 ("prio_protect", lambda: exp_prio_protect(200000, 3)),
                 ("fork_waits", lambda: exp_fork_waits(1000, 200, 3, 3)),

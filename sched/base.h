@@ -36,6 +36,13 @@
  * lying one or two to a page between the large ones (a first touch of a
  * page is a fault, and on a paravirtualised guest each costs 20-40 µs). */
 #define WT_BSS_LARGE __attribute__((section(".bss.large")))
+/* What a dormant process (start.c) runs and writes from exec to exit: its
+ * code in one group at the head of .text (the linker gathers .text.hot.*
+ * there, beside .plt), its variables in .data, whose page the loader's
+ * relocations have touched already (a first touch of .bss is one more
+ * page fault). */
+#define WT_DORMANT_TEXT __attribute__((section(".text.hot.dormant")))
+#define WT_DORMANT_DATA __attribute__((section(".data.dormant")))
 
 #define WT_ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uintptr_t)(a) - 1))
 #define WT_ALIGN_DOWN(x, a) ((x) & ~((uintptr_t)(a) - 1))

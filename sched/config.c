@@ -34,6 +34,11 @@
  *                     Default dump-exit, as Go; off in secure-execution mode
  *                     (a dump shows addresses a setuid program keeps hidden)
  *                     and, unless set, where SIGQUIT came in ignored.
+ *   WEFT_START        eager: the runtime starts in libweft's constructor;
+ *                     otherwise (lazy, the default) at the program's first
+ *                     need of it, its second thread (sched/start.c reads
+ *                     it, in the constructor, before the rest).  WEFTDEBUG
+ *                     set also starts it in the constructor.
  *
  * A bad value prints one "weft: ..." line and keeps the default.  In
  * secure-execution mode (setuid/setgid, AT_SECURE) nothing is read.

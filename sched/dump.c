@@ -400,13 +400,14 @@ static struct snap *snapshot(size_t *n, size_t *cap, size_t *left, bool *locked)
 
 /* [dumper] weft stack's file: /proc/PID/fd/N of the request, if it is a
  * regular file, empty and unnamed; else -1 (nothing is written).  Opened
+ * without blocking (a FIFO with no reader: ENXIO, not a stalled helper),
  * in weft's own table (privfd.c): the dumper's, or the helper's when the
  * dump runs on sysmon. */
 static int stack_file(uint64_t req)
 {
 	char p[64];
 	wt_snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)(req >> 32), (int)(uint32_t)req);
-	long fd = wt_privfd_syscall(SYS_openat, AT_FDCWD, (long)p, O_WRONLY | O_CLOEXEC | O_NOCTTY,
+	long fd = wt_privfd_syscall(SYS_openat, AT_FDCWD, (long)p, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
 				    0, 0, 0);
 	if (fd < 0)
 		return -1;

@@ -26,9 +26,9 @@
  *     the next pthread_create would reuse it.
  * T's pthread_self(), TLS, stack, mask and cancel state are unchanged.
  *
- * This runs as the first child handler of pthread_atfork (registered at
- * start, before the program's, so their child handlers see a working
- * runtime), or straight after _Fork, which runs no handlers.  The thread
+ * This runs as the first child handler of pthread_atfork (registered in
+ * libweft's constructor, before the program's, so their child handlers
+ * see a working runtime), or straight after _Fork, which runs no handlers.  The thread
  * pointer is pinned around the clone (below); in the child, switches go
  * through arch_prctl until fork returns to the program, then trap mode
  * comes back (wt_fork_child_tls) unless a second worker appeared.
@@ -48,10 +48,12 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
+#include "start.h"
 #include "cpuclock.h"
 #include "rtq.h"
 #include "fork.h"
 #include "setxid.h"
+#include "shmap.h"
 #include "tracer.h"
 #include "pshared.h"
 #include "netpoll.h"
@@ -137,6 +139,7 @@ static void reset(bool reclaimed)
 
 	wt_lockrank_fork_reset();
 	wt_setxid_fork_reset();
+	wt_shmap_fork_reset();
 	wt_privfd_fork_reset();
 	wt_ptrace_fork_reset();
 	if (t)
@@ -219,6 +222,12 @@ static void reset(bool reclaimed)
 		m->spinning = false;
 		atomic_store(&m->preempt, 0);
 		atomic_store(&m->sigsent, 0);
+		/* Held back in the parent's fork window: the parent's.  A
+		 * child starts with no signal pending (fork(2)). */
+		atomic_store(&m->defer_ready, 0);
+		atomic_store(&m->defer_claim, 0);
+		atomic_store(&m->defer_own, 0);
+		atomic_store(&m->defer_poke, 0);
 		atomic_store(&m->implicit, 0);
 		m->p = p0;
 		p0->m = m;
@@ -265,8 +274,12 @@ void wt_fork_window(bool in)
  * between the two handlers (glibc's fork takes malloc's and stdio's
  * internal locks, and a worker asleep on one has its proc handed on).
  */
+/* A dormant process's fork (start.c) is glibc's alone: the handlers,
+ * registered in the constructor all the same, do nothing. */
 static void atfork_prepare(void)
 {
+	if (!wt_runtime_on())
+		return;
 	wt_spawn_fork_prepare();
 	struct wt_pin pin = wt_tls_pin();
 	if (pin.t)
@@ -278,6 +291,8 @@ static void atfork_prepare(void)
 
 static void atfork_parent(void)
 {
+	if (!wt_runtime_on())
+		return;
 	struct wt_task *t = wt_cur();
 	if (t && t->fork_pinned) {
 		t->fork_pinned = false;
@@ -289,14 +304,28 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
+	if (!wt_runtime_on())
+		return;
 	reset(true);
 }
 
-/* Context: start, once.  glibc's first registrations use static room (no
- * malloc). */
-void wt_fork_init(void)
+/* Context: libweft's constructor, or a start before it; once.  Before
+ * any handler of the program's: a dormant process (start.c) that starts
+ * the runtime later registers nothing then, so its prepare handler still
+ * runs last and its child handler first.  glibc's first registrations use
+ * static room (no malloc). */
+extern int __register_atfork(void (*)(void), void (*)(void), void (*)(void), void *);
+extern void *__dso_handle;
+
+WT_DORMANT_TEXT void wt_fork_init(void)
 {
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	static WT_DORMANT_DATA bool done;
+	if (done)
+		return;
+	done = true;
+	/* glibc's own registration, as libc_nonshared's pthread_atfork makes
+	 * it: that wrapper, linked into libweft, lies on a page of its own. */
+	__register_atfork(atfork_prepare, atfork_parent, atfork_child, &__dso_handle);
 }
 
 /* _Fork runs no handlers: the wrapper calls this in its child. */

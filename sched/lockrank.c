@@ -58,7 +58,10 @@ static const char *const names[WT_RANK_COUNT] = {
 	[WT_RANK_STACK_PACK] = "STACK_PACK",
 	[WT_RANK_STACK] = "STACK",
 	[WT_RANK_UNJOINED] = "UNJOINED",
+	[WT_RANK_PSHARED] = "PSHARED",
+	[WT_RANK_SHMAP] = "SHMAP",
 	[WT_RANK_SLAB] = "SLAB",
+	[WT_RANK_PRIVFD] = "PRIVFD",
 };
 
 static struct held *self(void)

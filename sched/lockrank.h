@@ -23,6 +23,8 @@
  *   URING_INIT -> NETPOLL_INIT     the ring joins the epoll set as it is made
  *   URING_SQ -> URING_CQ           a full completion queue is drained to submit
  *   URING_CQ -> PARK, SCHED        a completion unparks its task
+ *   SETXID, SYMBOL, TIMELINE, RTQ -> PRIVFD
+ *                                  a file of weft's read in its own table
  * Every other lock is taken alone: notably a waker readies tasks (SCHED)
  * after it drops the bucket, and timer callbacks run without TIMERS.
  * Ranks between locks that never nest only fix an order for new code.
@@ -51,6 +53,8 @@
  *   STACK         stack.c: the arena's slot hints
  *   UNJOINED      unjoined.c: exited tasks by pthread_t
  *   PSHARED       pshared.c: the blocks of owner ids beyond the pid's
+ *   SHMAP         shmap.c: the table of shared ranges (its readers take
+ *                 no lock); taken alone, by the program's mmap and kin
  *   SLAB          slab.c: each slab's free list
  *   PRIVFD        privfd.c: the helper's mailbox, one request at a time; innermost
  *                 (files are opened for callers that hold any of the above)
@@ -80,6 +84,7 @@ enum wt_lockrank {
 	WT_RANK_STACK,
 	WT_RANK_UNJOINED,
 	WT_RANK_PSHARED,
+	WT_RANK_SHMAP,
 	WT_RANK_SLAB,
 	WT_RANK_PRIVFD,
 	WT_RANK_COUNT

@@ -16,7 +16,10 @@
  *    task has waited that long in the proc's runnext, no proc is idle and
  *    the tick has not moved for 1 ms either: the running task readied it
  *    and ran on (Go's runnext inherits the slice; the kernel's wake-up
- *    preemption would run the woken thread about then).  The handler
+ *    preemption would run the woken thread about then), or a task readied
+ *    with no proc held was put there (proc.c: wt_ready_busy: a sleep's
+ *    timer fired by sysmon, a task back from a system call that lost its
+ *    proc).  The handler
  *    switches only at a safe point:
  *      - the interrupted pc is outside the no-switch text (text.c: libc,
  *        ld.so, the vDSO, libweft and the libraries weft uses), so no

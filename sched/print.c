@@ -14,6 +14,7 @@
 #include "arch.h"
 #include "base.h"
 #include "print.h"
+#include "privfd.h"
 
 static void put(char **o, char *end, char c)
 {
@@ -140,7 +141,10 @@ void wt_print(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vfmt(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	write_all(2, buf, (size_t)n, NULL);
+	if (wt_privfd_self()) /* descriptor 2 here is not the program's */
+		wt_privfd_say(buf, (size_t)n);
+	else
+		write_all(2, buf, (size_t)n, NULL);
 }
 
 void wt_wflush(struct wt_wbuf *b)

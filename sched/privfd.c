@@ -30,14 +30,16 @@
  *
  * Who has one:
  *   - the helper, one raw thread of weft's (thread.c: wt_thread_raw's
- *     halves), every signal blocked, made at the first request and kept:
+ *     halves), every signal blocked but SIGSEGV and SIGBUS (trap mode's
+ *     repairs), made at the first request and kept:
  *     sysmon cannot own a private table (the workers it starts must share
  *     the program's), nor can a worker's g0 or a task.  Its stack and TCB
  *     are made at start (wt_privfd_init: the DTV comes from malloc, safe
  *     only there), so that the clone itself allocates nothing and may come
  *     from sysmon, g0 or a task.  A program that never needs it never has
- *     it; with GOMAXPROCS unset sysmon's first cgroup lookup needs it at
- *     start, so most processes have one more OS thread ("weft-files").
+ *     it; with GOMAXPROCS unset sysmon's first cgroup lookup needs it
+ *     once the program has a second task (sysmon.c), so most threaded
+ *     processes have one more OS thread ("weft-files").
  *     It counts in wt_nthreads: at WEFT_MAXTHREADS it is not made, and
  *     the requests fail (-ENOSYS) until a thread is free: sysmon's probe
  *     then answers "unknown" (the signal handler decides), the cgroup
@@ -138,6 +140,33 @@ enum { H_NONE, H_STARTING, H_UP, H_FAILED };
 
 /* This thread's table is weft's own (the helper, wt_privfd_own). */
 static __thread bool self_private __attribute__((tls_model("initial-exec")));
+/* The OS thread ids of those threads, for wt_privfd_self, which may not
+ * read TLS.  An entry is never removed: a thread that later has the id
+ * of one that exited says its messages the long way, still to stderr. */
+static _Atomic int private_tid[4];      /* [atomic] */
+
+static void mark_private(void)
+{
+	self_private = true;
+	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	for (int i = 0; i < 4; i++) {
+		int seen = 0;
+		if (atomic_compare_exchange_strong(&private_tid[i], &seen, tid) || seen == tid)
+			return;
+	}
+	atomic_store(&private_tid[3], tid); /* more than four: the newest */
+}
+
+bool wt_privfd_self(void)
+{
+	if (!atomic_load_explicit(&private_tid[0], memory_order_relaxed))
+		return false;
+	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	for (int i = 0; i < 4; i++)
+		if (atomic_load_explicit(&private_tid[i], memory_order_relaxed) == tid)
+			return true;
+	return false;
+}
 
 static struct wt_raw raw;               /* [start; fork child] the helper's stack and TCB */
 static _Atomic bool prepared;           /* [atomic] raw is ready: the runtime started */
@@ -190,15 +219,35 @@ static int unshare_table(int keep)
 	return 0;
 }
 
+void wt_privfd_say(const char *buf, size_t n)
+{
+	if (!self_private) {
+		wt_syscall6(SYS_write, 2, (long)buf, (long)n, 0, 0, 0);
+		return;
+	}
+	/* A table of weft's own has no descriptor 2 (a trace writer keeps
+	 * none: a copy would keep the program's pipe open after it closed
+	 * its end).  A copy taken for the one write. */
+	long pfd = wt_syscall6(SYS_pidfd_open, wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0), 0, 0, 0, 0, 0);
+	if (pfd < 0)
+		return;
+	long fd = wt_syscall6(SYS_pidfd_getfd, pfd, 2, 0, 0, 0, 0);
+	wt_syscall6(SYS_close, pfd, 0, 0, 0, 0, 0);
+	if (fd < 0)
+		return;
+	wt_syscall6(SYS_write, fd, (long)buf, (long)n, 0, 0, 0);
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
 int wt_privfd_own(int keep)
 {
 	int err = unshare_table(keep);
 	if (!err)
-		self_private = true;
+		mark_private();
 	return err;
 }
 
-/* The helper: every signal blocked (wt_thread_raw_clone), no proc, no
+/* The helper: every signal but the faults blocked (wt_thread_raw_clone), no proc, no
  * lock held across its sleep. */
 static int helper(void *arg)
 {
@@ -214,7 +263,7 @@ static int helper(void *arg)
 		for (;;)
 			wt_syscall6(SYS_exit, 0, 0, 0, 0, 0, 0);
 	}
-	self_private = true;
+	mark_private();
 	atomic_store(&hstate, H_UP);
 	wt_futex_wake(&hstate, INT_MAX, false);
 	for (;;) {

@@ -33,6 +33,14 @@ long wt_privfd_write(int fd, const void *buf, size_t n);
  * keeping copies of descriptors 0..keep-1 only.  0 or -errno.  Context:
  * that thread, before it opens anything. */
 int wt_privfd_own(int keep);
+/* A message to the program's stderr (descriptor 2 of its table), from any
+ * thread of weft's, one of its own table included.  Context: not a signal
+ * handler. */
+void wt_privfd_say(const char *buf, size_t n);
+/* The calling thread's table is weft's own: its descriptor 2 is not the
+ * program's stderr (print.c says its messages through wt_privfd_say).
+ * One gettid when such a thread exists; reads no TLS.  Context: any. */
+bool wt_privfd_self(void);
 
 /* The helper's OS thread id, 0 when there is none; wakes it to look at a
  * change of credentials (setxid.c), as sysmon is kicked.  Context: any. */

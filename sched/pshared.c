@@ -48,6 +48,7 @@
 #include "config.h"
 #include "crash.h"
 #include "pshared.h"
+#include "shmap.h"
 #include "print.h"
 #include "sigtask.h"
 #include "slab.h"
@@ -253,7 +254,7 @@ static void owner_died(_Atomic uint32_t *w, uint32_t tid)
 		if (atomic_compare_exchange_weak_explicit(w, &v, nv, memory_order_release,
 							  memory_order_relaxed)) {
 			if (nv & FUTEX_WAITERS)
-				wt_futex_wake((_Atomic int *)w, 1, true);
+				wt_shmap_wake((_Atomic int *)w, 1);
 			return;
 		}
 	}

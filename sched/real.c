@@ -20,7 +20,7 @@
 #include "throw.h"
 
 struct wt_real real;
-_Atomic int wt_real_ready; /* [atomic] release after the last store to real */
+WT_DORMANT_DATA _Atomic int wt_real_ready; /* [atomic] release after the last store to real */
 
 static void *must(const char *name)
 {
@@ -35,6 +35,27 @@ static void *must(const char *name)
 static void *maybe(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
+}
+
+/* glibc 2.34's version, which dlsym would give: by dlvsym, not through
+ * weft's dlsym (shim/dlsym.c), whose first call resolves glibc's. */
+WT_DORMANT_TEXT void *wt_real_libc_start_main(void)
+{
+	if (atomic_load_explicit(&wt_real_ready, memory_order_acquire))
+		return (void *)real.libc_start_main;
+	int e = errno;
+	void *p = NULL;
+#if __GLIBC_PREREQ(2, 34)
+	/* In .data, whose page is touched already (.rodata's is not).  Built
+	 * against an older glibc, the name is not looked for: a failed
+	 * lookup allocates its message. */
+	static WT_DORMANT_DATA char name[] = "__libc_start_main", ver[] = "GLIBC_2.34";
+	p = dlvsym(RTLD_NEXT, name, ver);
+#endif
+	if (!p)
+		p = must("__libc_start_main");
+	errno = e;
+	return p;
 }
 
 void wt_real_resolve(void)

@@ -33,6 +33,7 @@
 #include <sys/select.h>
 #include <sys/sem.h>
 #include <sys/sendfile.h>
+#include <sys/shm.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
@@ -129,7 +130,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	/* shim/exec.c */                                                      \
 	R(execve) R(execvpe) R(fexecve) O(execveat)                            \
 	/* shim/mman.c */                                                      \
-	R(mmap) R(mmap64) R(mprotect) R(munmap) R(mremap)                      \
+	R(mmap) R(mmap64) R(mprotect) R(munmap) R(mremap) R(shmat) R(shmdt)    \
 	/* clocks, ids, names: shim/clock.c, sleep.c, pthread_create.c; timer.c, park.c, dump.c */ \
 	R(clock_gettime) R(clock_getres) R(clock_nanosleep) R(getrusage)       \
 	R(timer_create) R(pthread_getcpuclockid) R(prctl)                      \
@@ -170,6 +171,12 @@ void wt_real_resolve(void);
 /* Fills the table if it is not yet.  Context: any, before the runtime and
  * its allocator exist; does not allocate (real.c), leaves errno alone for
  * names libc has. */
+/* libc's __libc_start_main alone, without the rest of the table: a process
+ * that calls nothing else of weft's (a dormant one, start.c) resolves one
+ * name, not the table's 160 (about 15 page faults of libc's symbol
+ * tables).  Context: the initial thread, before main. */
+void *wt_real_libc_start_main(void);
+
 static inline void wt_real_init(void)
 {
 	if (unlikely(!atomic_load_explicit(&wt_real_ready, memory_order_acquire)))

@@ -25,7 +25,7 @@
  *      SENT and sent SIGURG with si_value = the operation's address (the
  *      preemption handler hands such a signal here: wt_setxid_signal);
  *      sysmon and the helper that opens weft's files (privfd.c), which
- *      block every signal, are kicked and look themselves
+ *      block every signal but the faults, are kicked and look themselves
  *      (wt_setxid_poll).  The listing is read in the helper's table of
  *      descriptors, never the program's.  Without the listing (no /proc) the
  *      threads weft made stand in for it: its workers, sysmon, the helper;
@@ -44,7 +44,8 @@
  *      (it aborts otherwise): the same error everywhere is the call's
  *      error (EPERM for an unprivileged caller), a mix is fatal.
  * A thread cloned after the last pass was cloned by a changed thread, so
- * it has the new ids already.
+ * it has the new ids already.  The table is reused by the next change,
+ * after the last thread that may have loaded `cur` left (`readers`).
  *
  * Rejected: making glibc's machinery work (its thread list is of struct
  * pthreads, which weft's workers share with tasks); a request field per
@@ -94,6 +95,12 @@ struct op {
 
 static wt_lock_t setxid_lock = WT_LOCK_INIT(WT_RANK_SETXID);
 static struct op *_Atomic cur;      /* [atomic] the operation in progress */
+/* Threads between their load of cur and the end of their share (apply).
+ * The next change reuses the table only once this is 0: a thread that
+ * loaded cur just before the last change ended may still be reading it.
+ * seq_cst: reader counts up then loads cur; the caller clears cur then
+ * reads the count, so a reader it does not count sees NULL or a new op. */
+static _Atomic int readers;         /* [atomic] */
 
 static unsigned hash(int tid, unsigned mask)
 {
@@ -138,26 +145,34 @@ static void apply(struct op *op)
 
 bool wt_setxid_signal(const siginfo_t *si)
 {
-	struct op *op = atomic_load_explicit(&cur, memory_order_acquire);
-	if (!op || si->si_code != SI_QUEUE || si->si_pid != wt_pid ||
-	    si->si_value.sival_ptr != (void *)op)
+	if (si->si_code != SI_QUEUE || si->si_pid != wt_pid)
 		return false;
-	apply(op);
-	return true;
+	atomic_fetch_add(&readers, 1);
+	struct op *op = atomic_load(&cur);
+	bool ours = op && si->si_value.sival_ptr == (void *)op;
+	if (ours)
+		apply(op);
+	atomic_fetch_sub(&readers, 1);
+	return ours;
 }
 
 /* Fork child: the operation, if any, belonged to the parent's threads. */
 void wt_setxid_fork_reset(void)
 {
 	atomic_store_explicit(&cur, NULL, memory_order_relaxed);
+	atomic_store_explicit(&readers, 0, memory_order_relaxed);
 	atomic_store_explicit(&setxid_lock.v, 0, memory_order_relaxed);
 }
 
 void wt_setxid_poll(void)
 {
-	struct op *op = atomic_load_explicit(&cur, memory_order_acquire);
+	if (!atomic_load_explicit(&cur, memory_order_relaxed))
+		return;
+	atomic_fetch_add(&readers, 1);
+	struct op *op = atomic_load(&cur);
 	if (op)
 		apply(op);
+	atomic_fetch_sub(&readers, 1);
 }
 
 static void send(struct op *op, int tid)
@@ -382,7 +397,10 @@ long wt_setxid(long nr, long a, long b, long c)
 		if (added == 0 && atomic_load(&op->pending) == 0)
 			break;
 	}
-	atomic_store_explicit(&cur, NULL, memory_order_release);
+	atomic_store(&cur, NULL);
+	/* A reader of this op finishes before the table is reused. */
+	while (atomic_load(&readers))
+		wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 	long r = wt_syscall6(nr, a, b, c, 0, 0, 0);
 	record(op, r < 0 ? (int)-r : 0);
 	if (r == 0)

@@ -417,6 +417,32 @@ int wt_sig_action(int sig, const struct sigaction *sa, struct sigaction *old)
 }
 
 
+/* The kernel's dispositions at a dormant start (start.c), read before
+ * weft's handlers replace those of the signals it keeps.  [the start] */
+static WT_BSS_LARGE struct sigaction adopted[65];
+
+void wt_sig_adopt_read(void)
+{
+	for (int sig = 1; sig <= 64; sig++)
+		if ((kept(sig) || wrapped(sig)) && sig != SIGQUIT &&
+		    libc_sigaction(sig, NULL, &adopted[sig]) < 0)
+			adopted[sig].sa_handler = SIG_DFL;
+}
+
+/* SIGQUIT is left to dump.c, which keeps a program's handler.  A signal
+ * weft keeps takes SIG_IGN as a record, as wt_sig_action does; a wrapped
+ * one's SIG_IGN or SIG_DFL is the kernel's already. */
+void wt_sig_adopt(void)
+{
+	for (int sig = 1; sig <= 64; sig++) {
+		struct sigaction *a = &adopted[sig];
+		if (!(kept(sig) || wrapped(sig)) || sig == SIGQUIT)
+			continue;
+		if (is_handler(a) || (kept(sig) && a->sa_handler == SIG_IGN))
+			wt_sig_action(sig, a, NULL);
+	}
+}
+
 /* A vfork child (vfork.c) takes each signal as the program set it up: the
  * kernel gets the program's handler, SIG_DFL or SIG_IGN for every signal
  * weft handles itself or through the trampoline, which would run the
@@ -968,12 +994,17 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 	struct wt_m *m = t ? t->m : NULL;
 	int ostid = m ? m->ostid : 0; /* m's thread now; m may have another by the end */
 	/* The thread's alternate stack as the kernel recorded it is its
-	 * worker's (moved() keeps it so).  Another is shared with another
-	 * thread or unmapped: the next SIGURG or fault here would overwrite
-	 * that thread's frames, or kill the process without a word. */
-	const ucontext_t *kuc = ucv;
-	if (m && !(kuc->uc_stack.ss_flags & SS_ONSTACK) && kuc->uc_stack.ss_sp != m->sigstk)
-		wt_throw("a worker thread's alternate signal stack is not its own");
+	 * worker's (moved() keeps it so).  Another one was set by an inline
+	 * sigaltstack system call of the program's (libc's and syscall()'s
+	 * set the task's, sigstack.c): the sigreturn puts the worker's back,
+	 * since weft's SIGURG and fault handlers need a stack of their own
+	 * on this thread whatever task it runs. */
+	ucontext_t *kuc = ucv;
+	if (m && !(kuc->uc_stack.ss_flags & SS_ONSTACK) && kuc->uc_stack.ss_sp != m->sigstk) {
+		kuc->uc_stack.ss_sp = m->sigstk;
+		kuc->uc_stack.ss_size = m->sigstk ? WT_SIGSTK : 0;
+		kuc->uc_stack.ss_flags = m->sigstk ? 0 : SS_DISABLE;
+	}
 	/* The kernel blocks sig and sa_mask on the thread meanwhile; a handler
 	 * that parks leaves that mask to the next task on this worker, which
 	 * would keep its own signals pending there.  The next switch-in sets

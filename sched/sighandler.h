@@ -39,6 +39,12 @@ bool wt_sig_handler_take(int sig, struct sigaction *out);
 /* The signals with a handler recorded (bit sig-1). */
 uint64_t wt_sig_handled(void);
 void wt_sig_handlers_fork_reset(void);      /* fork child */
+/* A start after the program ran without the runtime (start.c: dormant):
+ * read reads the kernel's dispositions, before weft installs its own
+ * handlers; adopt then records and installs them as sigaction would have
+ * (the trampoline for a handler).  Context: the start, initial thread. */
+void wt_sig_adopt_read(void);
+void wt_sig_adopt(void);
 void wt_sig_vfork_child(void);             /* vfork child: the program's dispositions */
 
 void wt_sig_trampoline(int sig, siginfo_t *si, void *uc);

@@ -491,10 +491,11 @@ int wt_sig_send(struct wt_task *t, int sig)
 
 /* Whether a system call at the pc a signal interrupted on t is the call of
  * an entersyscall bracket (shim.h: BRACKETED, a libc call that may block),
- * so that ending it with EINTR is what a native handler would do.  Not
- * when the worker's depth is only an implicit call's (syscall.c): that
- * call may be over, and the task runs on through libc (a fork's clone,
- * which the kernel only ever restarts, ended with EINTR).  Not when the
+ * or an implicit call (syscall.c: a call inside libc weft was not told of,
+ * stdio's read), so that ending it with EINTR is what a native handler
+ * would do.  Not an implicit call inside fork's window: the task runs on
+ * through glibc's fork, whose clone the kernel only ever restarts (ended
+ * with EINTR, fork failed).  Not when the
  * bracket belongs to a call that a program handler running on t
  * interrupted (t->sig_callbase, set by the trampoline): the pc is then the
  * handler's own, maybe a system call the kernel has not entered yet (a
@@ -509,11 +510,14 @@ bool wt_sig_call_is_own(const struct wt_task *t)
 	return wt_sig_call_depth(m) > t->sig_callbase;
 }
 
-/* m's depth of intercepted (explicit) system-call brackets.  Context: m's
+/* m's depth of system-call brackets a signal may end with EINTR: all but
+ * an implicit one inside a fork (wt_sig_call_is_own).  Context: m's
  * thread. */
 int wt_sig_call_depth(const struct wt_m *m)
 {
-	return m->insyscall - (atomic_load_explicit(&m->implicit, memory_order_relaxed) ? 1 : 0);
+	const struct wt_task *c = m->curg;
+	return m->insyscall -
+	       (atomic_load_explicit(&m->implicit, memory_order_relaxed) && c && c->in_fork ? 1 : 0);
 }
 
 /* Is sig's program handler one without SA_RESTART?  Context: any. */

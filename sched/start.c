@@ -21,10 +21,52 @@
  * does not run or a whole task.  A call back into wt_runtime_start from
  * the start's own thread returns -EBUSY instead of waiting for start_lock.
  * Workers beyond worker 0 are created when work appears (proc.c: startm).
+ *
+ * Dormant.  A process that never makes a second task needs none of it,
+ * and LD_PRELOAD puts libweft in every process of a tree (a shell loop, a
+ * build, a test runner): started in the constructor, /bin/true made 115
+ * system calls against 29 natively and took 36 page faults more (181
+ * against 145 for env and true), and a shell loop of 300 of them took
+ * 1.74 times the native CPU.  Dormant: 39 system calls (the 10 more are
+ * the loader's, mapping libweft), 10 page faults more, 1.16 times the
+ * CPU.  So the constructor
+ * only notes the initial thread's TCB (wt_dormant_tcb, no system call)
+ * and the program runs as natively: every entry finds no task (wt_cur()
+ * NULL) and no runtime (wt_runtime_on() false), as on a thread weft did
+ * not create, so sleeps, timers, signals, fork and exec are the kernel's
+ * and glibc's, and a CPU loop needs no preemption with nothing else to
+ * run.  The first need starts the runtime from the thread that has it:
+ * pthread_create, or a SIGEV_THREAD timer (whose helper thread glibc would
+ * make), on the initial thread.  What the process did before then is
+ * carried over:
+ *   - main stays on the initial stack (no slot: the "no slot" case of
+ *     task.c's wt_task_run_main), its top recorded before main ran, and
+ *     main's first frame (its cancel buffer) was registered then too;
+ *   - the program's handlers, in the kernel until now, go through the
+ *     trampoline (a handler, or SIG_IGN for a signal weft keeps, is
+ *     recorded as sigaction would have: wt_sig_adopt), and its alternate
+ *     signal stack becomes the main task's;
+ *   - owner ids: a mutex main locked before the start holds the main
+ *     task's id (shim.h: wt_self_tid gives it to the dormant initial
+ *     thread), and a recursive lock of the dynamic loader held across the
+ *     start (a library's constructor, run by dlopen, makes the first
+ *     thread) is moved to it (rtld_locks_follow).
+ * A start from another thread (one made behind weft's back, by clone or
+ * inside glibc) is refused, silently: weft then stays off, as natively.
+ * WEFTDEBUG, or WEFT_START=eager, starts in the constructor, as before:
+ * a trace or a task dump wants every process, lone tasks included.
+ * Rejected: a lazy sysmon with the rest started (main a task on its slot,
+ * the stack arena, the TLS probes, the handlers: 60 system calls left, and
+ * a lone task's sleep then parked with nobody to fire its timer).
  */
 
+#include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
+#include <sys/auxv.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +85,8 @@
 #include "print.h"
 #include "proc.h"
 #include "real.h"
+#include "sighandler.h"
+#include "sigstack.h"
 #include "sigtask.h"
 #include "slab.h"
 #include "sysmon.h"
@@ -55,14 +99,80 @@
 #include "tls.h"
 #include "worker.h"
 
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1u << 31) /* the kernel's; glibc's headers may lack it */
+#endif
+
 struct wt_task *wt_main_task;
+WT_DORMANT_DATA _Atomic uintptr_t wt_dormant_tcb;
+/* [start_lock] the initial stack's top above main's frames, for a
+ * start from inside main (wt_runtime_main_stack). */
+static WT_DORMANT_DATA char *main_stack_hi;
 static wt_lock_t start_lock = WT_LOCK_INIT(WT_RANK_START);
 /* [atomic] written under start_lock, read with acquire without it. */
-static _Atomic int start_state;
+static WT_DORMANT_DATA _Atomic int start_state;
 enum { NOT_STARTED = 0, STARTING, RUNNING, REFUSED };
 /* [atomic] the OS thread running the start, while STARTING: the program's
  * code the start calls (its malloc) may come back here. */
 static _Atomic int starter;
+
+/* The dynamic loader's recursive locks (dlopen's, held while it runs a
+ * library's constructors) record their holder as the tid field of its TCB,
+ * and glibc's unlock refuses a holder whose field changed: one the initial
+ * thread holds as from is made to.  They lie in _rtld_global, whose size
+ * the symbol gives; a glibc recursive mutex there is the five ints lock,
+ * count, owner, nusers, kind.  Context: the start, on the initial thread,
+ * before its TCB's tid field changes; dlsym and dladdr1 take the loader's
+ * lock, which is recursive and this thread's if anyone's. */
+static void rtld_locks_follow(int from, int to)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	char *g = dlsym(RTLD_DEFAULT, "_rtld_global");
+	if (!g || !dladdr1(g, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+		return;
+	for (size_t off = 0; off + 5 * sizeof(int) <= sym->st_size; off += sizeof(int)) {
+		int *w = (int *)(g + off);
+		if (w[2] == from && w[4] == PTHREAD_MUTEX_RECURSIVE_NP && w[0] != 0 && w[1] > 0)
+			__atomic_store_n(&w[2], to, __ATOMIC_RELAXED);
+	}
+}
+
+/* Signals pending for the initial thread alone (raise, pthread_kill, a
+ * tgkill, while main blocked them) before a dormant start: the kernel
+ * holds them on that thread, which becomes worker 0 and runs other tasks,
+ * one of which would see them in sigpending or take them once it
+ * unblocked them.  They move to the main task's pending set, as
+ * pthread_kill to a task leaves them (one of each, without its siginfo).
+ * The thread's own set is /proc's SigPnd (ShdPnd, the process's, stays in
+ * the kernel); a zero-timeout sigtimedwait takes the thread's before the
+ * process's.  Context: the start, initial thread, only task: the
+ * descriptor it opens for a moment is in no other thread's way. */
+static void pending_to_main(struct wt_task *t)
+{
+	char buf[4096];
+	long fd = wt_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/thread-self/status",
+			      O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return;
+	long n = wt_syscall6(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	const char *p = strstr(buf, "\nSigPnd:");
+	if (!p)
+		return;
+	uint64_t pend = strtoull(p + 9, NULL, 16) & ~WT_SIG_KEEP &
+			~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) | WT_SIGBIT(32) | WT_SIGBIT(33));
+	struct timespec zero = { 0, 0 };
+	for (int sig = 1; sig <= 64; sig++) {
+		uint64_t one = WT_SIGBIT(sig);
+		if ((pend & one) && wt_syscall6(SYS_rt_sigtimedwait, (long)&one, 0, (long)&zero, 8,
+					       0, 0) == sig)
+			atomic_fetch_or(&t->sigpend, one);
+	}
+}
 
 int wt_runtime_start(void)
 {
@@ -88,9 +198,12 @@ int wt_runtime_start(void)
 	wt_real_init();
 	long pid = wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	long tid = wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	/* A start after the constructor, from inside the program. */
+	bool dormant = atomic_load_explicit(&wt_dormant_tcb, memory_order_relaxed) != 0;
 	if (pid != tid) {
-		wt_print("weft: loaded after start on a non-initial thread; weft stays off "
-			 "(use LD_PRELOAD or weft run)\n");
+		if (!dormant)
+			wt_print("weft: loaded after start on a non-initial thread; weft stays off "
+				 "(use LD_PRELOAD or weft run)\n");
 		goto refuse;
 	}
 	wt_config_read();
@@ -151,12 +264,16 @@ int wt_runtime_start(void)
 	t->tp = wt_arch_get_tp();
 	t->tid = 0x40000001;
 	t->ctx.tp = t->tp; /* every switch back to main loads its TCB */
+	if (dormant)
+		rtld_locks_follow(*(int *)(wt_tls_pd(t->tp) + wt_off_tid), t->tid);
 	*(int *)(wt_tls_pd(t->tp) + wt_off_tid) = t->tid;
+	/* From here the TCB gives main's id (wt_self_tid). */
+	atomic_store_explicit(&wt_dormant_tcb, 0, memory_order_relaxed);
 	struct rlimit rl;
 	size_t ssz = 8u << 20;
 	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		ssz = rl.rlim_cur;
-	t->stack_hi = (char *)__builtin_frame_address(0);
+	t->stack_hi = main_stack_hi ? main_stack_hi : (char *)__builtin_frame_address(0);
 	t->stack_lo = t->stack_hi - ssz;
 	t->stack_size = ssz;
 	t->state = WT_RUNNING;
@@ -171,6 +288,13 @@ int wt_runtime_start(void)
 	wt_cur_tls = t;
 	if (!wt_tls_worker_guard(m))
 		wt_throw("cannot set up worker 0");
+	/* What the program set in the kernel before a dormant start: read
+	 * before weft's own handlers and alternate stack replace them. */
+	stack_t altstk = { .ss_flags = SS_DISABLE };
+	if (dormant) {
+		wt_sig_adopt_read();
+		wt_syscall6(SYS_sigaltstack, 0, (long)&altstk, 0, 0, 0, 0);
+	}
 	/* The fault handler first: from worker_enter on (trap mode), any
 	 * context switch makes the next TLS access a SIGSEGV to repair. */
 	wt_crash_init();
@@ -182,6 +306,14 @@ int wt_runtime_start(void)
 	t->sigmask = wt_sig_thread_init(m) & ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) |
 					      WT_SIGBIT(32) | WT_SIGBIT(33));
 	wt_sig_init();
+	if (dormant) {
+		wt_sig_adopt();
+		pending_to_main(t);
+		if (!(altstk.ss_flags & SS_DISABLE)) {
+			altstk.ss_flags &= SS_AUTODISARM;
+			wt_sigstack_set(t, &altstk, NULL, (uintptr_t)__builtin_frame_address(0));
+		}
+	}
 	wt_fork_init();
 
 	wt_task_link(t);
@@ -202,12 +334,51 @@ refuse:
 	return -ENOTSUP;
 }
 
-bool wt_runtime_on(void)
+WT_DORMANT_TEXT void wt_runtime_main_stack(char *hi)
+{
+	main_stack_hi = hi;
+}
+
+WT_DORMANT_TEXT bool wt_runtime_on(void)
 {
 	return atomic_load_explicit(&start_state, memory_order_acquire) == RUNNING;
 }
 
-__attribute__((constructor(101))) static void weft_ctor(void)
+/* WEFTDEBUG (set, not empty) or WEFT_START=eager: start in the
+ * constructor (the essay).  Nothing is read in secure-execution mode
+ * (config.c), where the start stays lazy. */
+WT_DORMANT_TEXT static bool start_eager(void)
 {
-	wt_runtime_start();
+	extern char **__environ;
+	if (getauxval(AT_SECURE) || !__environ)
+		return false;
+	/* Character by character, each compared with a constant the code
+	 * holds: getenv, strcmp and a string literal would each touch one
+	 * more page.  && stops at the NUL. */
+	for (char **e = __environ; *e; e++) {
+		const char *s = *e;
+		if (s[0] != 'W' || s[1] != 'E' || s[2] != 'F' || s[3] != 'T')
+			continue;
+		s += 4;
+		if (s[0] == 'D' && s[1] == 'E' && s[2] == 'B' && s[3] == 'U' && s[4] == 'G' &&
+		    s[5] == '=' && s[6])
+			return true; /* WEFTDEBUG=... */
+		if (s[0] == '_' && s[1] == 'S' && s[2] == 'T' && s[3] == 'A' && s[4] == 'R' &&
+		    s[5] == 'T' && s[6] == '=' && s[7] == 'e' && s[8] == 'a' && s[9] == 'g' &&
+		    s[10] == 'e' && s[11] == 'r' && !s[12])
+			return true; /* WEFT_START=eager */
+	}
+	return false;
+}
+
+WT_DORMANT_TEXT __attribute__((constructor(101))) static void weft_ctor(void)
+{
+	if (atomic_load_explicit(&start_state, memory_order_acquire) != NOT_STARTED)
+		return; /* an earlier entry started it */
+	if (start_eager()) {
+		wt_runtime_start();
+		return;
+	}
+	wt_fork_init();
+	atomic_store_explicit(&wt_dormant_tcb, wt_arch_tcb_self(), memory_order_relaxed);
 }

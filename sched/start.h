@@ -13,4 +13,17 @@
 int wt_runtime_start(void);
 bool wt_runtime_on(void);                  /* weft runs the program */
 
+/* The main task's fake tid (task.c gives the others 0x40000000 | id). */
+#define WT_MAIN_TID 0x40000001
+
+/* The initial thread's TCB while the process runs without the runtime,
+ * until its first need (start.c: dormant); 0 otherwise.  [atomic] set by
+ * libweft's constructor, cleared by the start; read relaxed by owner-id
+ * lookups (shim.h: wt_self_tid). */
+extern _Atomic uintptr_t wt_dormant_tcb;
+
+/* task.c: the top of the initial stack, where main runs until a start
+ * that comes after main began (dormant): the main task's stack_hi. */
+void wt_runtime_main_stack(char *hi);
+
 #endif

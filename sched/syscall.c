@@ -24,8 +24,10 @@
  *     SQLite database writing its file) would otherwise wake sysmon at
  *     every one, and sysmon would take a CPU from a busy worker each time.
  *   exitsyscall: CAS SYSCALL -> RUNNING; success means nobody took it.
- *     Otherwise the worker tries an idle proc; failing that, the task is
- *     queued globally and the worker sleeps until a proc is handed to it.
+ *     Otherwise the worker tries an idle proc; failing that, the task
+ *     goes to a busy proc's runnext (proc.c: wt_ready_busy; that proc's
+ *     task gives way within about 1 ms) or the head of the global queue,
+ *     and the worker sleeps until a proc is handed to it.
  * Between enter and exit the worker touches nothing of the proc: the CAS
  * decides who owns it.  The SYSCALL status carries the worker's id, so a
  * worker whose proc was taken, handed on, and put in SYSCALL again by its
@@ -104,7 +106,14 @@ static void after_lost_proc(struct wt_m *m, struct wt_task *t, void *arg)
 	atomic_store(&t->state, WT_RUNNABLE);
 	/* First in line: it may hold what tasks blocked in the kernel wait
 	 * for (a lock taken inside the call), and at WEFT_MAXTHREADS a new
-	 * task run before it could take the last thread and block too. */
+	 * task run before it could take the last thread and block too.  With
+	 * every proc busy, the runnext of one of them (proc.c: wt_ready_busy),
+	 * whose running task gives way within about 1 ms; else the head of
+	 * the global queue, taken before any proc's own queue. */
+	if (wt_ready_busy(t)) {
+		wt_stopm(m);
+		return;
+	}
 	wt_lock(&wt_sched.lock);
 	wt_globrunq_puthead(t);
 	atomic_fetch_add_explicit(&wt_sched.nsysret, 1, memory_order_relaxed);

@@ -77,6 +77,13 @@
  * the process lives on until the last task exits (glibc's rule), instead
  * of glibc ending the initial OS thread, which is worker 0.
  *
+ * A process that starts the runtime after main began (start.c: dormant)
+ * keeps main on the initial stack, native-sized: its frames cannot move.
+ * Its first frame is main_frame all the same, registered on that stack
+ * before main ran: a pthread_exit before the start lands there and goes
+ * on to glibc's own first frame (the thread ends as natively), one after
+ * it ends the main task.
+ *
  * Left as they were: __libc_stack_end (read-only after start) still points
  * into the initial stack, so code that finds main's stack through it
  * (Boehm GC's default, an executable-stack dlopen) sees the old stack;
@@ -698,7 +705,7 @@ WT_NORETURN void wt_task_exit(void *retval)
  * the frames above and land here.  true: fn returned, *ret is its value;
  * false: an unwind landed here, *ret is the task's exit value (retval).
  * Context: the task, on its own stack. */
-static bool first_frame(void *(*fn)(void *), void *arg, void **ret)
+WT_DORMANT_TEXT static bool first_frame(void *(*fn)(void *), void *arg, void **ret)
 {
 	__pthread_unwind_buf_t buf;
 #pragma GCC diagnostic push
@@ -712,6 +719,12 @@ static bool first_frame(void *(*fn)(void *), void *arg, void **ret)
 		*ret = fn(arg);
 		__pthread_unregister_cancel(&buf);
 		return true;
+	}
+	if (!wt_cur()) {
+		/* A dormant main's pthread_exit (start.c): glibc's own first
+		 * frame, further out, ends the thread as natively. */
+		__pthread_unregister_cancel(&buf);
+		real.pthread_exit(NULL);
 	}
 	*ret = wt_cur()->retval; /* pthread_exit or cancellation unwound to here */
 	return false;
@@ -735,7 +748,7 @@ struct main_args {
 	int ret;
 };
 
-static void *call_main(void *p)
+WT_DORMANT_TEXT static void *call_main(void *p)
 {
 	struct main_args *a = p;
 	a->ret = a->main(a->argc, a->argv, a->envp);
@@ -744,7 +757,7 @@ static void *call_main(void *p)
 
 /* main's first frame, on its slot stack (or, without one, on the initial
  * stack): an unwind out of main ends the main task like any other. */
-static void main_frame(void *p)
+WT_DORMANT_TEXT static void main_frame(void *p)
 {
 	void *r;
 	if (!first_frame(call_main, p, &r))
@@ -753,12 +766,21 @@ static void main_frame(void *p)
 
 /* Context: the initial thread, from glibc's start code (the main task's
  * flow of control when weft runs).  Allocates main's slot. */
-int wt_task_run_main(int (*main)(int, char **, char **), int argc, char **argv, char **envp)
+WT_DORMANT_TEXT int wt_task_run_main(int (*main)(int, char **, char **), int argc, char **argv,
+				     char **envp)
 {
 	struct wt_task *t = wt_cur();
+	struct main_args a = { main, argc, argv, envp, 0 };
+	if (!wt_runtime_on() && atomic_load_explicit(&wt_dormant_tcb, memory_order_relaxed)) {
+		/* Dormant (start.c): main runs where it is, and stays there if
+		 * the runtime starts inside it; its first frame is registered
+		 * now, for a pthread_exit after that start. */
+		wt_runtime_main_stack((char *)__builtin_frame_address(0));
+		main_frame(&a);
+		return a.ret;
+	}
 	if (!wt_runtime_on() || !t || !t->main)
 		return main(argc, argv, envp);
-	struct main_args a = { main, argc, argv, envp, 0 };
 	struct rlimit rl;
 	size_t ssz = 8u << 20;
 	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)

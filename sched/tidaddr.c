@@ -4,7 +4,8 @@
  * The kernel keeps two addresses per thread that name memory of the
  * program: the clear-tid word (set_tid_address; CLONE_CHILD_CLEARTID),
  * which it sets to 0 and wakes (FUTEX_WAKE of 1, shared) when the thread
- * ends, and the robust list head (set_robust_list), whose lock words the
+ * ends (a task's wake reaches a waiter parked by a flagless FUTEX_WAIT
+ * there too: shmap.c's wt_shmap_wake), and the robust list head (set_robust_list), whose lock words the
  * dying thread holds it marks FUTEX_OWNER_DIED.  A worker's are weft's
  * (glibc registered them for the worker's own TCB) and a worker outlives
  * the tasks it runs, so a task's calls never reach the kernel: each task
@@ -32,6 +33,7 @@
 #include "cpuclock.h"
 #include "lock.h"
 #include "pshared.h"
+#include "shmap.h"
 #include "tidaddr.h"
 #include "tls.h"
 
@@ -94,7 +96,7 @@ void wt_tidaddr_exit(struct wt_task *t)
 	/* Release: what the task wrote is seen by whoever sees the 0 (the
 	 * kernel's clear is a full barrier). */
 	atomic_store_explicit((_Atomic int *)w, 0, memory_order_release);
-	wt_futex_wake((_Atomic int *)w, 1, true);
+	wt_shmap_wake((_Atomic int *)w, 1); /* a waiter may be a parked task */
 }
 
 void wt_tidaddr_fork_child(struct wt_task *t)

@@ -45,7 +45,7 @@
 #include "timeline.h"
 #include "timer.h"
 
-bool wt_tl_on;
+WT_DORMANT_DATA bool wt_tl_on;
 struct wt_tlbuf *_Atomic wt_tl_bufs;
 struct wt_tlbuf *wt_tl_shared;
 

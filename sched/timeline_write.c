@@ -226,14 +226,19 @@ static int claim(void)
 	}
 	if (dfd >= 0)
 		wt_privfd_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
+	/* Said through wt_privfd_say: claim may run on the writer thread,
+	 * whose table of its own has no stderr. */
+	char msg[1024];
 	if (fd < 0) {
-		wt_print("weft: WEFTDEBUG: cannot write the trace to %s; no trace\n", path);
+		wt_privfd_say(msg, (size_t)wt_snprintf(msg, sizeof msg,
+				"weft: WEFTDEBUG: cannot write the trace to %s; no trace\n", path));
 		return (int)fd;
 	}
 	claimed = true;
 	if (k > 0)
-		wt_print("weft: trace: %s is another live process's; this one (pid %d, %s) writes %s\n",
-			 want, pid, exe, path);
+		wt_privfd_say(msg, (size_t)wt_snprintf(msg, sizeof msg,
+				"weft: trace: %s is another live process's; this one (pid %d, %s) writes %s\n",
+				want, pid, exe, path));
 	return 0;
 }
 
@@ -626,8 +631,10 @@ static void write_out(bool close, const char *why, bool may_load)
 			  : -1;
 	if (fd < 0 && path[0]) {
 		static bool said;
+		char msg[512];
 		if (!said)
-			wt_print("weft: trace: cannot open %s any more; events are lost\n", path);
+			wt_privfd_say(msg, (size_t)wt_snprintf(msg, sizeof msg,
+					"weft: trace: cannot open %s any more; events are lost\n", path));
 		said = true;
 	}
 	if (fd >= 0 && wt_privfd_syscall(SYS_lseek, fd, body_end, SEEK_SET, 0, 0, 0) != body_end) {
@@ -712,7 +719,8 @@ void wt_tl_writer_start(void)
 
 /* At exit (glibc runs libweft's destructor after the program's atexit
  * handlers and destructors): the rest of the events, and the end. */
-__attribute__((destructor)) static void tl_at_exit(void)
+WT_DORMANT_TEXT __attribute__((destructor)) static void tl_at_exit(void)
 {
-	wt_tl_flush(true, "exit", true);
+	if (wt_tl_on)
+		wt_tl_flush(true, "exit", true);
 }

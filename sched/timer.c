@@ -6,7 +6,10 @@
  * and sleeps, and a single heap keeps "who fires the timer" simple:
  *   - any worker looking for work runs expired timers (wt_timer_run);
  *   - sysmon sleeps until the earliest deadline and runs them when every
- *     worker is busy or asleep.
+ *     worker is busy or asleep; a task it readies while every proc is
+ *     busy goes to a busy proc's runnext, whose running task gives way
+ *     within about 1 ms (proc.c: wt_ready_busy), not to the global queue,
+ *     where it would wait for a 10-15 ms slice to end.
  * A callback runs without the heap lock; wt_timer_del waits for a callback
  * in flight, so a task may reuse its timer as soon as del returns.
  *

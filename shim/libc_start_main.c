@@ -9,18 +9,18 @@
 #include "shim.h"
 #include "../sched/task.h"
 
-static int (*user_main)(int, char **, char **);
+static WT_DORMANT_DATA int (*user_main)(int, char **, char **);
 
-static int main_wrapper(int argc, char **argv, char **envp)
+WT_DORMANT_TEXT static int main_wrapper(int argc, char **argv, char **envp)
 {
 	return wt_task_run_main(user_main, argc, argv, envp);
 }
 
-WT_EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
+WT_DORMANT_TEXT WT_EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
 				void (*init)(void), void (*fini)(void), void (*rtld_fini)(void),
 				void *stack_end)
 {
-	wt_real_init();
+	__typeof__(real.libc_start_main) start = wt_real_libc_start_main();
 	user_main = main;
-	return real.libc_start_main(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
+	return start(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
 }

@@ -35,8 +35,9 @@ WT_EXPORT long ptrace(enum __ptrace_request req, ...)
 			r = wt_ptrace_remote(req, pid, addr, data);
 		else if (r == 0 && (req == PTRACE_ATTACH || req == PTRACE_SEIZE))
 			wt_ptrace_attached(pid);
-		else if (r != -ESRCH && req != PTRACE_TRACEME)
-			wt_ptrace_answered(); /* this thread traces pid */
+		else if (r != -ESRCH && req != PTRACE_TRACEME && req != PTRACE_ATTACH &&
+			 req != PTRACE_SEIZE)
+			wt_ptrace_answered(); /* this thread traces pid (a refused attach: not) */
 	}
 	if (r < 0) {
 		errno = (int)-r;

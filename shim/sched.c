@@ -73,6 +73,17 @@ struct wt_task *wt_shim_task_of_id(pid_t id)
 		r_;                 \
 	})
 
+/* A change of policy, priority, niceness or CPU mask on a dormant
+ * process's initial thread (sched/start.c) starts the runtime first: the
+ * main task keeps what was set from then on, as glibc keeps the policy
+ * pthread_setschedparam set (a later start would find only the kernel's,
+ * and a thread would then inherit another policy than natively). */
+static void start_for_set(void)
+{
+	if (unlikely(wt_dormant_self()) && !wt_runtime_on())
+		(void)wt_runtime_start();
+}
+
 /* -errno to the system-call contract: -1 and errno. */
 static int sys_ret(long r)
 {
@@ -109,6 +120,7 @@ static struct wt_task *task_of_pthread(pthread_t th, int *e)
 
 WT_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sched_param *sp)
 {
+	start_for_set();
 	int e;
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)
@@ -134,6 +146,7 @@ WT_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_para
 
 WT_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 {
+	start_for_set();
 	int e;
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)
@@ -146,6 +159,7 @@ WT_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 
 WT_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *sp)
 {
+	start_for_set();
 	if (!sp || pid < 0)
 		return sys_ret(-EINVAL);
 	struct wt_task *t = wt_shim_task_of_id(pid);
@@ -158,6 +172,7 @@ WT_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param
 
 WT_EXPORT int sched_setparam(pid_t pid, const struct sched_param *sp)
 {
+	start_for_set();
 	if (!sp || pid < 0)
 		return sys_ret(-EINVAL);
 	struct wt_task *t = wt_shim_task_of_id(pid);
@@ -211,6 +226,7 @@ WT_EXPORT int sched_rr_get_interval(pid_t pid, struct timespec *ts)
 
 WT_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 {
+	start_for_set();
 	struct wt_task *t = which == PRIO_PROCESS && (int)who >= 0 ? wt_shim_task_of_id((pid_t)who) : NULL;
 	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
@@ -233,6 +249,7 @@ WT_EXPORT int getpriority(__priority_which_t which, id_t who)
 
 WT_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
+	start_for_set();
 	struct wt_task *t = pid >= 0 ? wt_shim_task_of_id(pid) : NULL;
 	if (t == &wt_shim_no_task)
 		return sys_ret(-ESRCH);
@@ -262,6 +279,7 @@ WT_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 
 WT_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *set)
 {
+	start_for_set();
 	int e;
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)

@@ -211,9 +211,22 @@ static inline void wt_kwait_unwound(void *arg)
 	}
 
 /* The caller's owner id, as glibc writes it in __owner: the tid field of the
- * caller's TCB (a task's unique fake tid, or a real thread's tid). */
+ * caller's TCB (a task's unique fake tid, or a real thread's tid).  The
+ * initial thread of a dormant process (sched/start.c) gives the main
+ * task's, which its TCB holds once the runtime starts: a mutex main locks
+ * before the start is still its own after it. */
+/* The caller is a dormant process's initial thread (sched/start.c). */
+static inline bool wt_dormant_self(void)
+{
+	uintptr_t d = atomic_load_explicit(&wt_dormant_tcb, memory_order_relaxed);
+	return d && d == wt_arch_tcb_self();
+}
+
 static inline int wt_self_tid(void)
 {
+	uintptr_t d = atomic_load_explicit(&wt_dormant_tcb, memory_order_relaxed);
+	if (unlikely(d) && d == wt_arch_tcb_self())
+		return WT_MAIN_TID;
 	return wt_arch_self_tid_at(wt_off_tid);
 }
 

@@ -88,9 +88,12 @@ WT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *r
 			      struct timespec *rem)
 {
 	struct wt_task *t = wt_cur();
-	if (!t)
+	if (!t) {
+		if (clk == CLOCK_THREAD_CPUTIME_ID)
+			return EINVAL; /* glibc's answer; the kernel's is EOPNOTSUPP */
 		return (int)-wt_syscall6_sigok(SYS_clock_nanosleep, clk, flags, (long)req, (long)rem,
 					       0, 0);
+	}
 	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC && clk != CLOCK_BOOTTIME &&
 	    clk != CLOCK_TAI)
 		return other_clock(t, clk, flags, req, rem);

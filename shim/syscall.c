@@ -7,38 +7,55 @@
  * programs call it directly.  The kernel keys a private futex (the
  * FUTEX_PRIVATE_FLAG) by this process's address space and a shared one by
  * the memory behind the address, and never matches a private waiter with a
- * shared wake or the reverse.  weft keeps that split:
- *   - shared (no FUTEX_PRIVATE_FLAG): the word may be in memory another
- *     process maps (MAP_SHARED), whose waits and wakes only the kernel sees.
- *     Every shared operation is the kernel's; a wait is BRACKETED, so the
- *     proc goes to other tasks while the worker sleeps in the kernel.
- *   - private: a task's FUTEX_WAIT / FUTEX_WAIT_BITSET parks in weft's
- *     parking lot instead of blocking its worker; the kernel's check "still
- *     equal to val" becomes the park's validate, under the bucket lock.  A
- *     private waiter may also be in the kernel (a thread that is not a task,
- *     a futex_waitv), so a private wake wakes parked tasks first and the
- *     kernel's waiters with what is left.  Bitsets are ignored on the
- *     parking-lot side (a waiter may wake spuriously, which futex users
- *     allow).  FUTEX_REQUEUE / FUTEX_CMP_REQUEUE wake the parked tasks they
- *     would have moved (each re-checks its word and waits again: again a
- *     spurious wake-up); FUTEX_WAKE_OP does its atomic operation here, then
- *     the two wakes.
+ * shared wake or the reverse.  A wait's place depends on where the word
+ * lies as well as on the flag:
+ *   - shared (no FUTEX_PRIVATE_FLAG, on memory mapped shared: the ranges
+ *     of sched/shmap.c): another process may wake it, and only the kernel
+ *     sees both.  The wait is the kernel's, BRACKETED, so the proc goes to
+ *     other tasks while the worker sleeps in the kernel.
+ *   - private (the flag, or no flag on memory no other process maps:
+ *     stack, heap, data, private mappings, where libstdc++'s waits built by
+ *     gcc 12 are): a task's FUTEX_WAIT / FUTEX_WAIT_BITSET parks in weft's
+ *     parking lot instead of blocking its worker; the kernel's check
+ *     "still equal to val" becomes the park's validate, under the bucket
+ *     lock.
+ * A wake never asks where the word lies: it wakes the tasks parked on the
+ * address first, then the kernel's waiters with what is left and the
+ * caller's flag (a thread that is not a task, a futex_waitv, a waiter in
+ * another process; the kernel's waiters of the other flag stay asleep, as
+ * natively).  On shared memory no task is parked, and the wake is the
+ * kernel's as before; a word the table called private when its waiter
+ * parked is reached however the table changed since (a table that
+ * overflowed calls every word shared).  The parking lot keys by address
+ * alone: a flagless waiter and a private wake of the same word meet there,
+ * where the kernel would not match them (a spurious wake-up for the
+ * waiter, which futex users allow; a program waits on a word with one kind
+ * only).  Bitsets are ignored on the parking-lot side (again a spurious
+ * wake-up at worst).  FUTEX_REQUEUE / FUTEX_CMP_REQUEUE wake the parked
+ * tasks they would have moved (each re-checks its word and waits again:
+ * again a spurious wake-up); FUTEX_WAKE_OP does its atomic operation here
+ * (on shared memory as atomic for the other process as the kernel's),
+ * then the two wakes.
  *   - priority-inheritance operations (FUTEX_LOCK_PI, FUTEX_LOCK_PI2,
  *     FUTEX_TRYLOCK_PI, FUTEX_UNLOCK_PI) by a task: the word holds the id
  *     gettid gave its holder, which no OS thread has, so the kernel cannot
- *     run them.  Private ones are weft's (pi_private, sched/pi.c); a
- *     shared one, and the requeue-PI pair, are refused (EINVAL; README,
- *     Known limits).  A thread weft did not create gets the kernel's.
- *     futex_waitv is always the kernel's, BRACKETED.
+ *     run them.  Private ones (by the rule above) are weft's (pi_private,
+ *     sched/pi.c); a shared one, and the requeue-PI pair, are refused
+ *     (EINVAL; README, Known limits).  A thread weft did not create gets
+ *     the kernel's.  futex_waitv is always the kernel's, BRACKETED.
  * The calls that take or give a thread id (gettid, tgkill, set_tid_address,
  * the sched_* family, ...) name tasks (tid.c).  Those that change what a
  * descriptor number is, or its O_NONBLOCK (close, dup2, dup3, fcntl's
  * F_SETFL and F_DUPFD, ioctl's FIONBIO), tell the poller as the libc
  * wrappers do (shim/netio.c, fallback.c, ioctl.c): it would otherwise keep
  * answering for the old file or flags (a non-blocking connect that waits
- * for the connection).  dup2, dup3 and close_range wait at privfd.c's gate
- * while weft moves a descriptor of its own.  Every other system call
- * passes through.
+ * for the connection).  dup2, dup3 and close_range are the libc wrappers'
+ * (netio.c): they spare weft's own descriptors and wait at privfd.c's gate
+ * while weft moves one.  sigaltstack sets the task's alternate stack, as
+ * libc's does (signal.c).
+ * mmap, munmap, mremap, shmat and shmdt made through syscall() tell
+ * sched/shmap.c what they mapped, as shim/mman.c's do, whether weft runs
+ * the program yet or not.  Every other system call passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
  * own locks) cannot be seen here: sysmon's blocked-worker detection
  * hands their procs on.
@@ -47,12 +64,15 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "shim.h"
 #include "../sched/netpoll.h"
 #include "../sched/pi.h"
 #include "../sched/privfd.h"
+#include "../sched/shmap.h"
+#include "../sched/stack.h"
 #include "../sched/task.h"
 #include "../sched/uring.h"
 
@@ -198,24 +218,31 @@ static long pi_private(int *uaddr, int op, const struct timespec *ts)
 	return r ? fail(-r) : 0;
 }
 
+/* Whether a wait on uaddr is the kernel's: a flagless one on memory
+ * another process may map.  No system call: one load when nothing is
+ * mapped shared.  Wakes never ask (the essay). */
+static bool kernel_word(const int *uaddr, int op)
+{
+	return !(op & FUTEX_PRIVATE_FLAG) && wt_shmap_shared(uaddr);
+}
+
 /* syscall(SYS_futex, ...).  Context: any caller; a wait parks a task or
  * blocks a worker BRACKETED. */
 static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 {
 	int cmd = op & FUTEX_CMD_MASK;
-	bool shared = !(op & FUTEX_PRIVATE_FLAG);
 	const struct timespec *ts = (const struct timespec *)v2;
 	switch (cmd) {
 	case FUTEX_WAIT:
 	case FUTEX_WAIT_BITSET:
-		if (shared || !wt_cur() || (cmd == FUTEX_WAIT_BITSET && !val3))
+		if (!wt_cur() || (cmd == FUTEX_WAIT_BITSET && !val3) || kernel_word(uaddr, op))
 			return BRACKETED(KPRIO(kfutex(uaddr, op, val, v2, uaddr2, val3)));
 		return wait_private(uaddr, op, val, ts);
 	case FUTEX_LOCK_PI:
 	case FUTEX_LOCK_PI2:
 	case FUTEX_TRYLOCK_PI:
 	case FUTEX_UNLOCK_PI:
-		if (!shared && wt_cur())
+		if (wt_cur() && !kernel_word(uaddr, op))
 			return pi_private(uaddr, op, ts);
 		if (wt_cur())
 			return fail(EINVAL); /* shared: the kernel cannot know a task's id */
@@ -227,13 +254,13 @@ static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 		return kfutex(uaddr, op, val, v2, uaddr2, val3);
 	case FUTEX_WAKE:
 	case FUTEX_WAKE_BITSET:
-		if (shared || val <= 0 || (cmd == FUTEX_WAKE_BITSET && !val3))
+		if (val <= 0 || (cmd == FUTEX_WAKE_BITSET && !val3))
 			break;
 		return wake_private(uaddr, op, val, val3);
 	case FUTEX_REQUEUE:
 	case FUTEX_CMP_REQUEUE: {
 		int nreq = (int)v2;
-		if (shared || val < 0 || nreq < 0)
+		if (val < 0 || nreq < 0)
 			break;
 		if (cmd == FUTEX_CMP_REQUEUE && __atomic_load_n(uaddr, __ATOMIC_SEQ_CST) != val3)
 			return fail(EAGAIN);
@@ -258,12 +285,12 @@ static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 	case FUTEX_WAKE_OP: {
 		int nwake2 = (int)v2;
 		bool cmp_ok;
-		if (shared || val < 0 || nwake2 < 0 || ((uintptr_t)uaddr2 & 3))
+		if (val < 0 || nwake2 < 0 || ((uintptr_t)uaddr2 & 3))
 			break;
 		int e = wake_op_apply(uaddr2, (unsigned)val3, &cmp_ok);
 		if (e)
 			return fail(-e);
-		int op1 = FUTEX_WAKE | FUTEX_PRIVATE_FLAG;
+		int op1 = FUTEX_WAKE | (op & FUTEX_PRIVATE_FLAG);
 		long n = val ? wake_private(uaddr, op1, val, 0) : 0;
 		if (cmp_ok && nwake2)
 			n += wake_private(uaddr2, op1, nwake2, 0);
@@ -271,6 +298,39 @@ static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 	}
 	}
 	return kfutex(uaddr, op, val, v2, uaddr2, val3);
+}
+
+/* syscall() of a call that changes what is mapped: the kernel's, then
+ * sched/shmap.c is told (the results as the kernel gives them: an address,
+ * or -1 and errno). */
+static long mapping(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long r = real.syscall(nr, a, b, c, d, e, f);
+	if (r == -1) /* no mapping ends at the last byte: a failure */
+		return r;
+	switch (nr) {
+	case SYS_mmap:
+		wt_shmap_mmap((void *)r, (size_t)b, (int)d);
+		if ((int)d & (MAP_FIXED | MAP_FIXED_NOREPLACE))
+			wt_stack_touched((uintptr_t)r, (size_t)b);
+		break;
+	case SYS_munmap:
+		wt_shmap_munmap((void *)a, (size_t)b);
+		wt_stack_touched((uintptr_t)a, (size_t)b);
+		break;
+	case SYS_mremap:
+		wt_shmap_mremap((void *)a, (size_t)b, (void *)r, (size_t)c, (int)d);
+		wt_stack_touched((uintptr_t)a, (size_t)b);
+		wt_stack_touched((uintptr_t)r, (size_t)c);
+		break;
+	case SYS_shmat:
+		wt_shmap_shmat((void *)r, (int)a);
+		break;
+	case SYS_shmdt:
+		wt_shmap_shmdt((const void *)a);
+		break;
+	}
+	return r;
 }
 
 WT_EXPORT long syscall(long nr, ...)
@@ -281,6 +341,14 @@ WT_EXPORT long syscall(long nr, ...)
 	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
 	va_end(ap);
 	wt_real_init();
+	switch (nr) {
+	case SYS_mmap:
+	case SYS_munmap:
+	case SYS_mremap:
+	case SYS_shmat:
+	case SYS_shmdt:
+		return mapping(nr, a, b, c, d, e, f);
+	}
 	if (!wt_runtime_on())
 		return real.syscall(nr, a, b, c, d, e, f);
 	switch (nr) {
@@ -293,18 +361,14 @@ WT_EXPORT long syscall(long nr, ...)
 		}
 		wt_netpoll_close((int)a); /* before: the number may come back */
 		return real.syscall(nr, a, b, c, d, e, f);
+	/* As the libc calls (netio.c): weft's own numbers spared, the gate
+	 * kept, the poller told. */
 #ifdef SYS_dup2 /* not on aarch64 */
 	case SYS_dup2:
+		return dup2((int)a, (int)b);
 #endif
-	case SYS_dup3: {
-		/* Not while weft moves a descriptor of its own (privfd.c). */
-		wt_fdgate_enter();
-		long r = real.syscall(nr, a, b, c, d, e, f);
-		wt_fdgate_leave();
-		if (r >= 0 && (int)a != (int)b)
-			wt_netpoll_close((int)b);
-		return r;
-	}
+	case SYS_dup3:
+		return dup3((int)a, (int)b, (int)c);
 	case SYS_fcntl: {
 		long r = real.syscall(nr, a, b, c, d, e, f);
 		if ((int)b == F_SETFL)
@@ -363,13 +427,18 @@ WT_EXPORT long syscall(long nr, ...)
 		const long v[6] = { a, b, c, d, e, f };
 		return wt_shim_tid_syscall(nr, v);
 	}
-	case SYS_close_range: {
-		/* Not while weft moves a descriptor of its own (privfd.c). */
-		wt_fdgate_enter();
-		long r = real.syscall(nr, a, b, c, d, e, f);
-		wt_fdgate_leave();
-		return r;
-	}
+	case SYS_close_range:
+		if (!real.close_range) { /* a libc older than the call */
+			wt_fdgate_enter();
+			wt_netpoll_close_range((unsigned)a, (unsigned)b);
+			long r = real.syscall(nr, a, b, c, d, e, f);
+			wt_fdgate_leave();
+			return r;
+		}
+		return close_range((unsigned)a, (unsigned)b, (int)c);
+	/* The task's alternate stack, not the thread's (signal.c). */
+	case SYS_sigaltstack:
+		return sigaltstack((const stack_t *)a, (stack_t *)b);
 	}
 	return real.syscall(nr, a, b, c, d, e, f);
 }

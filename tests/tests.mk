@@ -11,10 +11,13 @@ PRELOAD_CXX := $(wildcard tests/preload/*.cc)
 PRELOAD_BIN := $(patsubst tests/preload/%.c,$(TB)/preload/%,$(PRELOAD_C)) \
                $(patsubst tests/preload/%.cc,$(TB)/preload/%,$(PRELOAD_CXX))
 
-$(TB)/preload/%: tests/preload/%.c tests/preload/weft_check.h tests/preload/test_util.h tests/preload/spawn_util.h tests/preload/pingpong.h tests/preload/pshared_util.h tests/preload/sigstorm.h
+$(TB)/preload/%: tests/preload/%.c tests/preload/weft_check.h tests/preload/test_util.h tests/preload/spawn_util.h tests/preload/pingpong.h tests/preload/pshared_util.h tests/preload/sigstorm.h \
+                  tests/preload/signal_util.h tests/preload/signal_storm.h tests/preload/prio_util.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $< -lm
 
+# pipeline_sum runs the pipeline benchmark's queue.
+$(TB)/preload/pipeline_sum: bench/queue.h
 # dlopen_tls loads libraries with initial-exec TLS from its own directory.
 $(TB)/preload/libtls_ie.so: tests/preload/lib/tls_ie.c
 	@mkdir -p $(dir $@)
@@ -36,6 +39,12 @@ $(TB)/preload/libslow_connect.so: tests/preload/lib/slow_connect.c
 $(TB)/preload/connect_nested: tests/preload/connect_nested.c tests/preload/weft_check.h $(TB)/preload/libslow_connect.so
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $< -L$(TB)/preload -lslow_connect -Wl,-rpath,'$$ORIGIN'
+# dlopen_ctor_thread loads a library whose constructor makes a thread,
+# then libtls_gd.so, from its own directory.
+$(TB)/preload/libctor_thread.so: tests/preload/lib/ctor_thread.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -fPIC -shared -pthread -o $@ $<
+$(TB)/preload/dlopen_ctor_thread: $(TB)/preload/libctor_thread.so $(TB)/preload/libtls_gd.so
 # A malloc that creates threads from its first call (tests/real/run.sh
 # preloads it beside libweft.so).
 $(TB)/preload/liballoc_hook.so: tests/preload/lib/alloc_hook.c

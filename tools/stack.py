@@ -88,6 +88,16 @@ def check(pid):
                  "not a weft program" % (pid, name))
         fail("process %d (%s) is not running weft (no libweft.so in /proc/%d/maps)"
              % (pid, name, pid))
+    # weft's SIGURG handler is installed when the runtime starts, at the
+    # program's second thread (or in its constructor with WEFT_START=eager).
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            cgt = [l.split()[1] for l in f if l.startswith("SigCgt:")]
+        if cgt and not int(cgt[0], 16) & (1 << (signal.SIGURG - 1)):
+            fail("process %d (%s) has one thread and has not started weft: it starts at "
+                 "the second thread (WEFT_START=eager starts it before main)" % (pid, name))
+    except OSError:
+        pass
     return name
 
 

@@ -40,7 +40,12 @@ def build(out):
              ("thread_per_task", "thread_per_task.cpp",
               ["c++", "-O2", "-pthread", "-o", "{o}", "{s}"]),
              ("word_count", "word_count.cpp", ["c++", "-O2", "-o", "{o}", "{s}"]),
-             ("ThreadPool.class", "ThreadPool.java", ["javac", "-d", b, "{s}"])]
+             ("cxx_waits", "cxx_waits.cpp",
+              ["c++", "-O2", "-std=c++20", "-pthread", "-o", "{o}", "{s}"]),
+             ("ThreadPool.class", "ThreadPool.java", ["javac", "-d", b, "{s}"]),
+             ("pipeline", "../pipeline.c", ["cc", "-O2", "-pthread", "-o", "{o}", "{s}"])]
+    if shutil.which("rustc"):
+        progs.append(("rust_pipeline", "../rust/pipeline.rs", ["rustc", "-O", "-o", "{o}", "{s}"]))
     for name, src, cmd in progs:
         o, s = os.path.join(b, name), os.path.join(HERE, src)
         if os.path.exists(o) and os.path.getmtime(o) >= os.path.getmtime(s):
@@ -113,6 +118,39 @@ def mariadb_template(out):
     return t
 
 
+SMALL_C_FILES = 12
+
+
+def small_c(out):
+    """A small C project (SMALL_C_FILES sources, a header, a Makefile) in
+    out/small-c, for make -j2: short single-threaded processes (make, sh,
+    cc, cc1, as, ld) under weft, the whole tree preloaded."""
+    d = os.path.join(out, "small-c")
+    if os.path.exists(os.path.join(d, "Makefile")):
+        return d
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "f.h"), "w") as f:
+        f.write("".join("unsigned long f%d(unsigned long);\n" % i for i in range(SMALL_C_FILES)))
+    for i in range(SMALL_C_FILES):
+        with open(os.path.join(d, "f%d.c" % i), "w") as f:
+            f.write('#include "f.h"\n#include <string.h>\n'
+                    "static const char s%d[] = \"%s\";\n"
+                    "unsigned long f%d(unsigned long x)\n{\n"
+                    "\tfor (unsigned long i = 0; i < strlen(s%d); i++)\n"
+                    "\t\tx = x * 31 + (unsigned char)s%d[i] + %d;\n"
+                    "\treturn x;\n}\n" % (i, "abcdefgh" * (i + 1), i, i, i, i))
+    with open(os.path.join(d, "main.c"), "w") as f:
+        f.write('#include <stdio.h>\n#include "f.h"\nint main(void)\n{\n'
+                "\tunsigned long x = 1;\n"
+                + "".join("\tx = f%d(x);\n" % i for i in range(SMALL_C_FILES))
+                + '\tprintf("%lu\\n", x);\n\treturn 0;\n}\n')
+    objs = " ".join("f%d.o" % i for i in range(SMALL_C_FILES))
+    with open(os.path.join(d, "Makefile"), "w") as f:
+        f.write("OBJS = main.o %s\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n"
+                "%%.o: %%.c f.h\n\t$(CC) -O1 -c -o $@ $<\n" % objs)
+    return d
+
+
 def cases(out):
     """(name, argv, what) of each case; argv runs from ROOT."""
     b = os.path.join(out, "bin")
@@ -134,6 +172,8 @@ def cases(out):
         ("stress-pthread", ["stress-ng", "-q", "--pthread", "2", "--pthread-ops", "4000"], ""),
         ("boehm-gc", [os.path.join(b, "gc_threads")], ""),
         ("python-sqlite3", ["python3", os.path.join(HERE, "py_sqlite.py"), sq], ""),
+        # One WAL database: 4 writers through SQLite's busy handler, 4 readers.
+        ("python-sqlite3-wal", ["python3", os.path.join(HERE, "py_sqlite_wal.py"), sq], ""),
         ("python-200-threads", ["python3", os.path.join(HERE, "py_threads200.py")], ""),
         ("ripgrep", pipe("for p in %s; do rg -j2 -c \"$p\" %s; done | LC_ALL=C sort | cksum"
                          % (" ".join("'%s'" % p for p in RG_PATTERNS), data)), ""),
@@ -143,11 +183,27 @@ def cases(out):
         ("java-pool", ["java", "-Xss1m", "-cp", b, "ThreadPool"], ""),
         ("openmp", ["env", "OMP_NUM_THREADS=2", os.path.join(b, "omp")], ""),
         ("cxx-thread-per-task", [os.path.join(b, "thread_per_task")], ""),
+        # 10,000 threads waiting at once on a std::latch, a std::barrier and
+        # a std::atomic<int>::wait (flagless futexes on private memory).
+        ("cxx-waits-10000", [os.path.join(b, "cxx_waits"), "10000"], ""),
         # A single-threaded C++ filter through iostreams (stdio underneath).
         ("cxx-iostream", pipe("cat %s/f0?.txt | %s | cksum" % (data, os.path.join(b, "word_count"))),
          ""),
+        # A chain of wake-ups: producer, 8 stages, main summing 1 M
+        # messages (bench/pipeline.c, bench/rust/pipeline.rs); the sum only.
+        ("c-pipeline", pipe("%s 1000000 | grep '^sum'" % os.path.join(b, "pipeline")), ""),
+    ] + ([("rust-pipeline", pipe("%s 1000000 | grep '^sum'" % os.path.join(b, "rust_pipeline")), "")]
+         if shutil.which("rustc") else []) + [
         # Short-lived single-threaded processes: make, gcc, cc1, as, ld.
         ("c-build", pipe("make -s -B -j2 B=%s %s/libweft.so" % (cc, cc)), ""),
+        # Process trees, weft preloaded into every process: a shell loop of
+        # short processes, make -j2 of a small C project, and CPython
+        # threads that each run a child process.
+        ("shell-loop", pipe("i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done; echo $i"),
+         ""),
+        ("make-small-c", lambda: pipe("make -s -B -j2 -C %s prog && %s/prog"
+                                      % (small_c(out), small_c(out))), ""),
+        ("python-subprocess", ["python3", os.path.join(HERE, "py_subprocess.py")], ""),
     ]
 
 

@@ -20,13 +20,7 @@
 
 #define N 1000
 
-struct shm {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int waiting;
-	int go;
-};
-static struct shm *s;
+static struct pshared_waiters *s;
 
 static void *waiter(void *a)
 {
@@ -44,33 +38,11 @@ int main(void)
 	weft_check_loaded();
 	alarm(120);
 	s = shared_page(sizeof *s);
-	pthread_mutexattr_t ma;
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	pthread_mutex_init(&s->mu, &ma);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
-	pthread_cond_init(&s->cv, &ca);
+	pshared_mutex_cond(&s->mu, PTHREAD_MUTEX_DEFAULT, &s->cv);
 
-	int n = test_threads(N), made = 0;
+	int n = test_threads(N);
 	static pthread_t th[N];
-	for (; made < n; made++)
-		if (pthread_create(&th[made], NULL, waiter, NULL))
-			break;
-	for (;;) {
-		pthread_mutex_lock(&s->mu);
-		if (s->waiting >= made) {
-			s->go = 1;
-			pthread_cond_broadcast(&s->cv);
-			pthread_mutex_unlock(&s->mu);
-			break;
-		}
-		pthread_mutex_unlock(&s->mu);
-		usleep(2000);
-	}
-	for (int i = 0; i < made; i++)
-		pthread_join(th[i], NULL);
+	int made = wake_waiters(th, n, waiter, s);
 	printf("%s waiters woken and joined\n", made == n ? "all" : "not all");
 
 	long bound = procs() + 4, now = os_threads();

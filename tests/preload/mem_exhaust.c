@@ -24,16 +24,11 @@
 #define MAXT 4000
 #define ROOM (64ul << 20) /* room above the current size: a few stacks */
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int go;
+static struct gate released = GATE_INIT;
 
 static void *waiter(void *a)
 {
-	pthread_mutex_lock(&mu);
-	while (!go)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
+	gate_wait(&released);
 	return a;
 }
 
@@ -104,10 +99,7 @@ int main(void)
 	free(p);
 	/* The process's first timed wait, with no memory to map. */
 	printf("a 1 ms sleep works: %s\n", usleep(1000) == 0 ? "yes" : "no");
-	pthread_mutex_lock(&mu);
-	go = 1;
-	pthread_cond_broadcast(&cv);
-	pthread_mutex_unlock(&mu);
+	gate_open(&released);
 	int joined = 0;
 	for (int i = 0; i < n; i++)
 		joined += pthread_join(t[i], NULL) == 0;
@@ -120,14 +112,11 @@ int main(void)
 	/* The same number again, one at a time: nothing leaked. */
 	int again = 0;
 	for (int round = 0; round < 3; round++) {
-		go = 0;
+		gate_reset(&released);
 		int m = 0;
 		while (m < n && !pthread_create(&t[m], NULL, waiter, NULL))
 			m++;
-		pthread_mutex_lock(&mu);
-		go = 1;
-		pthread_cond_broadcast(&cv);
-		pthread_mutex_unlock(&mu);
+		gate_open(&released);
 		for (int i = 0; i < m; i++)
 			pthread_join(t[i], NULL);
 		again += m == n;

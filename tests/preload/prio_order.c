@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "prio_util.h"
+#include "test_util.h"
 #include "weft_check.h"
 
 static char logbuf[4096];
@@ -44,37 +46,10 @@ static void flush(const char *what)
 	logbuf[0] = 0;
 }
 
-static const char *E(int e) { return e ? strerrorname_np(e) : "0"; }
-
-static pthread_t spawn(int policy, int prio, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t a;
-	pthread_t th;
-	struct sched_param sp = { prio };
-	pthread_attr_init(&a);
-	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, policy);
-	pthread_attr_setschedparam(&a, &sp);
-	int r = pthread_create(&th, &a, fn, arg);
-	pthread_attr_destroy(&a);
-	if (r) {
-		printf("pthread_create: %s\n", E(r));
-		exit(1);
-	}
-	return th;
-}
-
 static void *say_name(void *a)
 {
 	say(a);
 	return NULL;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* Runs for `ms` of its own running time (gaps of more than 1 ms, when
@@ -86,14 +61,14 @@ static _Atomic int nturns;
 
 static void busy(int me, double ms)
 {
-	double ran = 0, t = now();
+	double ran = 0, t = now_s();
 	while (ran < ms / 1000) {
 		if (atomic_exchange(&last_runner, me) != me) {
 			int i = atomic_fetch_add(&nturns, 1);
 			if (i < 255)
 				turns[i] = 'A' + me;
 		}
-		double u = now();
+		double u = now_s();
 		if (u - t < 0.001)
 			ran += u - t;
 		t = u;
@@ -179,15 +154,8 @@ int main(void)
 {
 	weft_check_loaded();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	cpu_set_t all, one;
-	sched_getaffinity(0, sizeof all, &all);
-	CPU_ZERO(&one);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &all)) {
-			CPU_SET(c, &one);
-			break;
-		}
-	printf("pin: %s\n", E(sched_setaffinity(0, sizeof one, &one) ? errno : 0));
+	cpu_set_t all;
+	printf("pin: %s\n", E(pin_first_cpu(&all) ? errno : 0));
 	pthread_t me = pthread_self();
 	struct sched_param sp = { 90 };
 	printf("main FIFO 90: %s\n", E(pthread_setschedparam(me, SCHED_FIFO, &sp)));
@@ -264,8 +232,6 @@ int main(void)
 	pthread_mutex_destroy(&pim);
 	pi_kinds();
 
-	sp.sched_priority = 0;
-	printf("main OTHER: %s\n", E(pthread_setschedparam(me, SCHED_OTHER, &sp)));
-	sched_setaffinity(0, sizeof all, &all);
+	main_other(&all);
 	return 0;
 }

@@ -32,9 +32,8 @@
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
+#include "prio_util.h"
 #include "weft_check.h"
-
-static const char *E(int e) { return e ? strerrorname_np(e) : "0"; }
 
 static void init_pp(pthread_mutex_t *m, int type, int ceiling, int pshared)
 {
@@ -61,24 +60,6 @@ static void show(const char *what)
 	pthread_getschedparam(pthread_self(), &gpol, &gp);
 	printf("%s: sched_getparam %d, pthread_getschedparam %s %d\n", what, sp.sched_priority,
 	       gpol == SCHED_FIFO ? "FIFO" : gpol == SCHED_OTHER ? "OTHER" : "?", gp.sched_priority);
-}
-
-static pthread_t spawn(int policy, int prio, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t a;
-	pthread_t th;
-	struct sched_param sp = { prio };
-	pthread_attr_init(&a);
-	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, policy);
-	pthread_attr_setschedparam(&a, &sp);
-	int r = pthread_create(&th, &a, fn, arg);
-	pthread_attr_destroy(&a);
-	if (r) {
-		printf("pthread_create: %s\n", E(r));
-		exit(1);
-	}
-	return th;
 }
 
 static pthread_mutex_t pp10, pp20, pprec, pperr, mu = PTHREAD_MUTEX_INITIALIZER;
@@ -145,15 +126,8 @@ int main(void)
 	pthread_create(&th, NULL, other_thread, NULL);
 	pthread_join(th, NULL);
 
-	cpu_set_t all, one;
-	sched_getaffinity(0, sizeof all, &all);
-	CPU_ZERO(&one);
-	for (int i = 0; i < CPU_SETSIZE; i++)
-		if (CPU_ISSET(i, &all)) {
-			CPU_SET(i, &one);
-			break;
-		}
-	sched_setaffinity(0, sizeof one, &one);
+	cpu_set_t all;
+	pin_first_cpu(&all);
 	struct sched_param sp = { 1 };
 	r = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	if (r) {

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "prio_util.h"
 #include "pshared_util.h"
 #include "weft_check.h"
 
@@ -32,8 +33,6 @@ struct shared {
 	char log[256];
 };
 static struct shared *sh;
-
-static const char *E(int e) { return e ? strerrorname_np(e) : "0"; }
 
 /* Some thread of pid sleeps in futex(2) on a word in [addr, addr + len):
  * /proc's syscall file names the call and its first argument. */
@@ -149,15 +148,8 @@ int main(void)
 	weft_check_loaded();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	alarm(60);
-	cpu_set_t all, one;
-	sched_getaffinity(0, sizeof all, &all);
-	CPU_ZERO(&one);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &all)) {
-			CPU_SET(c, &one);
-			break;
-		}
-	printf("pin: %s\n", E(sched_setaffinity(0, sizeof one, &one) ? errno : 0));
+	cpu_set_t all;
+	printf("pin: %s\n", E(pin_first_cpu(&all) ? errno : 0));
 	struct sched_param sp = { 1 };
 	printf("main FIFO 1: %s\n", E(pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp)));
 
@@ -180,8 +172,6 @@ int main(void)
 	pthread_condattr_destroy(&ca);
 	run("shared cond_signal", child_cond, &sh->c, sizeof sh->c, release_cond);
 
-	sp.sched_priority = 0;
-	printf("main OTHER: %s\n", E(pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp)));
-	sched_setaffinity(0, sizeof all, &all);
+	main_other(&all);
 	return 0;
 }

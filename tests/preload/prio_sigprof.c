@@ -19,6 +19,8 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include "prio_util.h"
+#include "test_util.h"
 #include "weft_check.h"
 
 static _Atomic int on_spinner;
@@ -31,13 +33,6 @@ static void on_prof(int sig)
 		atomic_fetch_add(&on_spinner, 1);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void *spin(void *arg)
 {
 	(void)arg;
@@ -48,29 +43,20 @@ static void *spin(void *arg)
 	sigaction(SIGPROF, &sa, NULL);
 	struct itimerval it = { { 0, 5000 }, { 0, 5000 } };
 	setitimer(ITIMER_PROF, &it, NULL);
-	double end = now() + 10;
-	while (atomic_load(&on_spinner) < 5 && now() < end)
+	double end = now_s() + 10;
+	while (atomic_load(&on_spinner) < 5 && now_s() < end)
 		;
 	memset(&it, 0, sizeof it);
 	setitimer(ITIMER_PROF, &it, NULL);
 	return (void *)(long)(atomic_load(&on_spinner) >= 5);
 }
 
-static const char *E(int e) { return e ? strerrorname_np(e) : "0"; }
-
 int main(void)
 {
 	weft_check_loaded();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	cpu_set_t all, one;
-	sched_getaffinity(0, sizeof all, &all);
-	CPU_ZERO(&one);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &all)) {
-			CPU_SET(c, &one);
-			break;
-		}
-	printf("pin: %s\n", E(sched_setaffinity(0, sizeof one, &one) ? errno : 0));
+	cpu_set_t all;
+	printf("pin: %s\n", E(pin_first_cpu(&all) ? errno : 0));
 
 	pthread_attr_t a;
 	struct sched_param sp = { 10 };

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "prio_util.h"
 #include "weft_check.h"
 
 static char logbuf[512];
@@ -36,26 +37,6 @@ static void flush(const char *what)
 {
 	printf("%s: %s\n", what, logbuf);
 	logbuf[0] = 0;
-}
-
-static const char *E(int e) { return e ? strerrorname_np(e) : "0"; }
-
-static pthread_t spawn(int policy, int prio, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t a;
-	pthread_t th;
-	struct sched_param sp = { prio };
-	pthread_attr_init(&a);
-	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, policy);
-	pthread_attr_setschedparam(&a, &sp);
-	int r = pthread_create(&th, &a, fn, arg);
-	pthread_attr_destroy(&a);
-	if (r) {
-		printf("pthread_create: %s\n", E(r));
-		exit(1);
-	}
-	return th;
 }
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -160,15 +141,8 @@ int main(void)
 {
 	weft_check_loaded();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	cpu_set_t all, one;
-	sched_getaffinity(0, sizeof all, &all);
-	CPU_ZERO(&one);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &all)) {
-			CPU_SET(c, &one);
-			break;
-		}
-	printf("pin: %s\n", E(sched_setaffinity(0, sizeof one, &one) ? errno : 0));
+	cpu_set_t all;
+	printf("pin: %s\n", E(pin_first_cpu(&all) ? errno : 0));
 	struct sched_param sp = { 1 };
 	printf("main FIFO 1: %s\n", E(pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp)));
 
@@ -209,8 +183,6 @@ int main(void)
 	run_joined("sem_post, SCHED_OTHER first", sem_waiter, release_sem, o, 2);
 	sem_destroy(&sem);
 
-	sp.sched_priority = 0;
-	printf("main OTHER: %s\n", E(pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp)));
-	sched_setaffinity(0, sizeof all, &all);
+	main_other(&all);
 	return 0;
 }

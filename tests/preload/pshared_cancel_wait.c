@@ -125,15 +125,7 @@ int main(void)
 	weft_check_loaded();
 	alarm(20);
 	s = shared_page(sizeof *s);
-	pthread_mutexattr_t ma;
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
-	pthread_mutex_init(&s->mu, &ma);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
-	pthread_cond_init(&s->cv, &ca);
+	pshared_mutex_cond(&s->mu, PTHREAD_MUTEX_ERRORCHECK, &s->cv);
 
 	/* A forked child waits on the same condvar throughout. */
 	pid_t child = fork();
@@ -168,13 +160,7 @@ int main(void)
 		       cleanup_held ? "yes" : "no");
 		/* Not a trylock: the child, woken spuriously by the cancelled
 		 * wait's hand-on (glibc's), may hold it for a moment. */
-		struct timespec dl;
-		clock_gettime(CLOCK_REALTIME, &dl);
-		dl.tv_sec += 5;
-		int tl = pthread_mutex_timedlock(&s->mu, &dl);
-		printf("mutex free afterwards: %s\n", tl == 0 ? "yes" : en(tl));
-		if (tl == 0)
-			pthread_mutex_unlock(&s->mu);
+		printf("mutex free afterwards: %s\n", mutex_free(&s->mu));
 	}
 
 	static const char *sem_names[] = { "sem_wait", "sem_timedwait", "sem_clockwait" };

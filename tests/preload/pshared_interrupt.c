@@ -131,14 +131,7 @@ int main(void)
 	weft_check_loaded();
 	alarm(20);
 	s = shared_page(sizeof *s);
-	pthread_mutexattr_t ma;
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	pthread_mutex_init(&s->mu, &ma);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
-	pthread_cond_init(&s->cv, &ca);
+	pshared_mutex_cond(&s->mu, PTHREAD_MUTEX_DEFAULT, &s->cv);
 	char name[64];
 	snprintf(name, sizeof name, "/weft-pshared-interrupt-%d", (int)getpid());
 	sem = sem_open(name, O_CREAT | O_EXCL, 0600, 0);
@@ -176,13 +169,7 @@ int main(void)
 	       cleanup_ran ? "yes" : "no", cleanup_held ? "yes" : "no");
 	/* Not a trylock: the child, woken by the broadcast, holds the mutex
 	 * for a moment before it waits again. */
-	struct timespec dl;
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += 5;
-	int tl = pthread_mutex_timedlock(&s->mu, &dl);
-	printf("mutex free afterwards: %s\n", tl == 0 ? "yes" : en(tl));
-	if (tl == 0)
-		pthread_mutex_unlock(&s->mu);
+	printf("mutex free afterwards: %s\n", mutex_free(&s->mu));
 
 	t = start(sem_waiter);
 	pthread_cancel(t);

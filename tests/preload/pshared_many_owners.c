@@ -22,10 +22,7 @@
 #define N 1000
 
 struct shm {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int waiting;
-	int go;
+	struct pshared_waiters w;
 	int errs[8]; /* by kind */
 	int nowners;
 	int owners[N];
@@ -37,15 +34,15 @@ enum { E_LOCK, E_WAIT, E_UNLOCK, E_OWNER };
 static void *waiter(void *a)
 {
 	(void)a;
-	int r = pthread_mutex_lock(&s->mu);
+	int r = pthread_mutex_lock(&s->w.mu);
 	if (r) {
 		__atomic_fetch_add(&s->errs[E_LOCK], 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	s->waiting++;
-	s->owners[s->nowners++] = s->mu.__data.__owner;
-	while (!s->go) {
-		r = pthread_cond_wait(&s->cv, &s->mu);
+	s->w.waiting++;
+	s->owners[s->nowners++] = s->w.mu.__data.__owner;
+	while (!s->w.go) {
+		r = pthread_cond_wait(&s->w.cv, &s->w.mu);
 		if (r) {
 			s->errs[E_WAIT]++;
 			if (r == EDEADLK) /* not held: nothing to unlock */
@@ -53,9 +50,9 @@ static void *waiter(void *a)
 		}
 	}
 	/* An error-checking mutex held by the caller: a second lock says EDEADLK. */
-	if (pthread_mutex_trylock(&s->mu) != EBUSY || pthread_mutex_lock(&s->mu) != EDEADLK)
+	if (pthread_mutex_trylock(&s->w.mu) != EBUSY || pthread_mutex_lock(&s->w.mu) != EDEADLK)
 		s->errs[E_OWNER]++;
-	if (pthread_mutex_unlock(&s->mu))
+	if (pthread_mutex_unlock(&s->w.mu))
 		__atomic_fetch_add(&s->errs[E_UNLOCK], 1, __ATOMIC_RELAXED);
 	return NULL;
 }
@@ -63,28 +60,11 @@ static void *waiter(void *a)
 static int round_(int n)
 {
 	static pthread_t th[N];
-	s->waiting = 0;
-	s->go = 0;
+	s->w.waiting = 0;
+	s->w.go = 0;
 	s->nowners = 0;
 	memset(s->errs, 0, sizeof s->errs);
-	int made = 0;
-	for (; made < n; made++)
-		if (pthread_create(&th[made], NULL, waiter, NULL))
-			break;
-	for (;;) {
-		pthread_mutex_lock(&s->mu);
-		int w = s->waiting;
-		if (w >= made) {
-			s->go = 1;
-			pthread_cond_broadcast(&s->cv);
-			pthread_mutex_unlock(&s->mu);
-			break;
-		}
-		pthread_mutex_unlock(&s->mu);
-		usleep(2000);
-	}
-	for (int i = 0; i < made; i++)
-		pthread_join(th[i], NULL);
+	int made = wake_waiters(th, n, waiter, &s->w);
 	int dup = 0;
 	for (int i = 0; i < s->nowners; i++)
 		for (int j = i + 1; j < s->nowners; j++)
@@ -101,19 +81,11 @@ int main(void)
 	weft_check_loaded();
 	alarm(60);
 	s = shared_page(sizeof *s);
-	pthread_mutexattr_t ma;
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
-	pthread_mutex_init(&s->mu, &ma);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
-	pthread_cond_init(&s->cv, &ca);
+	pshared_mutex_cond(&s->w.mu, PTHREAD_MUTEX_ERRORCHECK, &s->w.cv);
 	int n = test_threads(N);
 	round_(n);
 	round_(n);
-	printf("cond destroy: %s, mutex destroy: %s\n", en(pthread_cond_destroy(&s->cv)),
-	       en(pthread_mutex_destroy(&s->mu)));
+	printf("cond destroy: %s, mutex destroy: %s\n", en(pthread_cond_destroy(&s->w.cv)),
+	       en(pthread_mutex_destroy(&s->w.mu)));
 	return 0;
 }

@@ -14,21 +14,17 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include "test_util.h"
 #include "weft_check.h"
 
 #define LIMIT (1536ul << 20) /* 1.5 GiB: about 180 threads of 8 MiB */
 #define MAXT 1000
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int go;
+static struct gate released = GATE_INIT;
 
 static void *waiter(void *a)
 {
-	pthread_mutex_lock(&mu);
-	while (!go)
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
+	gate_wait(&released);
 	return a;
 }
 
@@ -59,10 +55,7 @@ int main(int argc, char **argv)
 	       n > 100 ? "yes" : "no");
 	printf("then pthread_create fails with %s\n",
 	       err == EAGAIN ? "EAGAIN" : err == ENOMEM ? "ENOMEM" : err ? "other" : "nothing");
-	pthread_mutex_lock(&mu);
-	go = 1;
-	pthread_cond_broadcast(&cv);
-	pthread_mutex_unlock(&mu);
+	gate_open(&released);
 	int joined = 0;
 	for (int i = 0; i < n; i++)
 		joined += pthread_join(t[i], NULL) == 0;

@@ -218,6 +218,9 @@ int main(void)
 	waitpid(pid, &st, 0);
 	unlink(secret);
 	unlink(lockfile);
-	printf("test process exited %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	if (WIFSIGNALED(st))
+		printf("test process killed by signal %d\n", WTERMSIG(st));
+	else
+		printf("test process exited %d\n", WEXITSTATUS(st));
 	return 0;
 }

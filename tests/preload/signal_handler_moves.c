@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "test_util.h"
+#include "signal_util.h"
 #include "weft_check.h"
 
 #define THREADS 4
@@ -62,40 +63,14 @@ static void *raiser(void *arg)
 	return NULL;
 }
 
-static void *watchdog(void *arg)
-{
-	(void)arg;
-	double end = now_s() + 60;
-	while (now_s() < end)
-		usleep(100000);
-	printf("still running after 60 s\n");
-	fflush(stdout);
-	_exit(1);
-}
-
 int main(int argc, char **argv)
 {
 	(void)argc;
-	if (!getenv("MOVES_AGAIN")) {
-		setenv("MOVES_AGAIN", "1", 1);
-		setenv("WEFT_THREAD_IDLE_MS", "1", 1);
-		execv("/proc/self/exe", argv);
-		perror("execv");
+	if (again_idle_ms("MOVES_AGAIN", "1", argv))
 		return 1;
-	}
 	weft_check_loaded();
-	sigset_t all, none;
-	sigfillset(&all);
-	sigemptyset(&none);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_t wd;
-	pthread_create(&wd, NULL, watchdog, NULL);
-	pthread_sigmask(SIG_SETMASK, &none, NULL);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_flags = SA_RESTART;
-	sa.sa_handler = on_usr1;
-	sigaction(SIGUSR1, &sa, NULL);
+	watchdog_start_deaf("still running");
+	on_signal(SIGUSR1, on_usr1);
 	pthread_t t[THREADS];
 	for (int i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, raiser, NULL);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "test_util.h"
+#include "signal_util.h"
 #include "weft_check.h"
 
 enum { COND, MUTEX, SEM, JOIN, SLEEP, NKINDS };
@@ -129,17 +130,6 @@ static void *sender(void *arg)
 	return NULL;
 }
 
-static void *watchdog(void *arg)
-{
-	(void)arg;
-	double end = now_s() + 60;
-	while (now_s() < end)
-		usleep(100000);
-	printf("still waiting after 60 s\n");
-	fflush(stdout);
-	_exit(1);
-}
-
 int main(void)
 {
 	weft_check_loaded();
@@ -152,8 +142,7 @@ int main(void)
 	sigaddset(&two, SIGUSR1);
 	sigaddset(&two, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, &two, NULL);
-	pthread_t wd;
-	pthread_create(&wd, NULL, watchdog, NULL);
+	watchdog_start("still waiting");
 	static const int kinds[] = { COND, MUTEX, SEM, JOIN, SLEEP };
 	for (unsigned ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
 		int k = kinds[ki];

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include "signal_storm.h"
 #include "test_util.h"
 #include "weft_check.h"
 
@@ -38,29 +39,7 @@ static int qlen, qhead;     /* [mu] */
 static int producing;       /* [mu] producers still running */
 static long consumed_sum;   /* [mu] */
 static long consumed;       /* [mu] */
-static sem_t posted;
-static atomic_long usr1_runs, alrm_runs;
-static volatile sig_atomic_t usr2_flag;
 static atomic_int done;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	atomic_fetch_add(&usr1_runs, 1);
-	sem_post(&posted);
-}
-
-static void on_usr2(int sig)
-{
-	(void)sig;
-	usr2_flag = 1;
-}
-
-static void on_alrm(int sig)
-{
-	(void)sig;
-	atomic_fetch_add(&alrm_runs, 1);
-}
 
 static void *producer(void *arg)
 {
@@ -133,39 +112,10 @@ static void *sender(void *arg)
 	return NULL;
 }
 
-static void *watchdog(void *arg)
-{
-	(void)arg;
-	double end = now_s() + 60;
-	while (now_s() < end)
-		usleep(100000);
-	printf("still running after 60 s\n");
-	fflush(stdout);
-	_exit(1);
-}
-
 int main(void)
 {
 	weft_check_loaded();
-	sem_init(&posted, 0, 0);
-	sigset_t all, none;
-	sigfillset(&all);
-	sigemptyset(&none);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_t wd;
-	pthread_create(&wd, NULL, watchdog, NULL);
-	pthread_sigmask(SIG_SETMASK, &none, NULL);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_flags = SA_RESTART;
-	sa.sa_handler = on_usr1;
-	sigaction(SIGUSR1, &sa, NULL);
-	sa.sa_handler = on_usr2;
-	sigaction(SIGUSR2, &sa, NULL);
-	sa.sa_handler = on_alrm;
-	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval it = { { 0, 250 }, { 0, 250 } };
-	setitimer(ITIMER_REAL, &it, NULL);
+	storm_begin(1, 250);
 
 	producing = PRODUCERS;
 	/* Every thread exists before the sender starts (it names them). */
@@ -190,13 +140,7 @@ int main(void)
 		pthread_join(cons[i], NULL);
 	atomic_store(&done, 1);
 	pthread_join(snd, NULL);
-	struct itimerval off = { { 0, 0 }, { 0, 0 } };
-	setitimer(ITIMER_REAL, &off, NULL);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-
-	long posts = 0;
-	while (sem_trywait(&posted) == 0)
-		posts++;
+	long posts = storm_end();
 	long n = (long)PRODUCERS * ITEMS, want = 0;
 	for (long p = 0; p < PRODUCERS; p++)
 		want += p * ITEMS * ITEMS + (long)ITEMS * (ITEMS + 1) / 2;

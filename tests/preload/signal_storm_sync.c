@@ -24,6 +24,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "signal_storm.h"
 #include "test_util.h"
 #include "weft_check.h"
 
@@ -39,29 +40,8 @@ static long count;      /* [mu] */
 static unsigned gen;    /* [mu] broadcasts */
 static pthread_once_t onces[ONCES];
 static atomic_int once_runs[ONCES];
-static sem_t posted;
-static atomic_long usr1_runs, alrm_runs, created_runs;
-static volatile sig_atomic_t usr2_flag;
+static atomic_long created_runs;
 static atomic_int done;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	atomic_fetch_add(&usr1_runs, 1);
-	sem_post(&posted);
-}
-
-static void on_usr2(int sig)
-{
-	(void)sig;
-	usr2_flag = 1;
-}
-
-static void on_alrm(int sig)
-{
-	(void)sig;
-	atomic_fetch_add(&alrm_runs, 1);
-}
 
 static __thread int once_idx; /* the routine runs on its caller */
 static void once_fn(void)
@@ -164,41 +144,12 @@ static void *sender(void *arg)
 	return NULL;
 }
 
-static void *watchdog(void *arg)
-{
-	(void)arg;
-	double end = now_s() + 60;
-	while (now_s() < end)
-		usleep(100000);
-	printf("still running after 60 s\n");
-	fflush(stdout);
-	_exit(1);
-}
-
 int main(void)
 {
 	weft_check_loaded();
-	sem_init(&posted, 0, 0);
 	for (int i = 0; i < ONCES; i++)
 		onces[i] = (pthread_once_t)PTHREAD_ONCE_INIT;
-	sigset_t all, none;
-	sigfillset(&all);
-	sigemptyset(&none);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_t wd;
-	pthread_create(&wd, NULL, watchdog, NULL);
-	pthread_sigmask(SIG_SETMASK, &none, NULL);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_flags = SA_RESTART;
-	sa.sa_handler = on_usr1;
-	sigaction(SIGUSR1, &sa, NULL);
-	sa.sa_handler = on_usr2;
-	sigaction(SIGUSR2, &sa, NULL);
-	sa.sa_handler = on_alrm;
-	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval it = { { 0, 200 }, { 0, 200 } };
-	setitimer(ITIMER_REAL, &it, NULL);
+	storm_begin(1, 200);
 
 	for (long i = 0; i < WORKERS; i++)
 		pthread_create(&workers[i], NULL, worker, (void *)i);
@@ -214,15 +165,9 @@ int main(void)
 	atomic_store(&done, 1);
 	for (int i = 0; i < 2; i++)
 		pthread_join(snd[i], NULL);
-	struct itimerval off = { { 0, 0 }, { 0, 0 } };
-	setitimer(ITIMER_REAL, &off, NULL);
 	/* Signals sent before the senders stopped may still be on their way:
-	 * block them, then count what the handlers did. */
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-
-	long posts = 0;
-	while (sem_trywait(&posted) == 0)
-		posts++;
+	 * storm_end blocks them, then the handlers' work is counted. */
+	long posts = storm_end();
 	int onces_ok = 1, used = 0;
 	for (int i = 0; i < ONCES; i++) {
 		int r = atomic_load(&once_runs[i]);

@@ -26,6 +26,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "signal_storm.h"
 #include "test_util.h"
 #include "weft_check.h"
 
@@ -39,22 +40,8 @@ static int used[SLOTS];         /* [reg] */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static long count; /* [mu] */
-static sem_t posted;
-static atomic_long usr1_runs, alrm_runs, ran, sent;
+static atomic_long ran, sent;
 static atomic_int reaped, done;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	atomic_fetch_add(&usr1_runs, 1);
-	sem_post(&posted);
-}
-
-static void on_alrm(int sig)
-{
-	(void)sig;
-	atomic_fetch_add(&alrm_runs, 1);
-}
 
 static void *short_lived(void *arg)
 {
@@ -144,45 +131,13 @@ static void *blocker(void *arg)
 	return NULL;
 }
 
-static void *watchdog(void *arg)
-{
-	(void)arg;
-	double end = now_s() + 60;
-	while (now_s() < end)
-		usleep(100000);
-	printf("still running after 60 s\n");
-	fflush(stdout);
-	_exit(1);
-}
-
 int main(int argc, char **argv)
 {
 	(void)argc;
-	if (!getenv("STORM_AGAIN")) {
-		setenv("STORM_AGAIN", "1", 1);
-		setenv("WEFT_THREAD_IDLE_MS", "2", 1);
-		execv("/proc/self/exe", argv);
-		perror("execv");
+	if (again_idle_ms("STORM_AGAIN", "2", argv))
 		return 1;
-	}
 	weft_check_loaded();
-	sem_init(&posted, 0, 0);
-	sigset_t all, none;
-	sigfillset(&all);
-	sigemptyset(&none);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_t wd;
-	pthread_create(&wd, NULL, watchdog, NULL);
-	pthread_sigmask(SIG_SETMASK, &none, NULL);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_flags = SA_RESTART;
-	sa.sa_handler = on_usr1;
-	sigaction(SIGUSR1, &sa, NULL);
-	sa.sa_handler = on_alrm;
-	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval it = { { 0, 300 }, { 0, 300 } };
-	setitimer(ITIMER_REAL, &it, NULL);
+	storm_begin(0, 300);
 
 	pthread_t sp, snd, bl[2];
 	pthread_create(&snd, NULL, sender, NULL);
@@ -200,13 +155,7 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&done, 1);
 	pthread_join(snd, NULL);
-	struct itimerval off = { { 0, 0 }, { 0, 0 } };
-	setitimer(ITIMER_REAL, &off, NULL);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-
-	long posts = 0;
-	while (sem_trywait(&posted) == 0)
-		posts++;
+	long posts = storm_end();
 	long r = atomic_load(&ran);
 	printf("threads %s\n", r >= THREADS && count == r * 20 ? "ok" : "WRONG");
 	printf("blocks %s\n", atomic_load(&reaped) == 2 * BLOCKS ? "ok" : "WRONG");

@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "test_util.h"
+#include "signal_util.h"
 #include "weft_check.h"
 
 #define PAIRS 2
@@ -151,17 +152,6 @@ static void *sender(void *arg)
 	return NULL;
 }
 
-static void *watchdog(void *arg)
-{
-	(void)arg;
-	double end = now_s() + 60;
-	while (now_s() < end)
-		usleep(100000);
-	printf("still waiting after 60 s\n");
-	fflush(stdout);
-	_exit(1);
-}
-
 int main(void)
 {
 	weft_check_loaded();
@@ -170,8 +160,7 @@ int main(void)
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &term, NULL);
-	pthread_t wd;
-	pthread_create(&wd, NULL, watchdog, NULL);
+	watchdog_start("still waiting");
 	for (int k = 0; k < 6; k++) {
 		mode = k % 3;
 		after = k / 3;

@@ -9,8 +9,7 @@
  * a semaphore (sem_post is async-signal-safe).  Each storm is run twice
  * (storm_modes): with SA_RESTART and without (then every wait that a
  * handler can interrupt must cope with EINTR, as natively).  storm_sig
- * chooses the signal (SIGURG: the one weft also uses for itself);
- * storm_process sends it to the process (kill) instead of each victim.  The bodies run bounded
+ * chooses the signal (SIGURG: the one weft also uses for itself).  The bodies run bounded
  * loops and return a number that only depends on the work done; storm()
  * prints the sum with the checks that hold natively:
  *   "handler ran: yes" (a victim spins, yielding, after its body until it
@@ -46,7 +45,6 @@ static int storm_restart; /* the current storm's SA_RESTART */
 /* Storms storm() runs: bit 0 with SA_RESTART, bit 1 without (default both). */
 static int storm_modes = 3;
 static int storm_sig = SIGUSR1; /* the signal the storm sends */
-static int storm_process;       /* kill(getpid()) rather than pthread_kill */
 
 static void storm_on_usr1(int sig)
 {
@@ -112,10 +110,7 @@ static void *storm_sender(void *arg)
 	struct timespec gap = { 0, 20000 };
 	while (atomic_load(&storm_finished) < storm_n) {
 		for (int i = 0; i < storm_n; i++) {
-			if (storm_process)
-				kill(getpid(), storm_sig);
-			else
-				pthread_kill(storm_v[i].th, storm_sig);
+			pthread_kill(storm_v[i].th, storm_sig);
 			atomic_fetch_add(&storm_v[i].sent, 1);
 		}
 		nanosleep(&gap, NULL);

@@ -74,9 +74,6 @@ int main(void)
 	storm_sig = SIGURG;
 	storm("pthread_setschedparam/getschedparam under SIGURG, policies read back", sched_body,
 	      NT, NULL);
-	storm_process = 1;
-	storm("pthread_setschedparam/getschedparam under SIGURG to the process, policies read back",
-	      sched_body, NT, NULL);
 	printf("errors or wrong values: %ld\n", atomic_load(&bad));
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "prio_util.h"
 #include "weft_check.h"
 
 #define N 300
@@ -47,15 +48,8 @@ int main(void)
 	printf("yield alone: %d\n", sched_yield());
 	struct shared *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE,
 				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	cpu_set_t all, one;
-	sched_getaffinity(0, sizeof all, &all);
-	CPU_ZERO(&one);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &all)) {
-			CPU_SET(c, &one);
-			break;
-		}
-	printf("pin: %d\n", sched_setaffinity(0, sizeof one, &one));
+	cpu_set_t all;
+	printf("pin: %d\n", pin_first_cpu(&all));
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0)

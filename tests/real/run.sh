@@ -60,6 +60,13 @@ check python-threads python3 python3 "$here/python_threads.py"
 for g in 1 2; do
   check "python-threads-GOMAXPROCS=$g" python3 env GOMAXPROCS=$g python3 "$here/python_threads.py"
 done
+# One SQLite database in WAL mode (bench/real/py_sqlite_wal.py, a quarter
+# of its work): writers through SQLite's busy handler, readers checking
+# every snapshot, the final counts and the integrity check.
+for g in 1 2; do
+  check "python-sqlite-wal-GOMAXPROCS=$g" python3 env GOMAXPROCS=$g python3 \
+    "$here/../../bench/real/py_sqlite_wal.py" "$tmp" 4
+done
 # Socket numbers closed and reused while other threads wait on theirs.
 check python-http python3 python3 "$here/http_threads.py"
 check python-signal python3 python3 "$here/python_signal.py"
@@ -153,12 +160,14 @@ else
 fi
 # Stacks (sched/stack.c): the seeds' grow program, a million calls deep.
 # Natively it dies by SIGSEGV; under weft it finishes, in a thread and in
-# main.  A runaway recursion gets weft's report and dies by SIGSEGV.
+# main (main's stack grows when weft starts before main: WEFT_START=eager,
+# since a process that makes no thread never starts it, sched/start.c).
+# A runaway recursion gets weft's report and dies by SIGSEGV.
 grow=$(mktemp -d)/grow
 cc -O2 -g -pthread -o "$grow" "$here/../../bench/grow.c" || { echo "FAIL: cannot build grow"; exit 1; }
 for mode in thread main; do
   n=$(sh -c "\"$grow\" $mode" 2>/dev/null); nrc=$?
-  w=$(timeout 120 env LD_PRELOAD="$lib" "$grow" $mode 2>"$tmp/grow.err"); wrc=$?
+  w=$(timeout 120 env WEFT_START=eager LD_PRELOAD="$lib" "$grow" $mode 2>"$tmp/grow.err"); wrc=$?
   if [ $nrc = 139 ] && [ "$w" = "deep: 1000000" ] && [ $wrc = 0 ]; then
     pass=$((pass+1)); echo "PASS grow-$mode: native SIGSEGV, weft $w"
   else

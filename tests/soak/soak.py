@@ -5,8 +5,11 @@
 
 Each round runs every preload test program PROG once under weft
 (LD_PRELOAD=LIB, WEFT_EXPECT=1), at GOMAXPROCS 1, 2 or 4 in turn (program i
-of round r at [1, 2, 4][(i + r) % 3]), and with --real the real-program
-tests (tests/real/run.sh, which sets GOMAXPROCS itself) once.  Meanwhile:
+of round r at [1, 2, 4][(i + r) % 3]), with the thread pointer switched
+as weft picks it (WEFT_TLS unset) in even rounds and by system call
+(WEFT_TLS=syscall, the mode of a machine without FSGSBASE) in odd ones,
+and with --real the real-program tests (tests/real/run.sh, which sets
+GOMAXPROCS itself) once.  Meanwhile:
   - a CPU hog (one busy process) loads the machine for the whole run;
   - a signal sender sends SIGUSR2 to the programs written to take it: those
     named sigstorm_* (tests/preload/sigstorm_*.c install a SIGUSR2 handler
@@ -80,6 +83,9 @@ def has_handler(pid, sig):
 LOAD_BOUND = {
     "prio_order": "a real-time task does not preempt another process's thread "
                   "(the kernel sees SCHED_OTHER workers: README, Known limits)",
+    "prio_wake": "a real-time waiter created on another worker blocks before main's "
+                 "release only if the kernel runs that worker first, which a CPU hog "
+                 "of SCHED_OTHER competes with (README, Known limits)",
     "pipe_alone": "messages written 20 ms apart by a child process are read one "
                   "read each only while the reader is not starved by other load",
 }
@@ -145,13 +151,17 @@ class Soak:
         for l in (report or lines)[:40]:
             self.log("    " + l)
 
-    def run_one(self, prog, g, tag):
-        """One run under weft at GOMAXPROCS g; records a failure."""
+    def run_one(self, prog, g, tag, tls):
+        """One run under weft at GOMAXPROCS g, WEFT_TLS tls (None: unset);
+        records a failure."""
         name = os.path.basename(prog)
         cwd = os.path.join(self.a.out, "cores", tag)
         os.makedirs(cwd, exist_ok=True)
         env = dict(os.environ, LD_PRELOAD=self.a.lib, WEFT_EXPECT="1", GOMAXPROCS=str(g),
                    WEFT_SIGQUIT="dump-exit")
+        env.pop("WEFT_TLS", None)
+        if tls:
+            env["WEFT_TLS"] = tls
         p = subprocess.Popen([prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                              cwd=cwd, start_new_session=True, preexec_fn=allow_cores)
         sender = None
@@ -242,7 +252,9 @@ class Soak:
                     if now() >= end:
                         break
                     g = GS[(i + r) % 3]
-                    self.run_one(prog, g, "%s.g%d.r%d" % (os.path.basename(prog), g, r))
+                    tls = "syscall" if r % 2 else None
+                    self.run_one(prog, g, "%s.g%d.r%d%s" % (os.path.basename(prog), g, r,
+                                                            ".syscall" if tls else ""), tls)
                 else:
                     if a.real and now() < end:
                         self.run_real("real.r%d" % r)

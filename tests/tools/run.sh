@@ -100,6 +100,10 @@ grep -q '^measured: CPU and peak RSS by the kernel' "$tmp/out" && ok "compare-me
 # weft, wait for "ready", take the dump ($tmp/stack), end the program.
 stack_run() {
   name=$1 launcher=$2; shift 2
+  # t.out is emptied before each start here and below: the background
+  # job's own redirect may come after the wait's first look, which would
+  # find the previous run's "ready" and act on the launcher's shell.
+  : > "$tmp/t.out"
   "$launcher" run "$tools/stack_target" "$@" > "$tmp/t.out" 2> "$tmp/t.err" &
   tpid=$!
   i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
@@ -122,18 +126,31 @@ GOMAXPROCS=1 stack_run stack-spin-gomaxprocs1 "$weft" spin 2
 # dump reads the tasks one after another, while preemption goes on).
 [ "$(grep -c '^task [0-9]* \[running on worker 0\]:$\|^task [0-9]* \[runnable\]:$' "$tmp/stack")" = 3 ] &&
   ok "stack-spin-gomaxprocs1 states" || bad "stack-spin-gomaxprocs1 states" "$(grep '^task' "$tmp/stack")"
-# A process of one task, which glibc still runs single-threaded: its
-# sleeping main task is walked (glibc switched while its only worker was
-# held idle), a spinning one is shown running without a walk.
-stack_run stack-single-nap "$weft" nap 0
+# A process of one task, which glibc still runs single-threaded, with the
+# runtime started before main (WEFT_START=eager; otherwise it starts at
+# the second thread): its sleeping main task is walked (glibc switched
+# while its only worker was held idle), a spinning one is shown running
+# without a walk.
+WEFT_START=eager stack_run stack-single-nap "$weft" nap 0
 grep -q '^task 1 \[sleep on ' "$tmp/stack" && grep -q ' main+0x[0-9a-f]* (.*stack_target)$' "$tmp/stack" &&
   ok "stack-single-nap backtrace" || bad "stack-single-nap backtrace" "$(sed -n 4,14p "$tmp/stack")"
-stack_run stack-single-spin "$weft" spin 0
+# Without it, weft stack says that the process has not started weft.
+: > "$tmp/t.out"
+"$weft" run "$tools/stack_target" nap 0 > "$tmp/t.out" 2> "$tmp/t.err" &
+tpid=$!
+i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+"$weft" stack "$tpid" > "$tmp/stack" 2> "$tmp/stack.err"; srt=$?
+kill -USR1 "$tpid"; wait "$tpid"
+if [ $srt = 1 ] && grep -q "^weft: stack: process $tpid (stack_target) has one thread and has not started weft" "$tmp/stack.err"; then
+  ok "stack-single-dormant"
+else bad "stack-single-dormant" "exit $srt: $(head -c 300 "$tmp/stack.err")"; fi
+WEFT_START=eager stack_run stack-single-spin "$weft" spin 0
 grep -q '^task 1 \[running on worker 0\]:$' "$tmp/stack" && ! grep -q 'no backtrace' "$tmp/stack" &&
   ok "stack-single-spin state" || bad "stack-single-spin state" "$(sed -n 4,8p "$tmp/stack")"
 # The program's SIGQUIT keeps its meaning: one sent while weft stack asks
 # (before, during or after its dump) still dumps to the program's stderr
 # and exits 2; weft stack then has its dump or says the process exited.
+: > "$tmp/t.out"
 WEFT_SIGQUIT=dump-exit "$weft" run "$tools/stack_target" park 10000 > "$tmp/t.out" 2> "$tmp/t.err" &
 tpid=$!
 i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
@@ -146,6 +163,7 @@ else bad "stack-sigquit-unchanged" "program exit $trt, stack exit $srt: $(head -
 # WEFT_SIGQUIT=off (SIGQUIT's native meaning) does not turn weft stack off.
 WEFT_SIGQUIT=off stack_run stack-sigquit-off "$weft" park 10
 # A stopped program does not answer: said after --timeout.
+: > "$tmp/t.out"
 "$weft" run "$tools/stack_target" park 2 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
 i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
 kill -STOP $tpid
@@ -183,6 +201,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && ! nobody_reach; then
   echo "SKIP stack-not-yours, stack-root-for-user: $b is not readable by uid 65534"
 elif [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
   # Another user's weft program, seen by an unprivileged caller.
+  : > "$tmp/t.out"
   "$weft" run "$tools/stack_target" park 2 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
   i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
   expect stack-not-yours 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$weft" stack $tpid
@@ -190,6 +209,7 @@ elif [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
   grep -q "is not yours" "$tmp/err" && ok "stack-not-yours text" || bad "stack-not-yours text" "$(cat "$tmp/err")"
   # ... and root asking about an unprivileged user's program.
   kill -USR1 $tpid; wait $tpid
+  : > "$tmp/t.out"
   setpriv --reuid=65534 --regid=65534 --clear-groups "$weft" run "$tools/stack_target" park 5 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
   i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
   expect stack-root-for-user 0 "$weft" stack $tpid

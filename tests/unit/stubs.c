@@ -16,7 +16,8 @@
  *   wt_ready(_m)    records (task, m) in a list the tests inspect, checks
  *                   the WAITING/IDLE -> RUNNABLE transition as proc.c does;
  *   wt_wakep, wt_sysmon_kick  count calls;
- *   wt_fdgate_close/open/make  always open: no program runs beside the tests;
+ *   wt_fdgate_close/open  always open: no program runs beside the tests;
+ *   wt_fdgate_make  the call, moved to 100 or above as privfd.c moves it;
  *   wt_sig_deliver, wt_sig_defer_run  nothing: no test task has a handler;
  *   wt_sig_procpend  0: nothing is pending for the process;
  *   wt_ntasks       0: no task counted (netpoll.c's lone-task read never
@@ -38,8 +39,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
+#include <sys/syscall.h>
 
 #include "stubs.h"
 #include "sched/real.h"
@@ -265,15 +266,17 @@ bool wt_fdgate_close(void)
 
 void wt_fdgate_open(void) {}
 
-/* Made and moved to 100 or above, as privfd.c's. */
 long wt_fdgate_make(long nr, long a, long b, long c)
 {
 	long fd = wt_syscall6(nr, a, b, c, 0, 0, 0);
-	if (fd < 0 || fd >= 100)
-		return fd;
-	long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-	return hi;
+	if (fd >= 0 && fd < 100) {
+		long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
+		if (hi >= 0) {
+			wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+			fd = hi;
+		}
+	}
+	return fd;
 }
 
 struct wt_real real = { .clock_gettime = clock_gettime };

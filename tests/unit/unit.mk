@@ -6,7 +6,8 @@
 UNIT_DIR    := $(B)/tests/unit
 UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/throw.c \
                sched/slab.c arch/$(ARCH)/syscall.c \
-               sched/stack.c sched/stack_pack.c sched/unjoined.c sched/netpoll.c sched/rtq.c
+               sched/stack.c sched/stack_pack.c sched/unjoined.c sched/netpoll.c sched/rtq.c \
+               sched/shmap.c
 UNIT_SRC    := $(wildcard tests/unit/*.c)
 UNIT_ASM    := arch/$(ARCH)/syscall_sigok.S
 UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC)) \
