@@ -20,7 +20,7 @@
  * This exchange competes with wt_task_detach's and wt_task_join's CAS from
  * WT_JOINABLE; the loser of the race is the one responsible for freeing
  * (as in musl).  Before it, a task still WT_JOINABLE (no joiner yet) gives
- * its slot and its record back at once, leaving a record of 64 bytes for
+ * its slot and its record back at once, leaving a record of 48 bytes for
  * its join (unjoined.c), when no lookup by pthread_t is in progress (step
  * 3); then the exchange is not made, as nobody can reach t any more.
  *   3. Lookups by pthread_t (wt_task_from_pthread) happen inside a lookup
@@ -415,10 +415,15 @@ struct wt_task *wt_task_from_pthread(uintptr_t th)
 }
 
 /* A pthread_t of weft's whose task is gone: how it ended (WT_ENDED_*,
- * UNKNOWN counting as joined), or -1 for a pthread_t weft never made. */
+ * UNKNOWN counting as joined; WT_ENDED_UNJOINED: exited, a small record
+ * waits for its join), or -1 for a pthread_t weft never made. */
 int wt_task_ended(uintptr_t th)
 {
-	return wt_stack_ended(wt_tls_tp_of(th));
+	uintptr_t pt = wt_tls_tp_of(th);
+	struct wt_unjoined u;
+	if (wt_stack_in_arena(pt) && wt_unjoined_find(pt, &u))
+		return WT_ENDED_UNJOINED;
+	return wt_stack_ended(pt);
 }
 
 /* Runs pthread key destructors.  Keys live in glibc's per-TCB arrays:

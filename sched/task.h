@@ -34,7 +34,9 @@ struct wt_task *wt_task_from_pthread(uintptr_t pt);
 int wt_task_unjoined_end(uintptr_t th, void **ret, int ended);
 /* No live task has pthread_t pt: how the task that had it ended, as glibc
  * remembers it in a cached descriptor (stack.h: WT_ENDED_*; UNKNOWN counts
- * as joined), or -1 when pt was never weft's. */
+ * as joined), WT_ENDED_UNJOINED when it exited and left a small record for
+ * its join, or -1 when pt was never weft's.  Context: any. */
+#define WT_ENDED_UNJOINED 3
 int wt_task_ended(uintptr_t pt);
 /* Joins t: deadline mono ns, -1 forever, WT_JOIN_TRY for tryjoin.  0,
  * -EINVAL (detached or joined by another), -EBUSY (tryjoin: running),

@@ -7,9 +7,11 @@
  * reuses its warm pages, as a Go goroutine that returns hands its stack on;
  * and it gives its task record back too (task.c: wt_task_after_exit), so
  * the next create reuses that warm record.  What its join or detach still
- * needs (exit value, and what pthread_getattr_np and pthread_getname_np
- * report) moves into a record of 64 bytes, struct wt_unjoined, from a slab
- * of its own.  Its pthread_t is the address of its TCB, inside the slot it
+ * needs (exit value, and what pthread_getattr_np reports) moves into a
+ * record of 48 bytes, struct wt_unjoined, from a slab of its own.  No
+ * name: glibc answers pthread_getname_np and pthread_setname_np on a
+ * thread that has exited with ENOENT (its descriptor's tid is 0, and
+ * /proc/self/task/0 does not exist), and so does weft (shim/pthread_create.c).  Its pthread_t is the address of its TCB, inside the slot it
  * no longer owns: this table maps that address to the small record until
  * the join or detach takes it out, and stack.c keeps every later TCB of
  * that slot off the address, so no two unjoined threads share a pthread_t.
@@ -17,7 +19,7 @@
  * Measured (bench/spawn: 10,000 threads created, all exiting at once,
  * then joined): the 10,000 task records of 632 bytes the table held were
  * about 1,550 of the 2,230 pages the run first-touched, each about 30 us
- * of a loaded virtual machine's kernel; 10,000 small records are 157.
+ * of a loaded virtual machine's kernel; 10,000 small records are 118.
  *
  * A hash of 2^14 chains through the records, under one lock; an empty
  * table is seen without it.  A page of buckets is never read before its
@@ -61,7 +63,6 @@ struct wt_unjoined *wt_unjoined_new(struct wt_task *t)
 	u->stack_top = t->stack_top;
 	u->stack_size = t->stack_size;
 	u->guard_size = t->guard_size;
-	wt_task_name_copy(t, u->name);
 	return u;
 }
 
@@ -139,18 +140,6 @@ bool wt_unjoined_find(uintptr_t pt, struct wt_unjoined *copy)
 	wt_lock(&U.lock);
 	if ((u = lookup(pt, &c)))
 		*copy = *u;
-	wt_unlock(&U.lock);
-	return u != NULL;
-}
-
-bool wt_unjoined_name_set(uintptr_t pt, const char *name)
-{
-	if (atomic_load_explicit(&U.n, memory_order_relaxed) == 0)
-		return false;
-	struct wt_unjoined **c, *u;
-	wt_lock(&U.lock);
-	if ((u = lookup(pt, &c)))
-		strncpy(u->name, name, sizeof u->name - 1);
 	wt_unlock(&U.lock);
 	return u != NULL;
 }

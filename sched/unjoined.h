@@ -9,14 +9,13 @@
 
 /* A task that exited joinable, with no joiner yet, and gave its stack and
  * its task record back at exit: what its join, detach or
- * pthread_getattr_np still reads.  64 bytes against the record's 632. */
+ * pthread_getattr_np still reads.  48 bytes against the record's 632. */
 struct wt_unjoined {
 	uintptr_t tp;                 /* [const] its thread pointer (its pthread_t's) */
 	void *retval;                 /* [const] what pthread_join returns */
 	struct wt_unjoined *next;     /* [unjoined.lock] chain of its bucket */
 	char *stack_top;              /* [const] its stack as pthread_getattr_np reports it */
 	size_t stack_size, guard_size; /* [const] */
-	char name[16];                /* [unjoined.lock] as pthread_getname_np reports it */
 };
 
 /* A record for t, filled from it; NULL when out of memory.  Context: any;
@@ -32,8 +31,6 @@ struct wt_unjoined *wt_unjoined_take(uintptr_t pt);
 /* A copy of the record whose pthread_t is pt into *copy; false: none.
  * Context: any. */
 bool wt_unjoined_find(uintptr_t pt, struct wt_unjoined *copy);
-/* pthread_setname_np on such a task: false when pt names none. */
-bool wt_unjoined_name_set(uintptr_t pt, const char *name);
 void wt_unjoined_scavenge(int64_t now); /* sysmon */
 void wt_unjoined_fork_reset(void);
 

@@ -74,8 +74,11 @@ WT_EXPORT int pthread_getcpuclockid(pthread_t th, clockid_t *clk)
 		return real.pthread_getcpuclockid(th, clk);
 	wt_task_lookup_begin();
 	struct wt_task *t = wt_task_from_pthread(th);
-	clockid_t id = t ? wt_cpuclock_id(t) : 0;
+	bool dead = t && wt_task_dead(t);
+	clockid_t id = t && !dead ? wt_cpuclock_id(t) : 0;
 	wt_task_lookup_end();
+	if (dead) /* exited, its record kept for its join: glibc's tid 0 is ESRCH */
+		return ESRCH;
 	if (!t) {
 		/* Exited (its TCB's memory may be another task's now): as
 		 * glibc answers for a thread it no longer knows. */

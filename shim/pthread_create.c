@@ -192,16 +192,22 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 	char *top;
 	size_t size, guard;
 	bool detached = false;
+	/* glibc asks the kernel for the thread's CPU mask with the tid in its
+	 * descriptor: 0 once the thread has exited, which names the caller. */
+	uint64_t mask[128];
+	size_t masklen;
 	if (t && !(t->main && t->slot < 0)) {
 		top = t->stack_top;
 		size = t->stack_size;
 		guard = t->user_stack ? 0 : t->guard_size;
 		detached = wt_task_detached(t);
+		masklen = wt_shim_attr_aff(wt_task_dead(t) ? NULL : t, (cpu_set_t *)mask, sizeof mask);
 	} else if (!t && wt_runtime_on() && wt_unjoined_find(wt_tls_tp_of(th), &u)) {
 		/* Exited unjoined, a small record left (sched/unjoined.c). */
 		top = u.stack_top;
 		size = u.stack_size;
 		guard = u.guard_size;
+		masklen = wt_shim_attr_aff(NULL, (cpu_set_t *)mask, sizeof mask);
 	} else {
 		wt_task_lookup_end();
 		return real.pthread_getattr_np(th, a);
@@ -215,6 +221,10 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 	pthread_attr_setstack(a, top - size, size);
 	pthread_attr_setguardsize(a, guard);
 	pthread_attr_setdetachstate(a, detached ? PTHREAD_CREATE_DETACHED : PTHREAD_CREATE_JOINABLE);
+	if (masklen && pthread_attr_setaffinity_np(a, masklen, (cpu_set_t *)mask) != 0) {
+		pthread_attr_destroy(a);
+		return ENOMEM;
+	}
 	return 0;
 }
 
@@ -263,16 +273,16 @@ WT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t) {
 		wt_task_lookup_end();
-		/* Exited unjoined, a small record left (sched/unjoined.c). */
-		if (wt_runtime_on() && strlen(name) <= 15 &&
-		    wt_unjoined_name_set(wt_tls_tp_of(th), name))
-			return 0;
+		if (wt_runtime_on() && wt_task_ended(th) >= 0)
+			return strlen(name) > 15 ? ERANGE : ENOENT; /* exited: see below */
 		wt_real_init();
 		return real.pthread_setname_np(th, name);
 	}
 	int r = 0;
 	if (strlen(name) > 15)
 		r = ERANGE;
+	else if (wt_task_dead(t))
+		r = ENOENT;
 	else
 		wt_task_name_set(t, name);
 	wt_task_lookup_end();
@@ -289,30 +299,25 @@ static void task_name(struct wt_task *t, char *buf)
 	}
 }
 
+/* pthread_getname_np and pthread_setname_np on a thread that has exited:
+ * glibc opens /proc/self/task/TID/comm with the tid in its descriptor, 0
+ * (the kernel cleared it) or -1 (a join set it), and fails with ENOENT,
+ * after its ERANGE for a size or a name that cannot be the kernel's. */
 WT_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 {
 	wt_task_lookup_begin();
 	struct wt_task *t = wt_task_from_pthread(th);
-	struct wt_unjoined u;
 	if (!t) {
 		wt_task_lookup_end();
-		/* Exited unjoined, a small record left (sched/unjoined.c). */
-		if (wt_runtime_on() && wt_unjoined_find(wt_tls_tp_of(th), &u)) {
-			if (len < 16)
-				return ERANGE;
-			memcpy(buf, u.name, 16);
-			if (!buf[0]) {
-				wt_real_init();
-				real.prctl(PR_GET_NAME, (unsigned long)buf, 0, 0, 0);
-			}
-			return 0;
-		}
+		if (wt_runtime_on() && wt_task_ended(th) >= 0)
+			return len < 16 ? ERANGE : ENOENT;
 		wt_real_init();
 		return real.pthread_getname_np(th, buf, len);
 	}
-	if (len < 16) { /* glibc: ERANGE below the kernel's 16 bytes, whatever the name */
+	/* glibc: ERANGE below the kernel's 16 bytes, whatever the name. */
+	if (len < 16 || wt_task_dead(t)) {
 		wt_task_lookup_end();
-		return ERANGE;
+		return len < 16 ? ERANGE : ENOENT;
 	}
 	char name[16];
 	wt_task_name_copy(t, name);

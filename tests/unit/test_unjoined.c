@@ -54,17 +54,18 @@ Test(unjoined, finds_each_record_by_its_pthread_t_until_taken)
 		cr_assert_not(has(u[i].tp));
 }
 
-Test(unjoined, a_name_set_after_exit_is_the_one_read)
+Test(unjoined, a_find_copies_the_record)
 {
 	memset(&u[0], 0, sizeof u[0]);
 	u[0].tp = 0x7f0000001000ul;
-	strcpy(u[0].name, "first");
+	u[0].retval = (void *)7;
+	u[0].stack_size = 1 << 20;
 	cr_assert(wt_unjoined_add(&u[0]));
-	cr_assert(wt_unjoined_name_set(u[0].tp, "second"));
-	cr_assert_not(wt_unjoined_name_set(u[0].tp + 64, "other"));
+	cr_assert_not(has(u[0].tp + 64));
 	struct wt_unjoined c;
 	cr_assert(wt_unjoined_find(u[0].tp, &c));
-	cr_assert_str_eq(c.name, "second");
+	cr_assert_eq(c.retval, (void *)7);
+	cr_assert_eq(c.stack_size, 1 << 20);
 	cr_assert_eq(wt_unjoined_take(u[0].tp), &u[0]);
 }
 
