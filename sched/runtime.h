@@ -290,6 +290,9 @@ struct wt_m {
 	 * of tp_mode (tls.c: wt_tls_adapt) */
 	uint64_t tp_faults, tp_switches, tp_look_faults, tp_look_switches;
 	int64_t tp_look_kswitches;
+	/* [owner m] syscall mode: looks to wait before trap mode is tried
+	 * again, doubled by each trial that failed; looks waited so far */
+	uint32_t tp_trial_wait, tp_trial_waited;
 	uintptr_t g0_tp;                /* [const] the worker's own TCB */
 	uintptr_t guard_tp;             /* [const] trap mode: base the kernel knows */
 	bool tp_pinmode;                /* [owner m] trap mode: tp_mode is WT_TLS_SYSCALL because
