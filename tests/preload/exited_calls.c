@@ -54,7 +54,10 @@ static void probe(const char *kind, pthread_attr_t *attr, long value)
 		printf("create failed\n");
 		exit(1);
 	}
-	usleep(100000); /* natively, until the kernel has cleared its tid */
+	/* Until it has exited: natively, until the kernel has cleared its
+	 * tid, which pthread_sigqueue checks first. */
+	while (pthread_sigqueue(t, 0, (union sigval){ 0 }) == 0)
+		usleep(1000);
 	printf("%s, exited, not joined:\n", kind);
 	printf("  %-36s %d %d\n", "equal to itself, to main", pthread_equal(t, t) != 0,
 	       pthread_equal(t, pthread_self()) != 0);
