@@ -300,16 +300,29 @@ int wt_tid_kill(int tgid, int tid, int sig, const siginfo_t *si)
 	wt_unlock(&wt_sched.alllock);
 	/* Found again by its pthread_t, as pthread_kill does: it may have
 	 * exited since. */
+	wt_task_lookup_begin();
 	t = th ? wt_task_from_pthread(th) : NULL;
+	int r;
 	if (!t || wt_task_dead(t))
-		return -ESRCH;
-	if (sig < 0 || sig >= 65 || sig == 32 || sig == 33)
-		return -EINVAL; /* 32, 33: glibc's own, which weft's tasks do not use */
-	if (sig == 0)
-		return 0;
-	if (si) {
+		r = -ESRCH;
+	else if (sig < 0 || sig >= 65 || sig == 32 || sig == 33)
+		r = -EINVAL; /* 32, 33: glibc's own, which weft's tasks do not use */
+	else if (sig == 0)
+		r = 0;
+	else if (t == wt_cur()) {
+		/* Its own record needs no section, and a handler may run now. */
+		wt_task_lookup_end();
+		if (si) {
+			wt_sig_send_info(t, sig, si);
+			return 0;
+		}
+		return wt_sig_send(t, sig);
+	} else if (si) {
 		wt_sig_send_info(t, sig, si);
-		return 0;
+		r = 0;
+	} else {
+		r = wt_sig_send(t, sig);
 	}
-	return wt_sig_send(t, sig);
+	wt_task_lookup_end();
+	return r;
 }

@@ -118,11 +118,6 @@ struct wt_task {
 					 * protection inside its stack (mmap, mprotect,
 					 * munmap): restored when the stack is released */
 	bool offarena_dead;             /* [sched.alllock] exited, on task.c's offarena_dead */
-	/* [g0 at exit, then its joiner or detacher] exited and gave its stack
-	 * back before its join: tp is held in unjoined.c's table, chained
-	 * through unjoined_next [unjoined.lock] */
-	bool unjoined;
-	struct wt_task *unjoined_next;
 	/* [g0 at exit, then whoever releases its stack] its DTV, kept for the
 	 * next task of its home slot (stack.c: the slot's DTV), else NULL */
 	void *dtv_keep;
@@ -295,6 +290,9 @@ struct wt_m {
 	 * of tp_mode (tls.c: wt_tls_adapt) */
 	uint64_t tp_faults, tp_switches, tp_look_faults, tp_look_switches;
 	int64_t tp_look_kswitches;
+	/* [owner m] syscall mode: looks to wait before trap mode is tried
+	 * again, doubled by each trial that failed; looks waited so far */
+	uint32_t tp_trial_wait, tp_trial_waited;
 	uintptr_t g0_tp;                /* [const] the worker's own TCB */
 	uintptr_t guard_tp;             /* [const] trap mode: base the kernel knows */
 	bool tp_pinmode;                /* [owner m] trap mode: tp_mode is WT_TLS_SYSCALL because

@@ -769,11 +769,12 @@ size_t wt_stack_prog_default(size_t *guard)
 	return size;
 }
 
-/* Which alignment down from the top of its home slot t's TCB sits at. */
-static int tcb_place(struct wt_task *t)
+/* Which alignment down from the top of its home slot the TCB of thread
+ * pointer tp sits at. */
+static int tcb_place(uintptr_t tp)
 {
-	uintptr_t top = (uintptr_t)slot_top((int)((t->tp - (uintptr_t)A.base) >> SLOT_SHIFT));
-	return (int)((wt_tls_tp_under(top, true) - t->tp) / wt_tls_static_align);
+	uintptr_t top = (uintptr_t)slot_top((int)((tp - (uintptr_t)A.base) >> SLOT_SHIFT));
+	return (int)((wt_tls_tp_under(top, true) - tp) / wt_tls_static_align);
 }
 
 /* t's stack in a core: [guard, top) of its slots (dump_mark).  Context:
@@ -1060,50 +1061,52 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
 	t->stack_lo = NULL;
 }
 
-/* A joinable task has exited (context: g0, right after): its home slot
- * goes back now, warm, instead of at its join, so the next spawn reuses it
- * (a program that creates many threads and joins them later runs them on
- * a few warm slots); its pthread_t stays reserved in unjoined.c until the
- * join or detach (wt_stack_unjoined_end).  A slot keeps at most 64 such
- * addresses (its later TCBs sit that many alignments lower at most), so an
- * owner that finds them all taken keeps its stack until its join, as does
+/* A joinable task has exited (context: the next context of its worker,
+ * with no lookup by pthread_t in progress: task.c): its home slot goes
+ * back now, warm, instead of at its join, so the next spawn reuses it (a
+ * program that creates many threads and joins them later runs them on a
+ * few warm slots); its pthread_t stays reserved, with a small record of
+ * what its join needs (unjoined.c), until the join or detach
+ * (wt_stack_unjoined_end).  A slot keeps at most 64 such addresses (its
+ * later TCBs sit that many alignments lower at most), so an owner that
+ * finds them all taken keeps its stack and record until its join, as does
  * a unit of a pack (its TCB has one place) and a stack outside the arena.
- * true: released. */
+ * true: released, and t is no longer found by its pthread_t. */
 bool wt_stack_exit_release(struct wt_task *t, struct wt_p *p)
 {
 	int s = t->slot;
 	if (s < 0 || t->main || t->stack_packed || wt_tls_static_align > 64)
 		return false;
-	int j = tcb_place(t);
+	int j = tcb_place(t->tp);
 	uint64_t held = atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed);
 	if (j >= 64 || ~held == 0)
+		return false;
+	struct wt_unjoined *u = wt_unjoined_new(t);
+	if (!u)
 		return false;
 	/* Both before the slot is given back (release): its next owner sees
 	 * the place taken and the table entry. */
 	atomic_fetch_or_explicit(&A.resv[K(s)], 1ull << j, memory_order_relaxed);
-	if (!wt_unjoined_add(t)) {
+	if (!wt_unjoined_add(u)) {
 		atomic_fetch_and_explicit(&A.resv[K(s)], ~(1ull << j), memory_order_relaxed);
+		wt_unjoined_free(u);
 		return false;
 	}
-	t->unjoined = true;
 	wt_stack_free(t, p, WT_ENDED_UNKNOWN);
 	return true;
 }
 
 /* The join or detach (ended: WT_ENDED_*) of a task wt_stack_exit_release
- * released: its pthread_t is free for the slot's next TCBs, and a free
- * slot remembers how it ended (wt_stack_ended; an owner claiming the slot
- * meanwhile resets it).  Context: any. */
-void wt_stack_unjoined_end(struct wt_task *t, int ended)
+ * released, whose thread pointer was tp: its pthread_t is free for the
+ * slot's next TCBs, and a free slot remembers how it ended
+ * (wt_stack_ended; an owner claiming the slot meanwhile resets it).
+ * Context: any. */
+void wt_stack_unjoined_end(uintptr_t tp, int ended)
 {
-	if (!t->unjoined)
-		return;
-	wt_unjoined_del(t);
-	int s = (int)((t->tp - (uintptr_t)A.base) >> SLOT_SHIFT);
-	atomic_fetch_and_explicit(&A.resv[K(s)], ~(1ull << tcb_place(t)), memory_order_relaxed);
+	int s = (int)((tp - (uintptr_t)A.base) >> SLOT_SHIFT);
+	atomic_fetch_and_explicit(&A.resv[K(s)], ~(1ull << tcb_place(tp)), memory_order_relaxed);
 	if (atomic_load_explicit(&A.st[K(s)], memory_order_relaxed) <= ST_WARM)
 		atomic_store_explicit(&A.ended[K(s)], (unsigned char)ended, memory_order_relaxed);
-	t->unjoined = false;
 }
 
 /* addr lies in the arena: a pthread_t there is a slot owner's, an

@@ -21,7 +21,7 @@ struct wt_task *wt_stack_owner(uintptr_t addr); /* task whose slot holds addr */
  * reserved (true), or it keeps its stack until its join (false).
  * Context: g0. */
 bool wt_stack_exit_release(struct wt_task *t, struct wt_p *p);
-void wt_stack_unjoined_end(struct wt_task *t, int ended); /* its join or detach */
+void wt_stack_unjoined_end(uintptr_t tp, int ended); /* its join or detach */
 bool wt_stack_in_arena(uintptr_t addr);
 int wt_stack_ended(uintptr_t addr); /* WT_ENDED_* of a free slot's last task; -1: not the arena */
 

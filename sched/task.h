@@ -18,17 +18,31 @@ WT_NORETURN void wt_task_exit(void *retval);
  * fn): its DTV, its WT_EXITED, its joiner's wake-up or its release. */
 void wt_task_after_exit(struct wt_m *m, struct wt_task *t, void *arg);
 WT_NORETURN void wt_task_unwind(void *retval); /* pthread_exit */
-/* The live task whose pthread_t is pt, or NULL (not a task of weft's). */
+/* A lookup by pthread_t, and every use of the record it finds, lie
+ * inside a lookup section (task.c's essay, step 3): the record of a task
+ * that exits meanwhile is kept for the caller.  Context: any; no parking
+ * inside (wt_task_join ends its caller's section before it parks). */
+void wt_task_lookup_begin(void);
+void wt_task_lookup_end(void);
+/* The task whose pthread_t is pt, or NULL (not a task of weft's, or one
+ * that left a small record: wt_task_unjoined_end).  Context: inside a
+ * lookup section. */
 struct wt_task *wt_task_from_pthread(uintptr_t pt);
+/* pthread_join or pthread_detach (ended: WT_ENDED_*) of a task that exited
+ * unjoined and left a small record: 0 (*ret its exit value, when ret), or
+ * -ESRCH when th names none. */
+int wt_task_unjoined_end(uintptr_t th, void **ret, int ended);
 /* No live task has pthread_t pt: how the task that had it ended, as glibc
  * remembers it in a cached descriptor (stack.h: WT_ENDED_*; UNKNOWN counts
- * as joined), or -1 when pt was never weft's. */
+ * as joined), WT_ENDED_UNJOINED when it exited and left a small record for
+ * its join, or -1 when pt was never weft's.  Context: any. */
+#define WT_ENDED_UNJOINED 3
 int wt_task_ended(uintptr_t pt);
 /* Joins t: deadline mono ns, -1 forever, WT_JOIN_TRY for tryjoin.  0,
  * -EINVAL (detached or joined by another), -EBUSY (tryjoin: running),
  * -ETIMEDOUT, -ECANCELED (the caller was cancelled while waiting). */
 #define WT_JOIN_TRY (-2)
-int wt_task_join(struct wt_task *t, void **ret, int64_t deadline);
+int wt_task_join(struct wt_task *t, void **ret, int64_t deadline); /* ends the section */
 int wt_task_detach(struct wt_task *t);     /* 0 or -EINVAL */
 /* Cancellation: see task.c. */
 void wt_task_cancel(struct wt_task *t);    /* pthread_cancel */

@@ -37,7 +37,7 @@
  *    at a known address, and the handler (wt_tls_fault) writes back
  *    m->cur_tp and returns.  The guards differ per worker because the
  *    kernel skips the reload when two threads' saved values are equal.
- *  - syscall: wt_arch_set_tp on every switch (3.6 µs on this project's VMs,
+ *  - syscall: wt_arch_set_tp on every switch (3.4 to 3.6 µs on this project's VMs,
  *    where a system call is ~1 µs).
  * Trap mode's one rule: a thread never reads TLS unpinned while it blocks
  * SIGSEGV, since a revert there is a fault the kernel cannot deliver and
@@ -372,23 +372,37 @@ void wt_tls_worker_enter(struct wt_m *m)
 
 /* ---- trap mode, per worker ----
  * A revert costs a fault: the kernel's signal delivery and sigreturn
- * (measured here, in a paravirtualised guest: about 30 µs, where a system
- * call costs about 1 µs and arch_prctl about 3.6).  A worker whose thread
- * the kernel switches often (a task that blocks in the kernel, as a
- * process reading a pipe from another one does on every message) pays a
- * fault per kernel switch, and trap mode is then slower than setting the
- * base by system call on every task switch.  So each worker chooses for
- * itself, from what it counts: faults (wt_tls_fault) and task switches
- * (wt_tls_switching).  More than one fault per TP_RATIO switches: syscall
- * mode (the kernel's base is the task's from then on, and a kernel switch
- * costs nothing).  In syscall mode weft cannot count faults that do not
- * happen, so it counts the thread's kernel switches instead
- * (getrusage(RUSAGE_THREAD) every WT_TLS_LOOK task switches): fewer than one
- * per TP_RATIO task switches, trap mode again.  Both changes are made on
- * the worker's own thread (the fault handler, or a switch), which alone
- * writes its base. */
+ * (measured here, in a paravirtualised guest: about 25 µs of CPU, where a
+ * system call costs about 1 µs and arch_prctl about 3.4).  A worker whose
+ * thread the kernel switches often (a task that blocks in the kernel, as
+ * a process reading a pipe from another one does on every message, or a
+ * machine so loaded that the kernel preempts the worker every few task
+ * switches) pays a fault per kernel switch, and trap mode is then slower
+ * than setting the base by system call on every task switch.  So each
+ * worker chooses for itself, from what it counts: faults (wt_tls_fault)
+ * and task switches (wt_tls_switching).  More than one fault per TP_RATIO
+ * switches: syscall mode (the kernel's base is the task's from then on,
+ * and a kernel switch costs nothing).
+ * Back to trap mode: in syscall mode weft cannot count faults that do not
+ * happen.  It counts the thread's kernel switches instead
+ * (getrusage(RUSAGE_THREAD) every WT_TLS_LOOK / 4 task switches): fewer
+ * than one per TP_RATIO task switches, trap mode again.  That count
+ * overstates what trap mode would pay: each arch_prctl is a return to
+ * user space where a loaded kernel preempts the thread, and the window of
+ * switches lasts longer (on this machine at a load of 80 for 2 CPUs, the
+ * create-join loop of bench/spawn counted 1,500 to 2,400 kernel switches
+ * per 4,096 task switches in syscall mode, where trap mode faulted about
+ * once per 8, and the worker never went back).  So syscall mode also
+ * tries trap mode again after tp_trial_wait looks whatever it counted: a
+ * trial that fails (the fault rule above) doubles the wait, up to
+ * TP_TRIAL_MAX looks, and costs at least TP_MIN_FAULTS faults (about
+ * 1.6 ms, against the 14 ms of arch_prctl of the 4,096 switches of the
+ * longest wait); a trap-mode look that keeps trap mode clears it.  Every
+ * change is made on the worker's own thread (the fault handler, or a
+ * switch), which alone writes its base. */
 #define TP_RATIO 8
 #define TP_MIN_FAULTS 64 /* faults before trap mode is judged */
+#define TP_TRIAL_MAX 16  /* most looks syscall mode waits before a trial of trap mode */
 
 static int64_t kernel_switches(void)
 {
@@ -410,6 +424,10 @@ static void to_syscall_mode(struct wt_m *m)
 {
 	m->tp_mode = WT_TLS_SYSCALL;
 	wt_arch_set_tp(m->cur_tp);
+	m->tp_trial_wait = m->tp_trial_wait ? (m->tp_trial_wait < TP_TRIAL_MAX ? 2 * m->tp_trial_wait
+									     : TP_TRIAL_MAX)
+					    : 1;
+	m->tp_trial_waited = 0;
 	look_reset(m);
 }
 
@@ -418,15 +436,20 @@ void wt_tls_adapt(struct wt_m *m)
 	uint64_t sw = m->tp_switches - m->tp_look_switches;
 	if (m->tp_mode == WT_TLS_WRFSBASE) {
 		if ((m->tp_faults - m->tp_look_faults) * TP_RATIO > sw &&
-		    m->tp_faults - m->tp_look_faults >= TP_MIN_FAULTS)
+		    m->tp_faults - m->tp_look_faults >= TP_MIN_FAULTS) {
 			to_syscall_mode(m);
-		else
+		} else {
+			m->tp_trial_wait = 0; /* trap mode held a whole look */
 			look_reset(m);
+		}
 		return;
 	}
 	int64_t ks = kernel_switches();
-	if (m->tp_look_kswitches >= 0 && ks >= 0 &&
-	    (uint64_t)(ks - m->tp_look_kswitches) * TP_RATIO < sw) {
+	bool quiet = m->tp_look_kswitches >= 0 && ks >= 0 &&
+		     (uint64_t)(ks - m->tp_look_kswitches) * TP_RATIO < sw;
+	/* Not while a pin holds syscall mode (wt_tls_pin_switch, right
+	 * after this, would only undo it). */
+	if (!m->tp_pinmode && (quiet || ++m->tp_trial_waited >= m->tp_trial_wait)) {
 		m->tp_mode = WT_TLS_WRFSBASE;
 		wt_arch_set_tp(m->guard_tp); /* the kernel's base a guard again */
 		wt_arch_set_tp_fast(m->cur_tp);

@@ -88,14 +88,16 @@ bool wt_tls_fault(uintptr_t addr);         /* SIGSEGV: repaired a reverted fs? *
  * a fault, a few µs.  tp is the one in use (m->cur_tp, a task's tp).
  * Context: the thread itself; touches no TLS. */
 /* Trap mode: m switches tasks (proc.c, before wt_ctx_switch); every
- * TP_LOOK switches or so it looks at its mode (tls.c).  Context: m. */
+ * WT_TLS_LOOK switches (a quarter of that in syscall mode, where each
+ * switch costs a system call) it looks at its mode (tls.c).  Context: m. */
 #define WT_TLS_LOOK 4096
 void wt_tls_adapt(struct wt_m *m);
 void wt_tls_pin_switch(struct wt_m *m, struct wt_task *next);
 static inline void wt_tls_switching(struct wt_m *m, struct wt_task *next)
 {
 	if (unlikely(wt_tls_trap)) {
-		if (++m->tp_switches - m->tp_look_switches >= WT_TLS_LOOK)
+		if (++m->tp_switches - m->tp_look_switches >=
+		    (m->tp_mode == WT_TLS_WRFSBASE ? WT_TLS_LOOK : WT_TLS_LOOK / 4))
 			wt_tls_adapt(m);
 		if (unlikely(next->tp_pinned | m->tp_pinmode))
 			wt_tls_pin_switch(m, next);

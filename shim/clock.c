@@ -69,12 +69,25 @@ WT_EXPORT int clock_getres(clockid_t clk, struct timespec *res)
 
 WT_EXPORT int pthread_getcpuclockid(pthread_t th, clockid_t *clk)
 {
-	struct wt_task *t = wt_runtime_on() ? wt_task_from_pthread(th) : NULL;
 	wt_real_init();
-	if (!t)
+	if (!wt_runtime_on())
 		return real.pthread_getcpuclockid(th, clk);
+	wt_task_lookup_begin();
+	struct wt_task *t = wt_task_from_pthread(th);
+	bool dead = t && wt_task_dead(t);
+	clockid_t id = t && !dead ? wt_cpuclock_id(t) : 0;
+	wt_task_lookup_end();
+	if (dead) /* exited, its record kept for its join: glibc's tid 0 is ESRCH */
+		return ESRCH;
+	if (!t) {
+		/* Exited (its TCB's memory may be another task's now): as
+		 * glibc answers for a thread it no longer knows. */
+		if (wt_task_ended(th) >= 0)
+			return ESRCH;
+		return real.pthread_getcpuclockid(th, clk);
+	}
 	wt_cpu_acct_start();
-	*clk = wt_cpuclock_id(t);
+	*clk = id;
 	return 0;
 }
 

@@ -14,10 +14,13 @@
 
 WT_EXPORT int pthread_cancel(pthread_t th)
 {
+	wt_task_lookup_begin();
 	struct wt_task *t = wt_task_from_pthread(th);
+	if (t)
+		wt_task_cancel(t);
+	wt_task_lookup_end();
 	if (!t) /* glibc: 0 for a thread that exited, joined or not */
 		return wt_task_ended(th) >= 0 ? 0 : ESRCH;
-	wt_task_cancel(t);
 	return 0;
 }
 

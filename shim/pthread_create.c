@@ -22,6 +22,8 @@
 #include "../sched/sighandler.h"
 #include "../sched/stack.h"
 #include "../sched/task.h"
+#include "../sched/tls.h"
+#include "../sched/unjoined.h"
 
 WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 			     void *arg)
@@ -85,8 +87,13 @@ static int ended_join_err(pthread_t th, bool try)
 /* deadline: mono ns, -1 forever, WT_JOIN_TRY. */
 static int join(pthread_t th, void **ret, int64_t deadline)
 {
+	wt_task_lookup_begin();
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t) {
+		wt_task_lookup_end();
+		/* Exited before this join, its record swapped for a small one. */
+		if (wt_task_unjoined_end(th, ret, WT_ENDED_JOINED) == 0)
+			return 0;
 		int e = ended_join_err(th, deadline == WT_JOIN_TRY);
 		if (e >= 0)
 			return e;
@@ -95,9 +102,11 @@ static int join(pthread_t th, void **ret, int64_t deadline)
 			return real.pthread_join(th, ret);
 		return ESRCH;
 	}
-	if (t == wt_cur())
+	if (t == wt_cur()) {
+		wt_task_lookup_end();
 		return EDEADLK;
-	int r = wt_task_join(t, ret, deadline);
+	}
+	int r = wt_task_join(t, ret, deadline); /* ends the lookup section */
 	wt_sig_unlocked(); /* a join that did not park took weft's locks */
 	if (r == -ECANCELED)
 		wt_cancel_act();
@@ -138,15 +147,23 @@ WT_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk,
 
 WT_EXPORT int pthread_detach(pthread_t th)
 {
+	wt_task_lookup_begin();
 	struct wt_task *t = wt_task_from_pthread(th);
-	if (!t) {
+	if (t) {
+		int r = -wt_task_detach(t);
+		wt_task_lookup_end();
+		return r;
+	}
+	wt_task_lookup_end();
+	if (wt_task_unjoined_end(th, NULL, WT_ENDED_DETACHED) == 0)
+		return 0;
+	{
 		int e = ended_join_err(th, false);
 		if (e >= 0)
 			return e;
 		wt_real_init();
 		return real.pthread_detach(th);
 	}
-	return -wt_task_detach(t);
 }
 
 WT_EXPORT void pthread_exit(void *ret)
@@ -168,19 +185,46 @@ WT_EXPORT int pthread_equal(pthread_t a, pthread_t b)
 
 WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 {
-	struct wt_task *t = wt_task_from_pthread(th);
 	wt_real_init();
-	if (!t || (t->main && t->slot < 0))
+	wt_task_lookup_begin();
+	struct wt_task *t = wt_task_from_pthread(th);
+	struct wt_unjoined u;
+	char *top;
+	size_t size, guard;
+	bool detached = false;
+	/* glibc asks the kernel for the thread's CPU mask with the tid in its
+	 * descriptor: 0 once the thread has exited, which names the caller. */
+	uint64_t mask[128];
+	size_t masklen;
+	if (t && !(t->main && t->slot < 0)) {
+		top = t->stack_top;
+		size = t->stack_size;
+		guard = t->user_stack ? 0 : t->guard_size;
+		detached = wt_task_detached(t);
+		masklen = wt_shim_attr_aff(wt_task_dead(t) ? NULL : t, (cpu_set_t *)mask, sizeof mask);
+	} else if (!t && wt_runtime_on() && wt_unjoined_find(wt_tls_tp_of(th), &u)) {
+		/* Exited unjoined, a small record left (sched/unjoined.c). */
+		top = u.stack_top;
+		size = u.stack_size;
+		guard = u.guard_size;
+		masklen = wt_shim_attr_aff(NULL, (cpu_set_t *)mask, sizeof mask);
+	} else {
+		wt_task_lookup_end();
 		return real.pthread_getattr_np(th, a);
+	}
+	wt_task_lookup_end();
 	real.pthread_attr_init(a);
 	/* As glibc reports a thread: the whole block, TCB and static TLS at its
 	 * top, the guard (as the attr asked) under it; a program-supplied stack
 	 * as given, with no guard.  A growable stack reports its native size,
 	 * which it has from the start (sched/stack.c). */
-	pthread_attr_setstack(a, t->stack_top - t->stack_size, t->stack_size);
-	pthread_attr_setguardsize(a, t->user_stack ? 0 : t->guard_size);
-	pthread_attr_setdetachstate(a, wt_task_detached(t) ? PTHREAD_CREATE_DETACHED
-							   : PTHREAD_CREATE_JOINABLE);
+	pthread_attr_setstack(a, top - size, size);
+	pthread_attr_setguardsize(a, guard);
+	pthread_attr_setdetachstate(a, detached ? PTHREAD_CREATE_DETACHED : PTHREAD_CREATE_JOINABLE);
+	if (masklen && pthread_attr_setaffinity_np(a, masklen, (cpu_set_t *)mask) != 0) {
+		pthread_attr_destroy(a);
+		return ENOMEM;
+	}
 	return 0;
 }
 
@@ -225,15 +269,24 @@ WT_EXPORT int pthread_setattr_default_np(const pthread_attr_t *a)
  * thread, which weft never renames). */
 WT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
+	wt_task_lookup_begin();
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t) {
+		wt_task_lookup_end();
+		if (wt_runtime_on() && wt_task_ended(th) >= 0)
+			return strlen(name) > 15 ? ERANGE : ENOENT; /* exited: see below */
 		wt_real_init();
 		return real.pthread_setname_np(th, name);
 	}
+	int r = 0;
 	if (strlen(name) > 15)
-		return ERANGE;
-	wt_task_name_set(t, name);
-	return 0;
+		r = ERANGE;
+	else if (wt_task_dead(t))
+		r = ENOENT;
+	else
+		wt_task_name_set(t, name);
+	wt_task_lookup_end();
+	return r;
 }
 
 /* t's name into buf[16]. */
@@ -246,16 +299,34 @@ static void task_name(struct wt_task *t, char *buf)
 	}
 }
 
+/* pthread_getname_np and pthread_setname_np on a thread that has exited:
+ * glibc opens /proc/self/task/TID/comm with the tid in its descriptor, 0
+ * (the kernel cleared it) or -1 (a join set it), and fails with ENOENT,
+ * after its ERANGE for a size or a name that cannot be the kernel's. */
 WT_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 {
+	wt_task_lookup_begin();
 	struct wt_task *t = wt_task_from_pthread(th);
 	if (!t) {
+		wt_task_lookup_end();
+		if (wt_runtime_on() && wt_task_ended(th) >= 0)
+			return len < 16 ? ERANGE : ENOENT;
 		wt_real_init();
 		return real.pthread_getname_np(th, buf, len);
 	}
-	if (len < 16) /* glibc: ERANGE below the kernel's 16 bytes, whatever the name */
-		return ERANGE;
-	task_name(t, buf);
+	/* glibc: ERANGE below the kernel's 16 bytes, whatever the name. */
+	if (len < 16 || wt_task_dead(t)) {
+		wt_task_lookup_end();
+		return len < 16 ? ERANGE : ENOENT;
+	}
+	char name[16];
+	wt_task_name_copy(t, name);
+	wt_task_lookup_end();
+	memcpy(buf, name, 16);
+	if (!buf[0]) {
+		wt_real_init();
+		real.prctl(PR_GET_NAME, (unsigned long)buf, 0, 0, 0);
+	}
 	return 0;
 }
 

@@ -94,20 +94,41 @@ static int sys_ret(long r)
 	return (int)r;
 }
 
-/* A pthread_t of weft's whose task ended: ESRCH, as glibc answers for a
- * descriptor whose thread is gone.  0: not weft's at all. */
+/* A pthread_t of weft's whose task has exited and is not joined: its
+ * record kept for its join, a small one left (sched/unjoined.c), or ended
+ * detached.  glibc's descriptor of such a thread holds tid 0 (the kernel
+ * cleared it at the exit), and -1 once a join took it: the calls that
+ * check it (the pthread_*sched* family) say ESRCH for both; the affinity
+ * calls pass 0 to the kernel, which takes it for the caller. */
+#define GONE_UNJOINED (-1)
+
+/* A pthread_t of weft's whose task ended: ESRCH, or GONE_UNJOINED.  0:
+ * not weft's at all. */
 static int ended(pthread_t th)
 {
-	return wt_task_ended(th) >= 0 ? ESRCH : 0;
+	int e = wt_task_ended(th);
+	if (e < 0)
+		return 0;
+	return e == WT_ENDED_UNJOINED || e == WT_ENDED_DETACHED ? GONE_UNJOINED : ESRCH;
 }
 
-/* The task th names, or NULL with *e set: ESRCH for a task that ended,
- * 0 for a thread weft did not make (the libc table is then ready for the
- * caller's fallback to glibc). */
+/* The live task th names, or NULL with *e set: ESRCH or GONE_UNJOINED for
+ * a task that ended, 0 for a thread weft did not make (the libc table is
+ * then ready for the caller's fallback to glibc).  A task found is used
+ * inside a lookup section (sched/task.c), which the caller ends
+ * (wt_task_lookup_end). */
 static struct wt_task *task_of_pthread(pthread_t th, int *e)
 {
+	wt_task_lookup_begin();
 	struct wt_task *t = wt_task_from_pthread(th);
+	if (t && wt_task_dead(t)) {
+		/* Exited, its record kept for its join. */
+		wt_task_lookup_end();
+		*e = GONE_UNJOINED;
+		return NULL;
+	}
 	if (!t) {
+		wt_task_lookup_end();
 		*e = ended(th);
 		if (!*e)
 			wt_real_init();
@@ -121,8 +142,10 @@ WT_EXPORT int pthread_setschedparam(pthread_t th, int policy, const struct sched
 	int e;
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)
-		return e ? e : real.pthread_setschedparam(th, policy, sp);
-	return unlocked(-wt_prio_pthread_set(t, policy, sp));
+		return e ? ESRCH : real.pthread_setschedparam(th, policy, sp);
+	int r = -wt_prio_pthread_set(t, policy, sp);
+	wt_task_lookup_end();
+	return unlocked(r);
 }
 
 WT_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_param *sp)
@@ -130,9 +153,10 @@ WT_EXPORT int pthread_getschedparam(pthread_t th, int *policy, struct sched_para
 	int e;
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)
-		return e ? e : real.pthread_getschedparam(th, policy, sp);
+		return e ? ESRCH : real.pthread_getschedparam(th, policy, sp);
 	int pol, prio;
 	wt_prio_pthread_get(t, &pol, &prio);
+	wt_task_lookup_end();
 	*policy = pol;
 	sp->sched_priority = prio;
 	return unlocked(0);
@@ -144,9 +168,11 @@ WT_EXPORT int pthread_setschedprio(pthread_t th, int prio)
 	int e;
 	struct wt_task *t = task_of_pthread(th, &e);
 	if (!t)
-		return e ? e : real.pthread_setschedprio(th, prio);
+		return e ? ESRCH : real.pthread_setschedprio(th, prio);
 	struct sched_param sp = { .sched_priority = prio };
-	return unlocked(-wt_prio_pthread_set(t, WT_PRIO_KEEP, &sp));
+	int r = -wt_prio_pthread_set(t, WT_PRIO_KEEP, &sp);
+	wt_task_lookup_end();
+	return unlocked(r);
 }
 
 WT_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *sp)
@@ -261,6 +287,18 @@ static long aff_get(struct wt_task *t, pid_t pid, size_t size, cpu_set_t *set)
 	return r < 0 ? r : 0;
 }
 
+size_t wt_shim_attr_aff(struct wt_task *t, cpu_set_t *set, size_t size)
+{
+	if (!t)
+		t = wt_cur();
+	for (size_t n = 32; n <= size; n *= 2) {
+		long r = aff_get(t, 0, n, set);
+		if (r != -EINVAL)
+			return r < 0 ? 0 : n;
+	}
+	return 0;
+}
+
 WT_EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 {
 	struct wt_task *t = pid >= 0 ? wt_shim_task_of_id(pid) : NULL;
@@ -274,18 +312,30 @@ WT_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t 
 	start_for_set();
 	int e;
 	struct wt_task *t = task_of_pthread(th, &e);
+	if (!t && e == GONE_UNJOINED) {
+		/* glibc's sched_setaffinity(0): the caller's mask changes. */
+		if (!(t = wt_cur()))
+			return (int)-wt_syscall6(SYS_sched_setaffinity, 0, size, (long)set, 0, 0, 0);
+		return unlocked(-wt_aff_set(t, size, set));
+	}
 	if (!t)
 		return e ? e : real.pthread_setaffinity_np(th, size, set);
-	return unlocked(-wt_aff_set(t, size, set));
+	int r = -wt_aff_set(t, size, set);
+	wt_task_lookup_end();
+	return unlocked(r);
 }
 
 WT_EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *set)
 {
 	int e;
 	struct wt_task *t = task_of_pthread(th, &e);
+	if (!t && e == GONE_UNJOINED) /* glibc's sched_getaffinity(0): the caller's */
+		return (int)-aff_get(wt_cur(), 0, size, set);
 	if (!t)
 		return e ? e : real.pthread_getaffinity_np(th, size, set);
-	return (int)-aff_get(t, 0, size, set);
+	int r = (int)-aff_get(t, 0, size, set);
+	wt_task_lookup_end();
+	return r;
 }
 
 /* The kernel's struct sched_attr (SCHED_ATTR_SIZE_VER1). */

@@ -272,6 +272,12 @@ long wt_shim_sched_syscall(long nr, const long *a);
 struct wt_task *wt_shim_task_of_id(pid_t id);
 extern struct wt_task wt_shim_no_task;
 
+/* The CPU mask pthread_getattr_np puts in its attribute (sched.c): t's,
+ * or the caller's for a thread that exited (NULL), as glibc asks for it:
+ * 32 bytes, doubled while the kernel's mask needs more.  The bytes filled,
+ * 0 when none fit in size.  Context: inside t's lookup section. */
+size_t wt_shim_attr_aff(struct wt_task *t, cpu_set_t *set, size_t size);
+
 /* Internal mutex entry points (cond waits re-lock without the export). */
 int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline);
 int wt_mutex_unlock(pthread_mutex_t *m);

@@ -199,18 +199,8 @@ WT_EXPORT int sigpending(sigset_t *set)
 	return 0;
 }
 
-WT_EXPORT int pthread_kill(pthread_t th, int sig)
+static int kill_task(struct wt_task *t, int sig)
 {
-	struct wt_task *t = wt_runtime_on() ? wt_task_from_pthread(th) : NULL;
-	wt_real_init();
-	/* glibc refuses its internal signals first, then sends nothing to a
-	 * thread that has exited, joined or not, and returns 0. */
-	if (sig == 32 || sig == 33)
-		return EINVAL;
-	if (!t && wt_runtime_on() && wt_task_ended(th) >= 0)
-		return 0;
-	if (!t)
-		return real.pthread_kill(th, sig);
 	if (wt_task_dead(t))
 		return 0;
 	if (sig < 0 || sig >= 65)
@@ -218,6 +208,29 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 	if (sig == 0)
 		return 0;
 	return -wt_sig_send(t, sig);
+}
+
+WT_EXPORT int pthread_kill(pthread_t th, int sig)
+{
+	wt_real_init();
+	/* glibc refuses its internal signals first, then sends nothing to a
+	 * thread that has exited, joined or not, and returns 0. */
+	if (sig == 32 || sig == 33)
+		return EINVAL;
+	if (!wt_runtime_on())
+		return real.pthread_kill(th, sig);
+	wt_task_lookup_begin();
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (t && t == wt_cur()) {
+		/* Its own record needs no section, and a handler may run now. */
+		wt_task_lookup_end();
+		return kill_task(t, sig);
+	}
+	int r = t ? kill_task(t, sig) : 0;
+	wt_task_lookup_end();
+	if (!t && wt_task_ended(th) < 0)
+		return real.pthread_kill(th, sig);
+	return r;
 }
 
 /* kill and sigqueue to this process from a task, for a signal with a
@@ -242,20 +255,12 @@ WT_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
 	return real.sigqueue(pid, sig, val);
 }
 
-/* pthread_sigqueue to a task: queued to it with glibc's siginfo (SI_QUEUE,
- * our pid and uid, the value), as rt_tgsigqueueinfo through syscall() is
- * (the kernel refuses a task's id).  An exited task's pthread_t may lie in
- * memory another task's stack uses now (stack.c: wt_stack_exit_release),
- * so that is not read for it: ESRCH, as glibc says once the kernel cleared
- * an exited thread's tid. */
-WT_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)
+/* Inside pthread_sigqueue's lookup section; t NULL: ESRCH (an ended task's,
+ * or none of weft's: the caller decides). */
+static int sigqueue_task(struct wt_task *t, int sig, const union sigval val)
 {
-	struct wt_task *t = wt_runtime_on() ? wt_task_from_pthread(th) : NULL;
-	wt_real_init();
-	if ((t && wt_task_dead(t)) || (!t && wt_runtime_on() && wt_task_ended(th) >= 0))
+	if (!t || wt_task_dead(t))
 		return ESRCH;
-	if (!t)
-		return real.pthread_sigqueue(th, sig, val);
 	if (sig < 0 || sig >= 65 || sig == 32 || sig == 33)
 		return EINVAL; /* 32, 33: glibc's own */
 	if (sig == 0)
@@ -269,6 +274,31 @@ WT_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)
 	si.si_value = val;
 	wt_sig_send_info(t, sig, &si);
 	return 0;
+}
+
+/* pthread_sigqueue to a task: queued to it with glibc's siginfo (SI_QUEUE,
+ * our pid and uid, the value), as rt_tgsigqueueinfo through syscall() is
+ * (the kernel refuses a task's id).  An exited task's pthread_t may lie in
+ * memory another task's stack uses now (stack.c: wt_stack_exit_release),
+ * so that is not read for it: ESRCH, as glibc says once the kernel cleared
+ * an exited thread's tid. */
+WT_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)
+{
+	wt_real_init();
+	if (!wt_runtime_on())
+		return real.pthread_sigqueue(th, sig, val);
+	wt_task_lookup_begin();
+	struct wt_task *t = wt_task_from_pthread(th);
+	if (t && t == wt_cur()) {
+		/* Its own record needs no section, and a handler may run now. */
+		wt_task_lookup_end();
+		return sigqueue_task(t, sig, val);
+	}
+	int r = sigqueue_task(t, sig, val);
+	wt_task_lookup_end();
+	if (!t && wt_task_ended(th) < 0)
+		return real.pthread_sigqueue(th, sig, val);
+	return r;
 }
 
 /* raise: the signal is the calling task's, as pthread_kill(pthread_self())

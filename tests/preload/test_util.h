@@ -51,6 +51,7 @@ static inline const char *en(int e)
 	case EAGAIN: return "EAGAIN";
 	case ESRCH: return "ESRCH";
 	case ERANGE: return "ERANGE";
+	case ENOENT: return "ENOENT";
 	case EOWNERDEAD: return "EOWNERDEAD";
 	case ENOTRECOVERABLE: return "ENOTRECOVERABLE";
 	default: return "other";

@@ -637,6 +637,23 @@ Test(stack, small_fixed_stacks_are_packed_and_keep_their_guards)
 	cr_assert_not(w->stack_packed);
 }
 
+/* The join or detach of a task that left a small record (task.c:
+ * wt_task_unjoined_end). */
+static void end_unjoined(uintptr_t tp, int ended)
+{
+	struct wt_unjoined *u = wt_unjoined_take(tp);
+	cr_assert_not_null(u, "a record for %#lx", (unsigned long)tp);
+	cr_assert_eq(u->tp, tp);
+	wt_unjoined_free(u);
+	wt_stack_unjoined_end(tp, ended);
+}
+
+static bool unjoined_has(uintptr_t tp)
+{
+	struct wt_unjoined u;
+	return wt_unjoined_find(tp, &u) && u.tp == tp;
+}
+
 /* What a task's exit does before its join (task.c: after_exit): its home
  * slot goes back warm at once; its pthread_t (the TCB address) stays
  * reserved, so the slot's next owner puts its TCB one alignment lower. */
@@ -649,11 +666,14 @@ Test(stack, an_unjoined_exit_gives_the_slot_back_and_keeps_its_pthread_t)
 	uintptr_t pa = a->tp;
 	char *top = a->stack_top;
 	top[-PAGE] = 5;
+	a->stack_size = 8u << 20;
 	cr_assert(wt_stack_exit_release(a, p));
-	cr_assert(a->unjoined);
 	cr_assert_eq(a->slot, -1);
 	cr_assert_null(wt_stack_owner(pa), "the slot is free");
-	cr_assert_eq(wt_unjoined_find(pa), a);
+	struct wt_unjoined ua;
+	cr_assert(wt_unjoined_find(pa, &ua));
+	cr_assert_eq(ua.stack_top, top, "the small record keeps the stack it reports");
+	cr_assert_eq(ua.stack_size, 8u << 20);
 	cr_assert(wt_stack_in_arena(pa));
 	struct wt_task *b = alloc(1, 0);
 	cr_assert_eq(b->slot, s, "reused at once");
@@ -663,16 +683,15 @@ Test(stack, an_unjoined_exit_gives_the_slot_back_and_keeps_its_pthread_t)
 	cr_assert_eq(wt_stack_owner(pa), b);
 	/* b exits unjoined too; a's join frees a's place for the next owner. */
 	cr_assert(wt_stack_exit_release(b, p));
-	cr_assert_eq(wt_unjoined_find(pa - 64), b);
+	cr_assert(unjoined_has(pa - 64));
 	cr_assert_eq(alloc(2, 0)->tp, pa - 128);
-	wt_stack_unjoined_end(a, WT_ENDED_JOINED);
-	cr_assert_not(a->unjoined);
-	cr_assert_null(wt_unjoined_find(pa));
+	end_unjoined(pa, WT_ENDED_JOINED);
+	cr_assert_not(unjoined_has(pa));
 	wt_stack_free(&tasks[2], p, WT_ENDED_JOINED);
 	cr_assert_eq(wt_stack_ended(pa), WT_ENDED_JOINED);
 	cr_assert_eq(alloc(3, 0)->tp, pa, "the top place again");
-	wt_stack_unjoined_end(b, WT_ENDED_DETACHED);
-	cr_assert_null(wt_unjoined_find(pa - 64));
+	end_unjoined(pa - 64, WT_ENDED_DETACHED);
+	cr_assert_not(unjoined_has(pa - 64));
 }
 
 /* A slot holds at most 64 unjoined pthread_t's: then its owner keeps its
@@ -701,8 +720,8 @@ Test(stack, a_slot_holds_64_unjoined_pthread_ts)
 	cr_assert(u->stack_packed);
 	cr_assert_neq(u->slot, s, "a pack skips the slot");
 	for (int i = 0; i < 64; i++)
-		wt_stack_unjoined_end(&tasks[i], WT_ENDED_JOINED);
-	cr_assert_null(wt_unjoined_find(p0));
+		end_unjoined(p0 - (uintptr_t)i * 64, WT_ENDED_JOINED);
+	cr_assert_not(unjoined_has(p0));
 	cr_assert_eq(alloc(81, 0)->slot, s, "the ring still has it");
 	cr_assert_eq(tasks[81].tp, p0);
 }

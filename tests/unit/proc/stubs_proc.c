@@ -35,6 +35,8 @@
  *                a new worker itself); wt_sysmon_self false;
  *                wt_sysmon_shorten nothing (no sysmon sleeping);
  *   wt_tls_trap  false (no thread pointer to put back);
+ *   wt_privfd_self  false, wt_privfd_say the line to descriptor 2 (the
+ *                tests' threads share the process's descriptor table);
  *   the timeline (timeline.c): off, as without WEFTDEBUG=trace; its
  *                recording calls are never made;
  *   system-call and preemption paths the tests never take: wt_throw.
@@ -51,6 +53,7 @@
  */
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
 #ifdef __SANITIZE_THREAD__
 #include <sanitizer/tsan_interface.h>
 #endif
@@ -271,6 +274,16 @@ bool wt_netpoll_block(struct wt_m *m)
 bool wt_sysmon_self(void)
 {
 	return false;
+}
+
+bool wt_privfd_self(void)
+{
+	return false;
+}
+
+void wt_privfd_say(const char *buf, size_t n)
+{
+	wt_syscall6(SYS_write, 2, (long)buf, (long)n, 0, 0, 0);
 }
 
 void wt_sysmon_kick(void)
