@@ -36,7 +36,6 @@
  *   wt_cfg, wt_tls_static_size, wt_tls_static_align, wt_tcb_size  plain variables;
  *   wt_uring_fd, wt_uring_reap  no io_uring ring: -1, nothing to reap;
  *   real            libc's clock_gettime only (timer.c, park.c);
- *   wt_privfd_self, wt_privfd_say  no helper thread: print.c writes itself.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -295,5 +294,3 @@ long wt_fdgate_make(long nr, long a, long b, long c)
 struct wt_real real = { .clock_gettime = clock_gettime };
 _Atomic int wt_real_ready = 1;
 void wt_real_resolve(void) {}
-bool wt_privfd_self(void) { return false; }
-void wt_privfd_say(const char *s, size_t n) { (void)s; (void)n; }

@@ -384,6 +384,3 @@ bool wt_spawn_through_interposers(void)
 {
 	return true;
 }
-/* No helper thread with a table of its own: print.c writes itself. */
-bool wt_privfd_self(void) { return false; }
-void wt_privfd_say(const char *s, size_t n) { (void)s; (void)n; }
