@@ -485,7 +485,10 @@ void wt_sig_poke(struct wt_m *m)
 void wt_sig_raise(struct wt_m *m, struct wt_task *t, int sig, const siginfo_t *si, bool sigok)
 {
 	int tid = self_tid();
-	if (sig != SIGURG || !m) {
+	/* One t blocks is raised for t's sigwait, whose rt_sigtimedwait on
+	 * this thread takes it from the kernel, siginfo and all: as raised. */
+	if (sig != SIGURG || !m || (t && (__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) &
+					  WT_SIGBIT(SIGURG)))) {
 		long nr = si ? SYS_rt_tgsigqueueinfo : SYS_tgkill;
 		if (sigok)
 			wt_syscall6_sigok(nr, wt_pid, tid, sig, (long)si, 0, 0);
