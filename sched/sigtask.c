@@ -468,18 +468,21 @@ void wt_sig_poke(struct wt_m *m)
  * thread: a program's SIGURG raised while a preemption request or a poke
  * of weft's is pending there (queued by sysmon or another thread, held
  * back while this thread runs weft's own SIGURG handler) is merged into
- * it, and that one's handler ran only weft's part: the program's handler
- * never ran.  Measured with tests/preload/sigurg_storm (single kills of
- * SIGURG to the process, each by the main task, 200 of each kind, four
- * threads looping on pthread_setschedparam): 1 run in 36-48 of 12
- * concurrent ones had a kill whose handler did not run.  So a program's
- * SIGURG does not travel as a signal: it is kept on the thread's worker
- * (m->urg_*, one slot: a second one while it waits coalesces, as the
- * kernel's pending one would), and a marked SIGURG of weft's (the carrier)
- * is raised; whichever SIGURG the thread takes next, carrier or request,
- * its handler runs the kept one (wt_sig_urg_owed, preempt.c).  A carrier
- * merged into a request is harmless, and one that finds the slot emptied
- * by a request's handler does nothing but a poke's work. */
+ * it, and that one's handler did only weft's part.  Measured with
+ * tests/preload/sigurg_storm (200 kills and 200 sigqueues of SIGURG to
+ * the process by the main task, one at a time, four threads looping on
+ * pthread_setschedparam; 12 runs at a time, GOMAXPROCS=2): 5 runs in 120
+ * had a kill whose handler had not run when kill returned (its SIGURG had
+ * merged into a preemption request); none in 168 with the slot below.
+ * So a program's SIGURG does not travel as a signal: it is kept on the
+ * thread's worker (m->urg_*, one slot: a second one while it waits
+ * coalesces, as the kernel's pending one would), and a marked SIGURG of
+ * weft's (the carrier) is raised; whichever SIGURG the thread takes next,
+ * carrier or request, its handler runs the kept one (wt_sig_urg_owed,
+ * preempt.c).  A carrier merged into a request is harmless; one that finds
+ * the slot emptied does a poke's work (it may have absorbed one), outside
+ * weft only (wt_sig_urg).  A SIGURG the task blocks is raised as a signal,
+ * for its sigwait, whose rt_sigtimedwait takes it from the kernel. */
 #define WT_URG_CARRY 0x75726721 /* "urg!" */
 
 void wt_sig_raise(struct wt_m *m, struct wt_task *t, int sig, const siginfo_t *si, bool sigok)
