@@ -232,6 +232,8 @@ static void reset(bool reclaimed)
 		atomic_store(&m->defer_claim, 0);
 		atomic_store(&m->defer_own, 0);
 		atomic_store(&m->defer_poke, 0);
+		atomic_store(&m->urg_ready, 0);
+		atomic_store(&m->urg_claim, 0);
 		atomic_store(&m->implicit, 0);
 		m->p = p0;
 		p0->m = m;

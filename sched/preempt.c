@@ -73,7 +73,15 @@
  * the program's own handler (sighandler.c records it: wt_sig_action;
  * SA_SIGINFO, SA_RESETHAND, SA_NODEFER and sa_mask honoured; its default,
  * as natively, is to ignore).  Masks never block SIGURG at the OS level
- * (shim/signal.c strips it), or preemption would stop.
+ * (shim/signal.c strips it), or preemption would stop.  The kernel keeps
+ * one SIGURG pending per thread (and one for the process): a program's
+ * SIGURG must never ride as a kernel signal where one of weft's may be
+ * pending.  A kill or sigqueue of the program's to its own process is
+ * taken in the call (sighandler.c: wt_sig_send_process), and a program
+ * SIGURG weft moves to the thread that runs its handler is kept on that
+ * worker and carried by a marked SIGURG (sigtask.c: wt_sig_raise): every
+ * SIGURG handler run, after its own work, runs a kept one
+ * (wt_sig_urg_owed), so a carrier merged into a request loses nothing.
  *
  * EINTR risk.  The signal interrupts whatever the worker is doing.
  * Restartable calls (read, write, wait4, accept, futex waits without a
@@ -282,7 +290,7 @@ void wt_preempt_resume(void *state)
 	}
 }
 
-static void on_sigurg(int sig, siginfo_t *si, void *uc)
+static void take(int sig, siginfo_t *si, void *uc)
 {
 	if (si && (wt_setxid_signal(si) || wt_ptrace_signal(si) || wt_dump_signal(si) ||
 		   wt_libc_freeze_signal(si, uc)))
@@ -296,6 +304,18 @@ static void on_sigurg(int sig, siginfo_t *si, void *uc)
 	}
 	else if (!si || !wt_sig_urg(si, uc))
 		chain(sig, si, uc);
+}
+
+/* Every SIGURG, whoever sent it: weft's request or poke, or the program's
+ * own from the kernel (take); then the program's SIGURG weft raised on
+ * this thread (sigtask.c: wt_sig_raise), which any SIGURG taken here
+ * carries, since the kernel merges one into another pending. */
+static void on_sigurg(int sig, siginfo_t *si, void *uc)
+{
+	take(sig, si, uc);
+	siginfo_t owed;
+	if (wt_sig_urg_owed(&owed))
+		chain(sig, &owed, uc);
 }
 
 /* Context: the initial thread, at start (after the fault handler). */

@@ -342,6 +342,14 @@ struct wt_m {
 					 * sigpend: a poke raises them */
 	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread while any */
 	siginfo_t *defer_info;          /* [this thread] 64 slots, mapped on first use */
+	/* sigtask.c: a program's SIGURG raised on this thread and not run
+	 * yet (wt_sig_raise), which the next SIGURG handler here runs,
+	 * whichever SIGURG that is.  Written and read on this thread only
+	 * (a raise, a handler that interrupted it). */
+	_Atomic int urg_claim;          /* [atomic] the slot is taken (being written or full) */
+	_Atomic int urg_ready;          /* [atomic] ... and written: urg_task and urg_info hold */
+	struct wt_task *urg_task;       /* [urg_claim] the task it was raised for, NULL g0 */
+	siginfo_t urg_info;             /* [urg_claim] its siginfo */
 	/* cpuclock.c: the current accounting window of this thread's CPU
 	 * clock.  [owner m] */
 	bool acct_valid;                /* the window below was opened */

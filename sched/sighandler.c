@@ -491,6 +491,11 @@ static bool interrupted_weft(const ucontext_t *uc)
 	return !wt_pc_in_sigok(pc);
 }
 
+bool wt_sig_in_weft(const void *uc)
+{
+	return interrupted_weft(uc);
+}
+
 /* The worker runs what was held back on it at its next point outside
  * weft's locks (wt_sig_defer_run); sysmon pokes a thread that goes on
  * without passing one (a task back in its own code).  seq_cst: the
@@ -634,7 +639,7 @@ uint64_t wt_sig_proc_take(struct wt_task *t, uint64_t want)
 		atomic_fetch_and(&handed_ready, ~bit);
 		atomic_fetch_and(&handed_claim, ~bit);
 		took |= bit;
-		wt_syscall6_sigok(SYS_rt_tgsigqueueinfo, wt_pid, t->m->ostid, sig, (long)&si, 0, 0);
+		wt_sig_raise(t->m, t, sig, &si, true);
 	}
 	return took;
 }
@@ -771,14 +776,24 @@ static void route(int sig, const siginfo_t *si)
  * thread only later, once that thread runs, while the only task that takes
  * it may have left its wait and gone on (exited, or blocked it): so it is
  * made pending for the process here, in the call, and the sender takes it
- * or a taker is asked to look.  Returns 0, or -ENOSYS for the kernel to
- * send it (no program handler; a signal weft keeps).  Context: a task,
- * holding no weft lock. */
+ * or a taker is asked to look.  SIGURG too, although weft's own handler
+ * stays the kernel's for it: the kernel gives a signal sent to the process
+ * to the initial thread first, which under weft is worker 0's, not the
+ * main task's, and often a worker asleep on a loaded machine; every kill
+ * sent until that thread ran found the first one pending and merged into
+ * it, while the sender's thread took none (the kernel had not marked it).
+ * A storm of 200 kills of SIGURG from a thread, with four threads looping
+ * on pthread_setschedparam, ran no handler before the join of the sender
+ * returned in 2-3 runs of 12 concurrent ones; natively the main thread,
+ * waiting in that join, runs one first.  Returns 0, or -ENOSYS for the
+ * kernel to send it (no program handler; SIGSEGV and SIGBUS, which the
+ * kernel must raise for the fault handler).  Context: a task, holding no
+ * weft lock. */
 int wt_sig_send_process(int sig, int code, union sigval v)
 {
 	uint64_t bit = WT_SIGBIT(sig);
 	struct wt_task *t = wt_cur();
-	if (!t || sig < 1 || sig > 64 || !wrapped(sig) || kept(sig) || !(wt_sig_handled() & bit))
+	if (!t || sig < 1 || sig > 64 || !wrapped(sig) || (kept(sig) && sig != SIGURG) || !(wt_sig_handled() & bit))
 		return -ENOSYS;
 	siginfo_t si;
 	memset(&si, 0, sizeof si);
@@ -1092,7 +1107,7 @@ void wt_sig_redeliver(void *uc)
 	siginfo_t si;
 	while (r) {
 		int sig = defer_take(m, &r, &si);
-		wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid, m->ostid, sig, (long)&si, 0, 0);
+		wt_sig_raise(m, wt_cur(), sig, &si, false);
 	}
 }
 
@@ -1116,7 +1131,7 @@ void wt_sig_defer_run(struct wt_m *m)
 	while (r) {
 		int sig = defer_take(m, &r, &si);
 		if (t && !t->sig_hold && !(t->sigmask & (1ull << (sig - 1))))
-			wt_syscall6_sigok(SYS_rt_tgsigqueueinfo, wt_pid, t->m->ostid, sig, (long)&si, 0, 0);
+			wt_sig_raise(t->m, t, sig, &si, true);
 		else
 			route(sig, &si);
 	}

@@ -51,6 +51,9 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *uc);
 bool wt_sig_defer_poke(void);               /* sysmon: poke threads with deferred ones */
 void wt_sig_sweep(int64_t now);             /* sysmon: handled ones stuck in the kernel */
 void wt_sig_redeliver(void *uc);            /* a poke on this thread: raise them again */
+/* Would the trampoline hold back a handler that interrupted uc (weft's
+ * code or locks)?  Context: a signal handler. */
+bool wt_sig_in_weft(const void *uc);
 void wt_sig_defer_run(struct wt_m *m);      /* m, outside weft's locks: run or hand them on */
 /* Context: a task or g0 on m, outside weft's locks and switches. */
 static inline void wt_sig_defer_check(struct wt_m *m)

@@ -40,6 +40,20 @@ void wt_sig_task_exit(struct wt_task *t);  /* t exiting: run, then block all */
 void wt_sig_barrier(void);                 /* a sender's side of the signal Dekker pairs */
 void wt_sig_urg_send(int tid, union sigval v); /* weft's SIGURG, value v */
 void wt_sig_poke(struct wt_m *m);          /* SIGURG to m's thread */
+/* Raises a program's signal sig on this thread, whose worker is m (NULL:
+ * a thread weft did not create), for task t (NULL: m's g0), with siginfo
+ * si (NULL: tgkill's), its handler to run as the signal is delivered here:
+ * through wt_syscall6_sigok when sigok, so the trampoline runs it in the
+ * call; else it runs once the caller has left weft.  SIGURG is kept on m
+ * and carried by a marked SIGURG of weft's, since one of weft's pending
+ * on the thread would absorb it (sigtask.c).  Context: t on m, or m's g0
+ * (a handler included). */
+void wt_sig_raise(struct wt_m *m, struct wt_task *t, int sig, const siginfo_t *si, bool sigok);
+/* The SIGURG handler (preempt.c), after its own work, on any SIGURG: the
+ * program's SIGURG kept on this thread's worker, if the task it runs
+ * takes it (*si its siginfo; then the caller runs the program's handler).
+ * Context: the SIGURG handler. */
+bool wt_sig_urg_owed(siginfo_t *si);
 /* sigwait on t (sigtask.c), around the caller's wait in the kernel for
  * set: begin enters the system call and returns a token for end; end takes
  * the wait's result (r, and its errno err when r < 0), leaves the system
