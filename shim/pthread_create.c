@@ -193,8 +193,10 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 	size_t size, guard;
 	bool detached = false;
 	/* glibc asks the kernel for the thread's CPU mask with the tid in its
-	 * descriptor: 0 once the thread has exited, which names the caller. */
-	uint64_t mask[128];
+	 * descriptor: 0 once the thread has exited, which names the caller.
+	 * 1,024 CPUs at most: a bigger buffer is a stack page more in every
+	 * parked task that asked (default_small_stack's bound). */
+	uint64_t mask[16];
 	size_t masklen;
 	if (t && !(t->main && t->slot < 0)) {
 		top = t->stack_top;
