@@ -491,8 +491,7 @@ static void many(void)
 	int ok = weft_loaded() ? n >= 1 && n <= procs() + 3 : n >= NWAIT + 1;
 	printf("%d threads waiting on a cnd_t: OS threads as expected: %s; results sum %ld\n",
 	       NWAIT, ok ? "yes" : "no", sum);
-	if (!ok)
-		fprintf(stderr, "%ld OS threads (GOMAXPROCS %ld)\n", n, procs());
+	fprintf(stderr, "%d waiting: %ld OS threads (GOMAXPROCS %ld)\n", NWAIT, n, procs());
 	cnd_destroy(&wc);
 	mtx_destroy(&wm);
 }
