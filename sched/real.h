@@ -66,6 +66,8 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(pthread_attr_setstack) R(pthread_getattr_np)                         \
 	R(pthread_setname_np) R(pthread_getname_np)                            \
 	R(pthread_setattr_default_np)                                          \
+	/* shim/c11threads.c */                                                \
+	S(thrd_create)                                                         \
 	/* shim/sched.c: threads weft did not create */                        \
 	R(pthread_setschedparam) R(pthread_getschedparam)                      \
 	R(pthread_setschedprio) R(pthread_setaffinity_np)                      \
@@ -155,6 +157,9 @@ struct wt_real {
 	int (*socket)(int, int, int);
 	int (*socketpair)(int, int, int, int[2]);
 	int (*connect)(int, const struct sockaddr *, socklen_t);
+	/* Not from <threads.h>, which would define thread_local and once_flag
+	 * for every file that includes this one. */
+	int (*thrd_create)(unsigned long *, int (*)(void *), void *);
 	/* Spelled out: libc declares these noreturn or under another name. */
 	void (*exit)(int);                   /* task.c: the last task left */
 	void (*pthread_exit)(void *);        /* shim/pthread_create.c, task.c */

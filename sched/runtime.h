@@ -106,10 +106,11 @@ struct wt_task {
 	size_t tls_block_len;           /* [const] */
 	int slot;                       /* [const] home arena slot, -1 = own mapping */
 	int lowslot;                    /* [as guard] lowest slot its stack owns */
-	void *(*start)(void *);         /* [const] */
+	void *(*start)(void *);         /* [const] int (*)(void *) when c11 */
 	void *arg;                      /* [const] */
 	void *retval;                   /* [owner m] written before WT_EXITED (release) */
 	bool main;                      /* [const] the program's main() */
+	bool c11;                       /* [const] made by thrd_create: start returns int */
 	bool user_stack;                /* [const] pthread_attr_setstack */
 	bool stack_fixed;               /* [const] a stack of exactly stack_size, no growth
 					 * (pthread_attr_setstacksize) */

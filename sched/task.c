@@ -227,7 +227,8 @@ static void task_unlink(struct wt_task *t)
 /* Context: a task or a foreign thread (pthread_create).  May allocate. */
 int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned long *handle)
 {
-	const pthread_attr_t *attr = attrp;
+	bool c11 = attrp == WT_ATTR_C11;
+	const pthread_attr_t *attr = c11 ? NULL : attrp;
 	int err;
 	/* Scheduling attributes first: a refused one creates nothing. */
 	struct wt_prio_init prio;
@@ -246,6 +247,7 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned l
 	t->tid = 0x40000000 | (int)(t->id & 0x3fffffff);
 	t->start = fn;
 	t->arg = arg;
+	t->c11 = c11;
 	size_t size = 0, guard = 4096;
 	int detach = PTHREAD_CREATE_JOINABLE;
 	void *uaddr = NULL;
@@ -735,6 +737,17 @@ WT_DORMANT_TEXT static bool first_frame(void *(*fn)(void *), void *arg, void **r
 	return false;
 }
 
+/* A thrd_create task's start routine, called through first_frame: its
+ * int, widened as glibc's start_thread widens it, so that thrd_join's
+ * (int)(uintptr_t) gives it back and pthread_join sees what it sees
+ * natively. */
+static void *c11_start(void *p)
+{
+	struct wt_task *t = p;
+	int (*fn)(void *) = (int (*)(void *))(void *)t->start;
+	return (void *)(uintptr_t)fn(t->arg);
+}
+
 void wt_task_entry(struct wt_task *t)
 {
 	void *r;
@@ -742,7 +755,10 @@ void wt_task_entry(struct wt_task *t)
 	wt_finish_switch(t->m); /* the task that handed the worker to us */
 	wt_tls_start(t);
 	wt_sig_switchin(t);
-	first_frame(t->start, t->arg, &r);
+	if (t->c11)
+		first_frame(c11_start, t, &r);
+	else
+		first_frame(t->start, t->arg, &r);
 	wt_task_exit(r);
 }
 

@@ -11,8 +11,13 @@
 /* Creates a task for pthread_create, stores its pthread_t in *handle and
  * makes it ready: 0, or
  * -EAGAIN (out of memory or stack slots), -EINVAL (a stack size too small
- * for the TCB and static TLS, as glibc).  attr: a pthread_attr_t or NULL. */
+ * for the TCB and static TLS, as glibc).  attr: a pthread_attr_t, NULL, or
+ * WT_ATTR_C11. */
 int wt_task_create(const void *attr, void *(*fn)(void *), void *arg, unsigned long *handle);
+/* attr of a thrd_create task (glibc's ATTR_C11_THREAD): default
+ * attributes, and fn is an int (*)(void *) whose int, widened as glibc
+ * widens it ((void *)(uintptr_t)), is the task's exit value. */
+#define WT_ATTR_C11 ((const void *)(uintptr_t)-1)
 WT_NORETURN void wt_task_exit(void *retval);
 /* What an exited task leaves to the next context of its worker (wt_mcall's
  * fn): its DTV, its WT_EXITED, its joiner's wake-up or its release. */

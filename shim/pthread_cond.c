@@ -193,6 +193,7 @@ WT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	wt_testcancel();
 	return cond_wait(c, m, -1);
 }
+WT_OWN(pthread_cond_wait);
 
 static int timedwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 		     const struct timespec *abs)
@@ -213,6 +214,7 @@ WT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	}
 	return timedwait(c, m, FLAGS(c) & F_MONO ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs);
 }
+WT_OWN(pthread_cond_timedwait);
 
 WT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 				     const struct timespec *abs)
@@ -238,6 +240,7 @@ WT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 	wt_prio_point(); /* a real-time waiter above the caller runs now */
 	return 0;
 }
+WT_OWN(pthread_cond_signal);
 
 WT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
@@ -251,12 +254,14 @@ WT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 	wt_prio_point();
 	return 0;
 }
+WT_OWN(pthread_cond_broadcast);
 
 WT_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
 {
 	wt_real_init();
 	return real.pthread_cond_init(c, a); /* zeroes it and writes the flags */
 }
+WT_OWN(pthread_cond_init);
 
 WT_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 {
@@ -272,3 +277,4 @@ WT_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 		wt_yield();
 	return 0;
 }
+WT_OWN(pthread_cond_destroy);

@@ -118,6 +118,7 @@ WT_EXPORT int pthread_join(pthread_t th, void **ret)
 	wt_testcancel();
 	return join(th, ret, -1);
 }
+WT_OWN(pthread_join);
 
 WT_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret)
 {
@@ -165,6 +166,7 @@ WT_EXPORT int pthread_detach(pthread_t th)
 		return real.pthread_detach(th);
 	}
 }
+WT_OWN(pthread_detach);
 
 WT_EXPORT void pthread_exit(void *ret)
 {
@@ -172,11 +174,13 @@ WT_EXPORT void pthread_exit(void *ret)
 	 * lands in the cancel buffer of the task's first frame (sched/task.c). */
 	wt_task_unwind(ret);
 }
+WT_OWN(pthread_exit);
 
 WT_EXPORT pthread_t pthread_self(void)
 {
 	return (pthread_t)wt_arch_tcb_self();
 }
+WT_OWN(pthread_self);
 
 WT_EXPORT int pthread_equal(pthread_t a, pthread_t b)
 {
@@ -248,6 +252,7 @@ WT_EXPORT int sched_yield(void)
 	wt_cancel_async_point();
 	return 0;
 }
+WT_OWN(sched_yield);
 
 /* The program's new default attribute: glibc keeps it, and weft takes its
  * stack size (its stacksize word, 0 when the attribute has none, in which

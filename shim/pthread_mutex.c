@@ -535,6 +535,7 @@ WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		return kind < 0 ? EINVAL : special_lock(m, kind, CLOCK_REALTIME, NULL, true);
 	return user_lock(m, -1);
 }
+WT_OWN(pthread_mutex_lock);
 
 static int mutex_trylock(pthread_mutex_t *m)
 {
@@ -578,6 +579,7 @@ WT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 		RETURN_POINT();
 	return r;
 }
+WT_OWN(pthread_mutex_trylock);
 
 static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abs)
 {
@@ -614,6 +616,7 @@ WT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 {
 	return timedlock(m, CLOCK_REALTIME, abs);
 }
+WT_OWN(pthread_mutex_timedlock);
 
 WT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 				      const struct timespec *abs)
@@ -639,12 +642,14 @@ WT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	RETURN_POINT();
 	return r;
 }
+WT_OWN(pthread_mutex_unlock);
 
 WT_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
 {
 	wt_real_init();
 	return real.pthread_mutex_init(m, a); /* glibc computes __kind from the attr */
 }
+WT_OWN(pthread_mutex_init);
 
 /* glibc records the caller as the owner again: its process-shared id. */
 WT_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)
@@ -665,3 +670,4 @@ WT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	__atomic_store_n(&m->__data.__kind, -1, __ATOMIC_RELAXED);
 	return 0;
 }
+WT_OWN(pthread_mutex_destroy);

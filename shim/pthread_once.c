@@ -45,3 +45,4 @@ WT_EXPORT int pthread_once(pthread_once_t *once, void (*fn)(void))
 		wt_park(once, running, 0, -1, false);
 	}
 }
+WT_OWN(pthread_once);

@@ -27,6 +27,18 @@
 
 #define WT_EXPORT __attribute__((visibility("default")))
 
+/* WT_OWN(name): wt_own_name, a hidden alias of the interposed name, for
+ * another shim file to call weft's own definition (shim/c11threads.c): a
+ * call to the exported name would go through the PLT, to whichever
+ * definition the process binds first.  Written after the definition, in
+ * its file; WT_OWN_DECL(name) declares it where it is called.  Both carry
+ * libc's declared attributes (noreturn, nothrow...). */
+#define WT_OWN(name)                                                       \
+	extern __typeof__(name) wt_own_##name                              \
+		__attribute__((alias(#name), copy(name), visibility("hidden")))
+#define WT_OWN_DECL(name) \
+	extern __typeof__(name) wt_own_##name __attribute__((copy(name), visibility("hidden")))
+
 /* RETURN_POINT(): an interposed call that did not switch returns to the
  * program now; a preemption that found no safe point in weft's or libc's
  * code on the way is done here (sched/preempt.h).  A macro: it names the

@@ -110,6 +110,7 @@ WT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *r
 		set_rem(rem, deadline - wt_nanotime());
 	return r;
 }
+WT_OWN(clock_nanosleep);
 
 WT_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 {
