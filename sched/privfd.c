@@ -470,18 +470,7 @@ long wt_fdgate_make(long nr, long a, long b, long c)
 {
 	if (!wt_fdgate_close())
 		return -EAGAIN;
-	long fd = wt_syscall6(nr, a, b, c, 0, 0, 0);
-	if (fd >= 0 && fd < 100) {
-		/* Out of the low numbers programs expect to get back (a daemon
-		 * closes 0-2 and reopens /dev/null; a fork child dup2s onto
-		 * every free number).  Kept low under a descriptor limit of
-		 * 100 or less. */
-		long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
-		if (hi >= 0) {
-			wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-			fd = hi;
-		}
-	}
+	long fd = wt_fd_move_high(wt_syscall6(nr, a, b, c, 0, 0, 0));
 	wt_fdgate_open();
 	return fd;
 }

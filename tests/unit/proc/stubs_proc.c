@@ -35,6 +35,8 @@
  *                a new worker itself); wt_sysmon_self false;
  *                wt_sysmon_shorten nothing (no sysmon sleeping);
  *   wt_tls_trap  false (no thread pointer to put back);
+ *   wt_privfd_self, wt_privfd_say  no table of weft's own: print.c writes
+ *                to descriptor 2;
  *   the timeline (timeline.c): off, as without WEFTDEBUG=trace; its
  *                recording calls are never made;
  *   system-call and preemption paths the tests never take: wt_throw.
@@ -56,6 +58,7 @@
 #endif
 
 #include "stubs_proc.h"
+#include "../../../sched/privfd.h"
 
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;
@@ -370,4 +373,15 @@ void __wrap_wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintpt
 bool wt_spawn_through_interposers(void)
 {
 	return true;
+}
+
+/* print.c: no thread here has a descriptor table of weft's own. */
+bool wt_privfd_self(void)
+{
+	return false;
+}
+
+void wt_privfd_say(const char *buf, size_t n)
+{
+	wt_syscall6(SYS_write, 2, (long)buf, (long)n, 0, 0, 0);
 }
