@@ -174,6 +174,9 @@ struct wt_task {
 	 * the handler's own calls from the one it interrupted (sigtask.c:
 	 * wt_sig_call_is_own). */
 	struct wt_sigframe *sigframe;
+	/* [owner m] the epoll instance its last poll or select on many
+	 * descriptors waited on, kept with the set (pollwatch.c), NULL = none */
+	struct wt_pollwatch *pollwatch;
 	/* Its one io_uring call in flight (uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
