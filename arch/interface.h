@@ -49,6 +49,11 @@ bool wt_arch_uc_in_syscall(const ucontext_t *uc);
  * handler returns (stepping over a call the kernel was to restart). */
 void wt_arch_uc_syscall_eintr(ucontext_t *uc);
 
+/* sigctx.c: the stack pointer a longjmp to env (glibc's jmp_buf, filled
+ * by its setjmp on a thread whose TCB is at tp) goes to: glibc stores it
+ * mangled (PTR_MANGLE) with the process's pointer guard.  0 = unknown. */
+uintptr_t wt_arch_jmpbuf_sp(const void *env, uintptr_t tp);
+
 /* ---- system calls ---- */
 
 /* syscall.c: a system call; returns the kernel's value (-errno on

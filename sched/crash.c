@@ -229,7 +229,8 @@ static void catch_fault(uintptr_t addr, int code)
 		return;
 	sigjmp_buf *jb = m->catch_jb;
 	wt_catch_end(m);
-	siglongjmp(*jb, 1);
+	real.siglongjmp(*jb, 1); /* glibc's: the exported one is the program's (shim/setjmp.c) */
+	__builtin_unreachable();
 }
 
 static void on_fault(int sig, siginfo_t *si, void *ucv)

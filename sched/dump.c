@@ -186,7 +186,8 @@ bool wt_dump_fault(void)
 	int w = atomic_load_explicit(&walker_tid, memory_order_relaxed);
 	if (!w || w != (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0))
 		return false;
-	siglongjmp(walk_jmp, 1);
+	real.siglongjmp(walk_jmp, 1); /* glibc's: the exported one is the program's (shim/setjmp.c) */
+	__builtin_unreachable();
 }
 
 /* [dumper] Return addresses of a switched-out task, from the frame

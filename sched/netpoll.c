@@ -72,6 +72,8 @@ struct pd {
 	_Atomic int kind;          /* WT_FD_UNKNOWN / POLLABLE (registered) / FILE */
 	_Atomic int sock;          /* enum pd_sock */
 	_Atomic int nonblock;      /* enum pd_nonblock */
+	_Atomic bool watched;      /* its closegen is kept (wt_netpoll_closegen):
+				    * close_range counts it too */
 };
 
 #define CHUNK 1024
@@ -448,6 +450,17 @@ void wt_netpoll_direct_end(void)
 	atomic_store(&direct_busy, 0);
 }
 
+uint32_t wt_netpoll_closegen(int fd)
+{
+	struct pd *pd = pd_of(fd, true);
+	if (!pd)
+		return 0;
+	if (!atomic_load_explicit(&pd->watched, memory_order_relaxed))
+		atomic_store_explicit(&pd->watched, true, memory_order_relaxed);
+	/* Acquire: pairs with wt_netpoll_close's release. */
+	return atomic_load_explicit(&pd->closegen, memory_order_acquire);
+}
+
 /* close(fd) or dup2(x, fd) by the program: forget what we knew of the number
  * and fail the tasks waiting on it with EBADF (natively a blocked call keeps
  * waiting on the old file; reading a recycled number would be worse). */
@@ -508,7 +521,8 @@ void wt_netpoll_close_range(unsigned lo, unsigned hi)
 			if (fd < lo || fd > hi || (int)fd == epfd || (int)fd == wt_uring_fd())
 				continue;
 			if (atomic_load_explicit(&pds[i].kind, memory_order_relaxed) != WT_FD_UNKNOWN ||
-			    atomic_load_explicit(&pds[i].nonblock, memory_order_relaxed) != NB_UNKNOWN)
+			    atomic_load_explicit(&pds[i].nonblock, memory_order_relaxed) != NB_UNKNOWN ||
+			    atomic_load_explicit(&pds[i].watched, memory_order_relaxed))
 				wt_netpoll_close((int)fd);
 		}
 	}

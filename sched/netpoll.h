@@ -35,6 +35,10 @@ bool wt_netpoll_direct_begin(int fd);
 void wt_netpoll_direct_end(void);
 int wt_netpoll_register(int fd);
 void wt_netpoll_close(int fd);
+/* How many times weft saw fd closed or replaced (close, dup2, dup3,
+ * close_range, fclose, pclose): a number whose count is unchanged is the
+ * same file as before.  Context: any; may map the number's table chunk. */
+uint32_t wt_netpoll_closegen(int fd);
 void wt_netpoll_close_range(unsigned lo, unsigned hi);
 struct wt_task *wt_netpoll(int timeout_ms);  /* ready tasks, a schedlink list */
 bool wt_netpoll_block(struct wt_m *m);

@@ -69,7 +69,11 @@
  * Fork: the child has no helper, and its files were in the parent's
  * helper's table, which the child does not inherit; its first request
  * makes its own from the same stack and TCB (the child has no other
- * thread).  vfork: the child has a table of its own and the parent waits,
+ * thread).  A fork that runs no handler of weft's (syscall(SYS_fork), a
+ * raw clone) leaves the child the parent's helper state and gate counts
+ * (gate_pid tells): its requests run on its own thread, and its dup2
+ * passes a gate a maker of its parent had shut (it waited for ever: 2-3
+ * children in 300 beside threads polling, tests/preload/fd_rawfork_gate).  vfork: the child has a table of its own and the parent waits,
  * so the child runs fn itself.  Before start: the only thread runs it.
  * Kernels before 5.9: unshare(CLONE_FILES), then every copied descriptor
  * closed (listed in /proc/thread-self/fd) — the helper holds references
@@ -181,6 +185,20 @@ static long req_ret;                    /* [helper between posted and done; then
 static _Atomic int posted;              /* [atomic] a request waits for the helper */
 static _Atomic int done;                /* [atomic] futex word: the request is served */
 static _Atomic int bell;                /* [atomic] futex word the helper sleeps on */
+/* [atomic] The process the helper and the gate's counts belong to: set at
+ * start and in a fork child (wt_privfd_fork_reset).  A child made by a
+ * fork that ran no handler of weft's (syscall(SYS_fork), a raw clone)
+ * keeps its parent's pid here, and its parent's state: a helper that is
+ * not in the child, mbox maybe held, a maker's "shut" with nobody in the
+ * child to open it.  There requests run on the calling thread, the
+ * program's calls pass the gate, and the first maker starts the gate's
+ * counts afresh. */
+static _Atomic int gate_pid;
+
+static int getpid_raw(void)
+{
+	return (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
 
 /* Empties the calling thread's table but for copies of 0..keep-1.
  * 0 or -errno.  Context: the thread itself, holding no lock. */
@@ -284,6 +302,7 @@ static int helper(void *arg)
 
 void wt_privfd_init(void)
 {
+	atomic_store(&gate_pid, getpid_raw());
 	if (wt_thread_raw_prepare(HELPER_STACK, &raw) == 0)
 		atomic_store_explicit(&prepared, true, memory_order_release);
 }
@@ -311,7 +330,8 @@ static bool up(bool crashing)
 long wt_privfd_run(long (*fn)(void *), void *arg)
 {
 	if (self_private || wt_vfork_child() ||
-	    !atomic_load_explicit(&prepared, memory_order_acquire))
+	    !atomic_load_explicit(&prepared, memory_order_acquire) ||
+	    atomic_load(&gate_pid) != getpid_raw())
 		return fn(arg);
 	bool crashing = atomic_load(&dying);
 	if (crashing) {
@@ -390,7 +410,6 @@ static _Atomic int gate_shut;   /* [atomic] makers inside; futex word */
  * then (seq_cst: the count, then gate_shut read by the futex wait, against
  * gate_shut changed, then the count read). */
 static _Atomic int gate_waiting;
-
 void wt_fdgate_enter(void)
 {
 	if (wt_vfork_child())
@@ -400,6 +419,8 @@ void wt_fdgate_enter(void)
 		int s = atomic_load(&gate_shut);
 		if (__builtin_expect(!s, 1))
 			return;
+		if (atomic_load(&gate_pid) != getpid_raw())
+			return; /* shut in the parent: nobody here opens it */
 		/* Back out and wait for the maker: the last one out wakes it. */
 		if (atomic_fetch_sub(&gate_users, 1) == 1)
 			wt_futex_wake(&gate_users, INT_MAX, false);
@@ -419,6 +440,14 @@ void wt_fdgate_leave(void)
 
 bool wt_fdgate_close(void)
 {
+	int pid = getpid_raw();
+	if (atomic_load(&gate_pid) != pid) {
+		/* The parent's counts (gate_pid): its threads are not here. */
+		atomic_store(&gate_shut, 0);
+		atomic_store(&gate_users, 0);
+		atomic_store(&gate_waiting, 0);
+		atomic_store(&gate_pid, pid);
+	}
 	atomic_fetch_add(&gate_shut, 1);
 	int64_t until = wt_nanotime() + 10000000;
 	struct timespec ts = { until / 1000000000, until % 1000000000 };
@@ -441,18 +470,7 @@ long wt_fdgate_make(long nr, long a, long b, long c)
 {
 	if (!wt_fdgate_close())
 		return -EAGAIN;
-	long fd = wt_syscall6(nr, a, b, c, 0, 0, 0);
-	if (fd >= 0 && fd < 100) {
-		/* Out of the low numbers programs expect to get back (a daemon
-		 * closes 0-2 and reopens /dev/null; a fork child dup2s onto
-		 * every free number).  Kept low under a descriptor limit of
-		 * 100 or less. */
-		long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
-		if (hi >= 0) {
-			wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-			fd = hi;
-		}
-	}
+	long fd = wt_fd_move_high(wt_syscall6(nr, a, b, c, 0, 0, 0));
 	wt_fdgate_open();
 	return fd;
 }
@@ -469,4 +487,5 @@ void wt_privfd_fork_reset(void)
 	atomic_store(&gate_users, 0);
 	atomic_store(&gate_shut, 0);
 	atomic_store(&gate_waiting, 0);
+	atomic_store(&gate_pid, getpid_raw());
 }

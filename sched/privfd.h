@@ -6,8 +6,12 @@
 #ifndef WEFT_PRIVFD_H
 #define WEFT_PRIVFD_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/syscall.h>
+
+#include "arch.h"
 
 /* At start (initial thread): the helper's stack and TCB, made now so that
  * the helper itself can be started later from any context. */
@@ -65,6 +69,21 @@ void wt_fdgate_open(void);
  * the gate closed: the descriptor, -errno, or -EAGAIN when the gate did
  * not close. */
 long wt_fdgate_make(long nr, long a, long b, long c);
+/* wt_fdgate_make's move: fd (a new descriptor, or -errno) at 100 or above,
+ * close-on-exec, out of the low numbers programs expect to get back (a
+ * daemon closes 0-2 and reopens /dev/null; a fork child dup2s onto every
+ * free number); left where it is under a descriptor limit of 100 or less.
+ * Context: any; raw system calls. */
+static inline long wt_fd_move_high(long fd)
+{
+	if (fd < 0 || fd >= 100)
+		return fd;
+	long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
+	if (hi < 0)
+		return fd;
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	return hi;
+}
 void wt_fdgate_enter(void);
 void wt_fdgate_leave(void);
 

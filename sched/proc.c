@@ -418,7 +418,7 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 		 * preemption (preempt.c) is its fastest way in: a ring task
 		 * would wait for the running one's 10 ms slice. */
 		struct wt_task *cur = wt_cur();
-		bool handler = cur && cur->sigdepth &&
+		bool handler = cur && cur->sigframe &&
 			       atomic_load_explicit(&wt_sched.npidle, memory_order_relaxed) > 0;
 		wt_runq_put(p, t, !handler);
 		/* A lone task in runnext is usually a hand-off: the running task

@@ -68,6 +68,10 @@ void wt_real_resolve(void)
 #undef MAYBE
 	real.exit = must("exit");
 	real.pthread_exit = must("pthread_exit");
+	real.longjmp = must("longjmp");
+	real._longjmp = must("_longjmp");
+	real.siglongjmp = must("siglongjmp");
+	real.longjmp_chk = must("__longjmp_chk");
 	real.libc_start_main = must("__libc_start_main");
 	errno = e;
 	atomic_store_explicit(&wt_real_ready, 1, memory_order_release);

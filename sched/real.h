@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -163,6 +164,11 @@ struct wt_real {
 	/* Spelled out: libc declares these noreturn or under another name. */
 	void (*exit)(int);                   /* task.c: the last task left */
 	void (*pthread_exit)(void *);        /* shim/pthread_create.c, task.c */
+	/* shim/setjmp.c */
+	void (*longjmp)(struct __jmp_buf_tag *, int);
+	void (*_longjmp)(struct __jmp_buf_tag *, int);
+	void (*siglongjmp)(struct __jmp_buf_tag *, int);
+	void (*longjmp_chk)(struct __jmp_buf_tag *, int); /* __longjmp_chk */
 	int (*libc_start_main)(int (*)(int, char **, char **), int, char **, void (*)(void),
 			       void (*)(void), void (*)(void), void *); /* __libc_start_main */
 };

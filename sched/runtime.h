@@ -162,12 +162,17 @@ struct wt_task {
 					 * the park to finish (park.c) */
 	unsigned sighandled;            /* [owner m; handler] program handlers run on it
 					 * (sigsuspend waits for one) */
-	unsigned sigdepth;              /* [owner m; handler] program handlers running on it
-					 * now (sighandler.c's trampoline): a task it readies
-					 * is no hand-off (proc.c: wt_ready_m) */
-	int sig_callbase;               /* [owner m; handler] explicit system-call depth of
-					 * its worker when the innermost program handler
-					 * running on it began (sigtask.c: wt_sig_call_is_own) */
+	/* [owner m; handler] the innermost program handler running on it now,
+	 * NULL = none: a record on the stack of the trampoline that runs it,
+	 * linked to the one it interrupted (sighandler.c), and unlinked as
+	 * the handler returns or a longjmp leaves it.  A task it readies is
+	 * no hand-off (proc.c: wt_ready_m); the record's call depth tells
+	 * the handler's own calls from the one it interrupted (sigtask.c:
+	 * wt_sig_call_is_own). */
+	struct wt_sigframe *sigframe;
+	/* [owner m] the epoll instance its last poll or select on many
+	 * descriptors waited on, kept with the set (pollwatch.c), NULL = none */
+	struct wt_pollwatch *pollwatch;
 	/* Its one io_uring call in flight (uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */

@@ -106,6 +106,7 @@
 #include "sigstack.h"
 #include "sigtask.h"
 #include "start.h"
+#include "syscall.h"
 #include "sysmon.h"
 #include "task.h"
 #include "text.h"
@@ -966,6 +967,97 @@ static void default_action(int sig)
 			    0, 0, 0);
 }
 
+/* ---- handlers left by a longjmp ----
+ * A handler may leave by siglongjmp (or longjmp) instead of returning, as
+ * POSIX allows: nothing returns to the trampoline, so what it did on the
+ * handler's way in would stay done.  Each running handler has a record on
+ * the trampoline's stack, linked from t->sigframe (innermost first): what
+ * it interrupted (the bracket depth, for the brackets to end and for
+ * wt_sig_call_is_own), and which stacks it lies and runs on.  The
+ * longjmps a program calls are weft's (shim/setjmp.c), which read the
+ * target's stack pointer from the jmp_buf (arch: wt_arch_jmpbuf_sp) and
+ * call wt_sig_longjmp before jumping: a record lying below that stack
+ * pointer on the same stack belongs to a handler the jump leaves, as the
+ * kernel tells SS_ONSTACK by the stack pointer alone; it and every record
+ * inside it are unlinked, and the brackets the abandoned code entered are
+ * ended (wt_exitsyscall), so the worker's proc is the task's again and
+ * the next system call is not taken for a handler's nested one.  The mask
+ * glibc's siglongjmp restores by an internal system call, which weft never
+ * sees, becomes the task's own (wt_sig_setmask) before the jump: else the
+ * next switch-in put back the handler's mask (SIGUSR1 blocked for good,
+ * the next pthread_kill left pending: tests/preload/signal_longjmp).
+ * A record on a stack weft does not know (the program's own coroutine
+ * stack) is never taken as left: its bookkeeping stays, as before. */
+
+/* The stack a at lies on: the task's own, the one prev runs on, or the
+ * task's alternate stack; [0, 0) when none of these. */
+static void stack_of(const struct wt_task *t, const struct wt_sigframe *prev, uintptr_t a,
+		     uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t tlo = (uintptr_t)t->stack_lo;
+	uintptr_t thi = (uintptr_t)(t->stack_top > t->stack_hi ? t->stack_top : t->stack_hi);
+	uintptr_t alo = (uintptr_t)t->sigstk.ss_sp;
+	*lo = *hi = 0;
+	if (tlo && a - tlo < thi - tlo)
+		*lo = tlo, *hi = thi;
+	else if (prev && a - prev->run_lo < prev->run_hi - prev->run_lo)
+		*lo = prev->run_lo, *hi = prev->run_hi;
+	else if (t->sigstk.ss_size && a - alo < t->sigstk.ss_size)
+		*lo = alo, *hi = alo + t->sigstk.ss_size;
+}
+
+/* Links rec, the record of handler u about to run on t (m: t's worker,
+ * NULL = none) for a signal that interrupted sp.  Context: the trampoline. */
+static void frame_push(struct wt_task *t, struct wt_m *m, struct wt_sigframe *rec,
+		       const struct sigaction *u, uintptr_t sp)
+{
+	struct wt_sigframe *prev = t->sigframe;
+	rec->prev = prev;
+	stack_of(t, prev, (uintptr_t)rec, &rec->lo, &rec->hi);
+	rec->run_lo = rec->lo;
+	rec->run_hi = rec->hi;
+	if (wt_sigstack_alt(t, u, sp)) {
+		rec->run_lo = (uintptr_t)t->sigstk.ss_sp;
+		rec->run_hi = rec->run_lo + t->sigstk.ss_size;
+	}
+	rec->callbase = m ? wt_sig_call_depth(m) : prev ? prev->callbase : 0;
+	rec->insyscall = m ? m->insyscall : prev ? prev->insyscall : 0;
+	/* Whole before it is linked: a poke's handler on this thread reads it. */
+	atomic_signal_fence(memory_order_release);
+	__atomic_store_n(&t->sigframe, rec, __ATOMIC_RELAXED);
+}
+
+void wt_sig_longjmp(struct wt_task *t, uintptr_t sp, const uint64_t *mask)
+{
+	/* The outermost record the jump leaves: every one inside it goes too. */
+	struct wt_sigframe *cut = NULL;
+	for (struct wt_sigframe *f = t->sigframe; f; f = f->prev)
+		if (f->hi && sp - f->lo < f->hi - f->lo && sp > (uintptr_t)f)
+			cut = f;
+	if (cut) {
+		struct wt_sigframe *keep = cut->prev;
+		int base = keep ? keep->insyscall : 0;
+		__atomic_store_n(&t->sigframe, keep, __ATOMIC_RELAXED);
+		/* The brackets entered since: each ends as its call would have
+		 * (the last may switch t to another worker, so t->m is read
+		 * afresh).  A call the program never saw return is no
+		 * cancellation point any more. */
+		while (t->m->insyscall > base) {
+			struct wt_m *m = t->m;
+			if (m->insyscall == 1 && atomic_load_explicit(&m->implicit, memory_order_relaxed))
+				wt_implicit_exit(m);
+			else
+				wt_exitsyscall();
+		}
+		if (!base)
+			wt_cancel_call_end(t);
+	}
+	/* sigsetjmp saved the thread's mask, which never has weft's own
+	 * signals (WT_SIG_KEEP): the task keeps its word on those. */
+	if (mask)
+		wt_sig_setmask(t, (*mask & ~WT_SIG_KEEP) | (t->sigmask & WT_SIG_KEEP));
+}
+
 void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 {
 	struct wt_task *t = wt_cur();
@@ -1033,22 +1125,18 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 		block |= WT_SIGBIT(sig);
 	if (t)
 		old = wt_sig_handler_enter(t, block);
-	/* A call the handler interrupted is not the handler's: a poke that
-	 * lands in the handler ends only calls it makes itself with EINTR
-	 * (sigtask.c: wt_sig_call_is_own). */
-	int callbase = t ? t->sig_callbase : 0;
-	if (m)
-		t->sig_callbase = wt_sig_call_depth(m);
+	/* The handler's record (frame_push): a call the handler interrupted
+	 * is not the handler's, so a poke that lands in the handler ends only
+	 * calls it makes itself with EINTR (sigtask.c: wt_sig_call_is_own). */
+	struct wt_sigframe rec;
+	if (t)
+		frame_push(t, m, &rec, &u, wt_arch_uc_sp(ucv));
 	/* On t's alternate stack for SA_ONSTACK (sigstack.c). */
-	if (t)
-		t->sigdepth++;
 	wt_sigstack_call(t, &u, sig, si, ucv, wt_arch_uc_sp(ucv));
-	if (t)
-		t->sigdepth--;
 	if (m && (t->m != m || t->m->ostid != ostid))
 		moved(ucv, t->m);
 	if (t) {
-		t->sig_callbase = callbase;
+		__atomic_store_n(&t->sigframe, rec.prev, __ATOMIC_RELAXED);
 		wt_sig_handler_leave(t, old);
 	}
 }

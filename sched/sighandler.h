@@ -48,6 +48,25 @@ void wt_sig_adopt(void);
 void wt_sig_vfork_child(void);             /* vfork child: the program's dispositions */
 
 void wt_sig_trampoline(int sig, siginfo_t *si, void *uc);
+
+/* A program handler running on a task (t->sigframe): the trampoline's
+ * record of it, on the trampoline's own stack.  [owner m; handler] */
+struct wt_sigframe {
+	struct wt_sigframe *prev; /* the handler it interrupted, NULL = none */
+	uintptr_t lo, hi;         /* the stack the record lies on, [0, 0) = unknown */
+	uintptr_t run_lo, run_hi; /* the stack the handler runs on, as lo and hi */
+	int callbase;             /* wt_sig_call_depth of the worker at its start */
+	int insyscall;            /* the worker's bracket depth at its start */
+};
+/* A longjmp to a point whose stack pointer is sp: the handlers it leaves
+ * (those whose record lies below sp on the stack sp is on) are over, as
+ * if they had returned: unlinked, and the system-call brackets their
+ * interrupted code entered are ended.  mask: the signal mask sigsetjmp
+ * saved, which glibc's longjmp gives the thread (NULL: none saved): t's
+ * own from now on.  Context: t, program code (a handler's, maybe); may
+ * switch (a bracket's end that lost its proc), as a handler's own
+ * blocking call may. */
+void wt_sig_longjmp(struct wt_task *t, uintptr_t sp, const uint64_t *mask);
 bool wt_sig_defer_poke(void);               /* sysmon: poke threads with deferred ones */
 void wt_sig_sweep(int64_t now);             /* sysmon: handled ones stuck in the kernel */
 void wt_sig_redeliver(void *uc);            /* a poke on this thread: raise them again */

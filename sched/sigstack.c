@@ -87,6 +87,11 @@ static void call(void *arg)
 		c->u->sa_handler(c->sig);
 }
 
+bool wt_sigstack_alt(const struct wt_task *t, const struct sigaction *u, uintptr_t sp)
+{
+	return (u->sa_flags & SA_ONSTACK) && t->sigstk.ss_size && !on(t, sp);
+}
+
 void wt_sigstack_call(struct wt_task *t, const struct sigaction *u, int sig, siginfo_t *si,
 		      void *ucv, uintptr_t sp)
 {
@@ -97,7 +102,7 @@ void wt_sigstack_call(struct wt_task *t, const struct sigaction *u, int sig, sig
 	}
 	ucontext_t *uc = ucv;
 	stack_t kernel = uc->uc_stack, saved = t->sigstk;
-	bool alt = (u->sa_flags & SA_ONSTACK) && t->sigstk.ss_size && !on(t, sp);
+	bool alt = wt_sigstack_alt(t, u, sp);
 	view(t, alt ? (uintptr_t)t->sigstk.ss_sp : sp, &uc->uc_stack);
 	if (!alt) {
 		call(&c);

@@ -15,6 +15,10 @@
  * Context: t. */
 int wt_sigstack_set(struct wt_task *t, const stack_t *ss, stack_t *old, uintptr_t sp);
 
+/* Whether wt_sigstack_call will run handler u on t's alternate stack for a
+ * signal that interrupted sp.  Context: a signal handler on t. */
+bool wt_sigstack_alt(const struct wt_task *t, const struct sigaction *u, uintptr_t sp);
+
 /* Calls the program's handler u for (sig, si, uc) on t (NULL: a thread
  * weft did not create): on t's alternate stack when u has SA_ONSTACK, t
  * has one and sp (the interrupted stack pointer) is not on it already;

@@ -592,7 +592,7 @@ int wt_sig_send(struct wt_task *t, int sig)
  * through glibc's fork, whose clone the kernel only ever restarts (ended
  * with EINTR, fork failed).  Not when the
  * bracket belongs to a call that a program handler running on t
- * interrupted (t->sig_callbase, set by the trampoline): the pc is then the
+ * interrupted (its record's callbase, sighandler.c): the pc is then the
  * handler's own, maybe a system call the kernel has not entered yet (a
  * write to a pipe, which natively never ends with EINTR), and stepping
  * over it loses it.  (Its way back, the restorer's rt_sigreturn, lies in
@@ -602,7 +602,8 @@ bool wt_sig_call_is_own(const struct wt_task *t)
 	struct wt_m *m = t->m;
 	if (!m)
 		return false;
-	return wt_sig_call_depth(m) > t->sig_callbase;
+	const struct wt_sigframe *f = __atomic_load_n(&t->sigframe, __ATOMIC_RELAXED);
+	return wt_sig_call_depth(m) > (f ? f->callbase : 0);
 }
 
 /* m's depth of system-call brackets a signal may end with EINTR: all but

@@ -112,6 +112,7 @@
 #include "syscall.h"
 #include "sysmon.h"
 #include "task.h"
+#include "pollwatch.h"
 #include "thread.h"
 #include "unjoined.h"
 #include "timeline.h"
@@ -694,6 +695,7 @@ WT_NORETURN void wt_task_exit(void *retval)
 	extern void __call_tls_dtors(void);
 	__call_tls_dtors();
 	run_key_dtors();
+	wt_pollwatch_exit(t);
 	wt_sig_task_exit(t);
 	wt_pshared_release(t);
 	wt_tidaddr_exit(t);

@@ -15,8 +15,8 @@
  *
  * Protocol (wt_ptrace_remote, one request at a time under ptrace_lock):
  *   1. the caller made the request on its own thread and got ESRCH
- *      (shim/ptrace.c); it publishes the request in `cur`;
- *   2. it sends SIGURG with si_value = the request to the thread that
+ *      (shim/ptrace.c); it publishes the request in `rq` (below);
+ *   2. it sends SIGURG with si_value = the request's id to the thread that
  *      answered for this pid last (a small table of pid -> tid), then to
  *      each other worker in turn;
  *   3. the thread's SIGURG handler (preempt.c hands it here:
@@ -52,15 +52,7 @@
 #include "tracer.h"
 #include "worker.h"
 
-struct req {
-	int tid;                /* [const while published] the thread asked */
-	long nr_args[4];        /* [const while published] request, pid, addr, data */
-	long result;            /* [written by the handler before done] */
-	_Atomic int done;       /* [atomic] futex word: 1 once answered */
-};
-
 static wt_lock_t ptrace_lock = WT_LOCK_INIT(WT_RANK_PTRACE);
-static struct req *_Atomic cur;  /* [atomic; written under ptrace_lock] */
 
 /* pid -> the thread that answered for it last.  [ptrace_lock] */
 #define NKNOWN 32
@@ -69,6 +61,39 @@ static struct {
 } known[NKNOWN];
 static unsigned known_next; /* [ptrace_lock] the slot to overwrite next */
 
+/* The one request in flight (one at a time under ptrace_lock), in static
+ * memory, never the caller's stack: a handler that took a request late (its
+ * thread ran the SIGURG after the caller stopped waiting for it) may still
+ * be reading it, and a PEEK request's word goes to `data`.  Requests are
+ * numbered (id, even, never 0); `open` says which one a handler may take:
+ *   caller:  writes tid and args, then open = id (release), then signals
+ *            the thread with the id in si_value; it waits for done == id,
+ *            or gives up on the thread by CAS open id -> id|1, and if that
+ *            fails a handler holds the request: it waits for done == id;
+ *   handler: open == id (acquire) for the id in its si_value, reads tid
+ *            and args, and takes the request by CAS open id -> id|1, so a
+ *            request the caller gave up is never made (its reads may have
+ *            seen the next request's args, half written: the CAS fails
+ *            then); makes the system call, stores the result, then
+ *            done = id (release).
+ * So a handler never writes a request the caller has left, and the caller
+ * never moves on while a handler makes its call.  (The request used to
+ * live on the caller's stack, published as a pointer: a handler that read
+ * the pointer, then ran its call after the caller's 1 s give-up, wrote
+ * its result and done word into whatever frames the caller had since.) */
+static struct {
+	_Atomic int tid;            /* [caller while closed; handlers read] the thread asked */
+	_Atomic long args[4];       /* [as tid] request, pid, addr, data */
+	long result;                /* [the handler that took it, before done] */
+	_Atomic uint32_t open;      /* [atomic] the id a handler may take; id|1 once
+				     * taken or given up */
+	_Atomic int done;           /* [atomic] futex word: the id answered last */
+	uint32_t next;              /* [ptrace_lock] the last id */
+} rq;
+
+/* si_value of a request's SIGURG: a tag no pointer has, and the id. */
+#define TAG 0x70747263ull /* "ptrc" */
+
 static int self_tid(void)
 {
 	return (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -76,48 +101,74 @@ static int self_tid(void)
 
 bool wt_ptrace_signal(const siginfo_t *si)
 {
-	struct req *r = atomic_load_explicit(&cur, memory_order_acquire);
-	if (!r || si->si_code != SI_QUEUE || si->si_pid != wt_pid ||
-	    si->si_value.sival_ptr != (void *)r)
+	uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+	if (si->si_code != SI_QUEUE || si->si_pid != wt_pid || v >> 32 != TAG)
 		return false;
-	if (r->tid != self_tid() || atomic_load_explicit(&r->done, memory_order_relaxed))
+	uint32_t id = (uint32_t)v;
+	/* Acquire: pairs with the caller's release of open; tid and args. */
+	if (atomic_load_explicit(&rq.open, memory_order_acquire) != id ||
+	    atomic_load_explicit(&rq.tid, memory_order_relaxed) != self_tid())
 		return true; /* a late copy, or meant for another thread */
-	r->result = wt_syscall6(SYS_ptrace, r->nr_args[0], r->nr_args[1], r->nr_args[2],
-				r->nr_args[3], 0, 0);
-	struct wt_m *m = wt_m_of_tid(r->tid);
-	if (m && r->result != -ESRCH)
+	long a[4];
+	for (int i = 0; i < 4; i++)
+		a[i] = atomic_load_explicit(&rq.args[i], memory_order_relaxed);
+	uint32_t want = id;
+	if (!atomic_compare_exchange_strong_explicit(&rq.open, &want, id | 1, memory_order_acq_rel,
+						     memory_order_relaxed))
+		return true; /* given up meanwhile */
+	long res = wt_syscall6(SYS_ptrace, a[0], a[1], a[2], a[3], 0, 0);
+	struct wt_m *m = wt_m_of_tid(self_tid());
+	if (m && res != -ESRCH)
 		atomic_store_explicit(&m->tracer, true, memory_order_relaxed);
+	rq.result = res;
 	/* Release: the result before done; pairs with the caller's acquire. */
-	atomic_store_explicit(&r->done, 1, memory_order_release);
-	wt_futex_wake(&r->done, 1, false);
+	atomic_store_explicit(&rq.done, (int)id, memory_order_release);
+	wt_futex_wake(&rq.done, 1, false);
 	return true;
 }
 
-/* The request made by thread tid: its result, or -ESRCH when the thread
- * never answered (gone, or 1 s late).  [ptrace_lock held] */
-static long ask(struct req *r, int tid)
+/* Waits for done == id until *until (0: for ever).  Context: ask. */
+static bool wait_done(uint32_t id, int64_t until)
 {
-	r->tid = tid;
-	r->result = -ESRCH;
-	atomic_store_explicit(&r->done, 0, memory_order_relaxed);
-	/* Release: the request before it is published. */
-	atomic_store_explicit(&cur, r, memory_order_release);
+	for (;;) {
+		int d = atomic_load_explicit(&rq.done, memory_order_acquire);
+		if ((uint32_t)d == id)
+			return true;
+		if (until && wt_nanotime() >= until)
+			return false;
+		struct timespec ts = { until / 1000000000, until % 1000000000 };
+		wt_futex_wait_sigok(&rq.done, d, until ? &ts : NULL);
+	}
+}
+
+/* The request (req, pid, addr, data) made by thread tid: its result, or
+ * -ESRCH when the thread never answered (gone, or 1 s late).
+ * [ptrace_lock held] */
+static long ask(const long args[4], int tid)
+{
+	rq.next += 2;
+	if (!rq.next)
+		rq.next = 2;
+	uint32_t id = rq.next;
+	atomic_store_explicit(&rq.tid, tid, memory_order_relaxed);
+	for (int i = 0; i < 4; i++)
+		atomic_store_explicit(&rq.args[i], args[i], memory_order_relaxed);
+	/* Release: the request before it is open. */
+	atomic_store_explicit(&rq.open, id, memory_order_release);
+	union sigval v = { .sival_ptr = (void *)(uintptr_t)(TAG << 32 | id) };
 	for (int i = 0; i < 100; i++) {
-		wt_sig_urg_send(tid, (union sigval){ .sival_ptr = r });
-		struct timespec ts;
-		int64_t until = wt_nanotime() + 10000000;
-		ts.tv_sec = until / 1000000000;
-		ts.tv_nsec = until % 1000000000;
-		while (!atomic_load_explicit(&r->done, memory_order_acquire) &&
-		       wt_nanotime() < until)
-			wt_futex_wait_sigok(&r->done, 0, &ts);
-		if (atomic_load_explicit(&r->done, memory_order_acquire))
-			break;
+		wt_sig_urg_send(tid, v);
+		if (wait_done(id, wt_nanotime() + 10000000))
+			return rq.result;
 		if (wt_syscall6(SYS_tgkill, wt_pid, tid, 0, 0, 0, 0) < 0)
 			break; /* the thread is gone */
 	}
-	atomic_store_explicit(&cur, NULL, memory_order_release);
-	return atomic_load_explicit(&r->done, memory_order_acquire) ? r->result : -ESRCH;
+	uint32_t want = id;
+	if (atomic_compare_exchange_strong_explicit(&rq.open, &want, id | 1, memory_order_acq_rel,
+						    memory_order_relaxed))
+		return -ESRCH; /* given up: no handler will take it */
+	wait_done(id, 0); /* a handler took it just now: its call is under way */
+	return rq.result;
 }
 
 static void remember(int pid, int tid)
@@ -134,7 +185,7 @@ static void remember(int pid, int tid)
 
 long wt_ptrace_remote(long req, long pid, long addr, long data)
 {
-	struct req r = { .nr_args = { req, pid, addr, data } };
+	const long args[4] = { req, pid, addr, data };
 	int self = self_tid(), last = 0;
 	long res = -ESRCH;
 	wt_lock(&ptrace_lock);
@@ -143,7 +194,7 @@ long wt_ptrace_remote(long req, long pid, long addr, long data)
 			last = known[i].tid;
 	int by = 0;
 	if (last && last != self) {
-		res = ask(&r, last);
+		res = ask(args, last);
 		by = last;
 	}
 	/* Then every other worker: the allm list only grows (workers that
@@ -153,7 +204,7 @@ long wt_ptrace_remote(long req, long pid, long addr, long data)
 		int tid = __atomic_load_n(&m->ostid, __ATOMIC_RELAXED);
 		if (tid <= 0 || tid == self || tid == last)
 			continue;
-		res = ask(&r, tid);
+		res = ask(args, tid);
 		by = tid;
 	}
 	if (res != -ESRCH && by)
@@ -182,7 +233,8 @@ void wt_ptrace_answered(void)
 
 void wt_ptrace_fork_reset(void)
 {
-	atomic_store_explicit(&cur, NULL, memory_order_relaxed);
+	/* A request of the parent's: closed (ids go on from where they were). */
+	atomic_store_explicit(&rq.open, 1, memory_order_relaxed);
 	atomic_store_explicit(&ptrace_lock.v, 0, memory_order_relaxed);
 	for (int i = 0; i < NKNOWN; i++)
 		known[i].pid = known[i].tid = 0;

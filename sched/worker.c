@@ -131,7 +131,8 @@ static WT_NORETURN void exit_thread(struct wt_m *m)
 	m->link = wt_sched.mfree;
 	wt_sched.mfree = m;
 	wt_unlock(&wt_sched.lock);
-	longjmp(*jb, 1);
+	real.longjmp(*jb, 1); /* glibc's: the exported one is the program's (shim/setjmp.c) */
+	__builtin_unreachable();
 }
 
 /* Context: g0 of m.  Returns holding the proc handed over by startm. */

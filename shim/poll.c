@@ -9,8 +9,10 @@
  *   - poll on one descriptor, for reading or for writing: that descriptor,
  *     in the process's poller, as a read or write parks;
  *   - poll/select otherwise: a private epoll instance holding the
- *     program's set (level-triggered), made for this wait and closed after
- *     it.  It takes a descriptor number for as long as the task waits.
+ *     program's set (level-triggered), kept by the task for its next wait
+ *     on the same set (sched/pollwatch.c), else made for this wait and
+ *     closed after it.  It takes a descriptor number for as long as the
+ *     task waits, or keeps it.
  * Then: read the counter, look again with a zero timeout, park (sched/
  * netpoll.c's protocol), and look again when woken, until something is
  * ready or the deadline passes.  Results are always the real call's.
@@ -28,6 +30,7 @@
 #include "shim.h"
 #include "../sched/privfd.h"
 #include "../sched/netpoll.h"
+#include "../sched/pollwatch.h"
 #include "../sched/task.h"
 
 static long fail(long r)
@@ -192,10 +195,33 @@ static int make_watch(const struct pollfd *fds, nfds_t n)
 	return (int)ep;
 }
 
-static void drop_watch(int ep)
+/* Parks on an instance watching fds[0..n) (the task's kept one when it
+ * watches this set: sched/pollwatch.c) until look() finds something or dl
+ * passes; wait_on's results.  On a kept instance the wait is bounded by
+ * KEPT_TRUST_NS: a close weft did not see may have left a number
+ * unwatched, so past that the instance is made afresh and the wait goes
+ * on. */
+#define KEPT_TRUST_NS 1000000000ll
+static long watch_wait(const struct pollfd *fds, nfds_t n, look_fn look, void *arg, int64_t dl)
 {
-	wt_syscall6(SYS_close, ep, 0, 0, 0, 0, 0);
-	wt_fd_set_kind(ep, WT_FD_UNKNOWN);
+	struct wt_task *t = wt_cur();
+	for (;;) {
+		bool own, kept;
+		int ep = wt_pollwatch_get(t, fds, n, make_watch, &own, &kept);
+		if (ep < 0)
+			return -EPERM;
+		int64_t d = dl;
+		if (kept) {
+			int64_t cap = wt_nanotime() + KEPT_TRUST_NS;
+			if (d < 0 || d > cap)
+				d = cap;
+		}
+		long r = wait_on(ep, look, arg, d);
+		wt_pollwatch_put(t, ep, own);
+		if (r != 0 || d == dl)
+			return r;
+		wt_pollwatch_drop(t);
+	}
 }
 
 /* What the poller's read and write edges stand for (netpoll.c: a read
@@ -252,11 +278,7 @@ static long poll_wait(struct pollfd *fds, nfds_t n, int64_t dl)
 			return r;
 		}
 	}
-	int ep = make_watch(fds, n);
-	if (ep < 0)
-		return -EPERM;
-	long r = wait_on(ep, look_poll, &ps, dl);
-	drop_watch(ep);
+	long r = watch_wait(fds, n, look_poll, &ps, dl);
 	if (r == -ECANCELED)
 		wt_cancel_act();
 	return r;
@@ -354,11 +376,7 @@ static long select_wait(struct selset *s, int64_t dl)
 	}
 	if (k == 0)
 		return sleep_until(dl);
-	int ep = make_watch(fds, k);
-	if (ep < 0)
-		return -EPERM;
-	long r = wait_on(ep, look_select, s, dl);
-	drop_watch(ep);
+	long r = watch_wait(fds, k, look_select, s, dl);
 	if (r == -ECANCELED)
 		wt_cancel_act();
 	return r;

@@ -45,3 +45,13 @@ bool wt_arch_uc_in_syscall(const ucontext_t *uc)
 	return ((uintptr_t)ip & 4095) >= 2 && ip[-2] == 0x0f && ip[-1] == 0x05 &&
 	       g[REG_RAX] == -EINTR;
 }
+
+/* glibc's __jmpbuf: rbx, rbp, r12-r15, rsp (JB_RSP, 6), pc; rbp, rsp and pc
+ * mangled as PTR_MANGLE does: xor with the TCB's pointer guard, then
+ * rotated left by 17 bits. */
+uintptr_t wt_arch_jmpbuf_sp(const void *env, uintptr_t tp)
+{
+	uintptr_t v = ((const uintptr_t *)env)[6];
+	v = (v >> 17) | (v << 47);
+	return v ^ *(const uintptr_t *)(tp + WT_TCB_POINTER_GUARD);
+}

@@ -17,7 +17,7 @@
  *                   the WAITING/IDLE -> RUNNABLE transition as proc.c does;
  *   wt_wakep, wt_sysmon_kick  count calls;
  *   wt_fdgate_close/open  always open: no program runs beside the tests;
- *   wt_fdgate_make  the call, moved to 100 or above as privfd.c moves it;
+ *   wt_fdgate_make  the call, moved to 100 or above (privfd.h: wt_fd_move_high);
  *   wt_privfd_self  false: the tests' threads share the process's table;
  *   wt_privfd_say   the line to descriptor 2;
  *   wt_sig_deliver, wt_sig_defer_run  nothing: no test task has a handler;
@@ -45,6 +45,7 @@
 #include <sys/syscall.h>
 
 #include "stubs.h"
+#include "sched/privfd.h"
 #include "sched/real.h"
 
 struct wt_sched wt_sched;
@@ -280,15 +281,7 @@ void wt_privfd_say(const char *buf, size_t n)
 
 long wt_fdgate_make(long nr, long a, long b, long c)
 {
-	long fd = wt_syscall6(nr, a, b, c, 0, 0, 0);
-	if (fd >= 0 && fd < 100) {
-		long hi = wt_syscall6(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100, 0, 0, 0);
-		if (hi >= 0) {
-			wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-			fd = hi;
-		}
-	}
-	return fd;
+	return wt_fd_move_high(wt_syscall6(nr, a, b, c, 0, 0, 0));
 }
 
 struct wt_real real = { .clock_gettime = clock_gettime };

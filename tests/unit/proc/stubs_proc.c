@@ -21,8 +21,8 @@
  *   wt_stack_idle_work  false;
  *   wt_tls_mode  1 (tls.c's default; never used: no test task has a thread
  *                pointer of its own to load);
- *   real         libc's pthread calls (worker.c creates worker threads) and
- *                clock_gettime (timer.c);
+ *   real         libc's pthread calls (worker.c creates worker threads),
+ *                clock_gettime (timer.c) and longjmp (worker.c);
  *   wt_cfg       WEFT_MAXTHREADS from the test (stub_proc_reset);
  *   wt_aff_ncpu  0 (no task set a CPU mask: wt_yield counts wt_cfg.ncpu);
  *   a new worker's TLS guard, pin and alternate signal stack: none (nor
@@ -52,6 +52,7 @@
  * on another worker is still only the scheduler's own atomics.
  */
 #include <pthread.h>
+#include <setjmp.h>
 #include <string.h>
 #include <sys/syscall.h>
 #ifdef __SANITIZE_THREAD__
@@ -59,6 +60,7 @@
 #endif
 
 #include "stubs_proc.h"
+#include "../../../sched/privfd.h"
 
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;
@@ -83,6 +85,7 @@ struct wt_real real = {
 	.pthread_attr_setstacksize = pthread_attr_setstacksize,
 	.sigaction = sigaction,
 	.clock_gettime = clock_gettime,
+	.longjmp = longjmp, /* worker.c: an idle worker's exit */
 };
 _Atomic int wt_real_ready = 1;
 void wt_real_resolve(void) {}
@@ -383,4 +386,15 @@ void __wrap_wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintpt
 bool wt_spawn_through_interposers(void)
 {
 	return true;
+}
+
+/* print.c: no thread here has a descriptor table of weft's own. */
+bool wt_privfd_self(void)
+{
+	return false;
+}
+
+void wt_privfd_say(const char *buf, size_t n)
+{
+	wt_syscall6(SYS_write, 2, (long)buf, (long)n, 0, 0, 0);
 }
