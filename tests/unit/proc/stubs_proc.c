@@ -388,13 +388,3 @@ bool wt_spawn_through_interposers(void)
 	return true;
 }
 
-/* print.c: no thread here has a descriptor table of weft's own. */
-bool wt_privfd_self(void)
-{
-	return false;
-}
-
-void wt_privfd_say(const char *buf, size_t n)
-{
-	wt_syscall6(SYS_write, 2, (long)buf, (long)n, 0, 0, 0);
-}
