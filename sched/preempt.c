@@ -274,11 +274,7 @@ static bool on_resume(const siginfo_t *si, ucontext_t *uc)
 void wt_preempt_resume(void *state)
 {
 	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	si.si_signo = SIGURG;
-	si.si_code = SI_QUEUE;
-	si.si_pid = wt_pid;
-	si.si_uid = (uid_t)wt_sig_uid();
+	wt_sig_info_self(&si, SIGURG, SI_QUEUE);
 	si.si_value.sival_ptr = state;
 	for (int i = 0;; i++) {
 		long r = wt_syscall6(SYS_rt_tgsigqueueinfo, wt_pid,

@@ -797,11 +797,7 @@ int wt_sig_send_process(int sig, int code, union sigval v)
 	if (!t || sig < 1 || sig > 64 || !wrapped(sig) || (kept(sig) && sig != SIGURG) || !(wt_sig_handled() & bit))
 		return -ENOSYS;
 	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	si.si_signo = sig;
-	si.si_code = code;
-	si.si_pid = wt_pid;
-	si.si_uid = (uid_t)wt_sig_uid();
+	wt_sig_info_self(&si, sig, code);
 	si.si_value = v;
 	if (!(__atomic_load_n(&t->sigmask, __ATOMIC_RELAXED) & bit)) {
 		if (!(atomic_fetch_or(&handed_claim, bit) & bit)) {

@@ -114,6 +114,15 @@ int wt_sig_uid(void)
 	return __atomic_load_n(&uid, __ATOMIC_RELAXED);
 }
 
+void wt_sig_info_self(siginfo_t *si, int sig, int code)
+{
+	memset(si, 0, sizeof *si);
+	si->si_signo = sig;
+	si->si_code = code;
+	si->si_pid = wt_pid;
+	si->si_uid = (uid_t)wt_sig_uid();
+}
+
 void wt_sig_uid_refresh(void)
 {
 	__atomic_store_n(&uid, (int)wt_syscall6(SYS_getuid, 0, 0, 0, 0, 0, 0), __ATOMIC_RELAXED);
@@ -509,20 +518,12 @@ void wt_sig_raise(struct wt_m *m, struct wt_task *t, int sig, const siginfo_t *s
 	if (si) {
 		m->urg_info = *si;
 	} else {
-		memset(&m->urg_info, 0, sizeof m->urg_info);
-		m->urg_info.si_signo = SIGURG;
-		m->urg_info.si_code = SI_TKILL;
-		m->urg_info.si_pid = wt_pid;
-		m->urg_info.si_uid = (uid_t)wt_sig_uid();
+		wt_sig_info_self(&m->urg_info, SIGURG, SI_TKILL);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&m->urg_ready, 1, memory_order_relaxed);
 	siginfo_t c;
-	memset(&c, 0, sizeof c);
-	c.si_signo = SIGURG;
-	c.si_code = SI_QUEUE;
-	c.si_pid = wt_pid;
-	c.si_uid = (uid_t)wt_sig_uid();
+	wt_sig_info_self(&c, SIGURG, SI_QUEUE);
 	c.si_value.sival_int = WT_URG_CARRY;
 	if (sigok)
 		wt_syscall6_sigok(SYS_rt_tgsigqueueinfo, wt_pid, tid, SIGURG, (long)&c, 0, 0);

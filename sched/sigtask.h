@@ -22,6 +22,9 @@ extern _Atomic uint64_t wt_sig_procpend;   /* pending for the process (sighandle
 void wt_sig_init(void);                    /* start: pid, uid */
 int wt_sig_uid(void);                      /* the real user id, for a siginfo */
 void wt_sig_uid_refresh(void);             /* after a change of ids (setxid.c) */
+/* *si emptied and filled as a signal sig this process sends itself with
+ * code (SI_TKILL, SI_QUEUE, ...): sender pid and real uid.  Context: any. */
+void wt_sig_info_self(siginfo_t *si, int sig, int code);
 uint64_t wt_sig_thread_init(struct wt_m *m); /* a worker thread, first thing */
 void wt_sig_block_all(void);               /* sysmon */
 void wt_sig_block_program(void);           /* pshared.c's holders: all but SIGURG */
