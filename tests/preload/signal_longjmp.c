@@ -126,7 +126,12 @@ static void *run_target(void *arg)
 	(void)arg;
 	stack_t ss = { .ss_sp = alt, .ss_size = ALTSZ, .ss_flags = 0 };
 	sigaltstack(&ss, NULL);
+	/* The kernel writes the first 8 bytes of a sigset_t (natively too):
+	 * the rest is cleared here so that the comparison below sees only
+	 * the mask. */
 	sigset_t before, after;
+	memset(&before, 0, sizeof before);
+	memset(&after, 0, sizeof after);
 	pthread_sigmask(SIG_BLOCK, NULL, &before);
 
 	/* 1: its own raise. */
