@@ -94,7 +94,9 @@
  * those, and sends preemption requests only to workers whose CPU clock
  * advances, so the window is a task entering such a call in the
  * microseconds after sysmon decided; the intercepted forms (weft's poll,
- * sleep, ...) are not affected.  Go documents the same for cgo.
+ * sleep, ...) are not affected, and System V IPC waits that a SIGURG of weft's
+ * ends (this one, a poke, `weft stack`'s request) are made again
+ * (shim/fallback.c).  Go documents the same for cgo.
  *
  * Layering: this file sits above the scheduler.  It calls proc.c
  * (wt_preempt_yield), syscall.c (wt_implicit_enter, wt_implicit_exit),

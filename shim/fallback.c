@@ -205,11 +205,79 @@ CANCEL_POINT(pid_t, wait4, (pid_t pid, int *st, int opt, struct rusage *ru), (pi
 
 /* ---- System V and POSIX IPC ---- */
 
-CANCEL_POINT(ssize_t, msgrcv, (int id, void *msg, size_t n, long type, int fl), (id, msg, n, type, fl))
-CANCEL_POINT(int, msgsnd, (int id, const void *msg, size_t n, int fl), (id, msg, n, fl))
-BLOCKING(int, semop, (int id, struct sembuf *ops, size_t n), (id, ops, n))
-BLOCKING(int, semtimedop, (int id, struct sembuf *ops, size_t n, const struct timespec *ts),
-	 (id, ops, n, ts))
+/* The kernel never restarts these after a handler, SA_RESTART or not
+ * (signal(7)), so a SIGURG of weft's own (a preemption request or a poke
+ * sent in the microseconds before the call) would end them with EINTR:
+ * a call that fails so while no handler of the program's ran on the task
+ * is made again, as the program would see it natively.  semtimedop's
+ * timeout is relative: the retry gets what is left of it. */
+#define UNTIL_PROGRAM_EINTR(wrap, call)                                          \
+	({                                                                         \
+		struct wt_task *t_ = wt_cur();                                     \
+		__typeof__(call) r_;                                               \
+		for (;;) {                                                         \
+			unsigned h_ = t_ ? wt_sig_handler_runs(t_) : 0;            \
+			r_ = wrap(call);                                           \
+			if (!t_ || r_ != -1 || errno != EINTR ||                   \
+			    wt_sig_handler_runs(t_) != h_)                         \
+				break;                                             \
+		}                                                                  \
+		r_;                                                                \
+	})
+
+WT_EXPORT ssize_t msgrcv(int id, void *msg, size_t n, long type, int fl)
+{
+	wt_real_init();
+	return UNTIL_PROGRAM_EINTR(CANCELABLE, real.msgrcv(id, msg, n, type, fl));
+}
+
+WT_EXPORT int msgsnd(int id, const void *msg, size_t n, int fl)
+{
+	wt_real_init();
+	return UNTIL_PROGRAM_EINTR(CANCELABLE, real.msgsnd(id, msg, n, fl));
+}
+
+WT_EXPORT int semop(int id, struct sembuf *ops, size_t n)
+{
+	wt_real_init();
+	return UNTIL_PROGRAM_EINTR(BRACKETED, real.semop(id, ops, n));
+}
+
+/* What is left at now of the relative timeout ts started at start; false
+ * once it has passed. */
+static bool rel_left(const struct timespec *ts, int64_t start, int64_t now, struct timespec *left)
+{
+	int64_t ns = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec - (now - start);
+	if (ns <= 0)
+		return false;
+	left->tv_sec = ns / 1000000000;
+	left->tv_nsec = ns % 1000000000;
+	return true;
+}
+
+WT_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *ts)
+{
+	wt_real_init();
+	struct wt_task *t = wt_cur();
+	/* The first call gets ts as given, so an invalid one fails with the
+	 * kernel's EINVAL or EFAULT. */
+	const struct timespec *arg = ts;
+	struct timespec left;
+	int64_t start = t && ts ? wt_nanotime() : 0;
+	for (;;) {
+		unsigned h = t ? wt_sig_handler_runs(t) : 0;
+		int r = BRACKETED(real.semtimedop(id, ops, n, arg));
+		if (!t || r != -1 || errno != EINTR || wt_sig_handler_runs(t) != h)
+			return r;
+		if (ts) {
+			if (!rel_left(ts, start, wt_nanotime(), &left)) {
+				errno = EAGAIN; /* the timeout passed: as the kernel says it */
+				return -1;
+			}
+			arg = &left;
+		}
+	}
+}
 CANCEL_POINT(ssize_t, mq_receive, (mqd_t q, char *msg, size_t n, unsigned *prio), (q, msg, n, prio))
 CANCEL_POINT(int, mq_send, (mqd_t q, const char *msg, size_t n, unsigned prio), (q, msg, n, prio))
 CANCEL_POINT(ssize_t, mq_timedreceive, (mqd_t q, char *msg, size_t n, unsigned *prio,
