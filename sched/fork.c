@@ -205,6 +205,7 @@ static void reset(bool reclaimed)
 	wt_sched.runq_head = wt_sched.runq_tail = NULL;
 	atomic_store(&wt_sched.runq_size, 0);
 	atomic_store(&wt_sched.nsysret, 0);
+	atomic_store(&wt_sched.unstarted, 0);
 	wt_sched.midle = NULL;
 	wt_sched.nmidle = 0;
 	wt_sched.mfree = NULL;

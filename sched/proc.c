@@ -489,6 +489,7 @@ void wt_ready(struct wt_task *t)
 static void after_park(struct wt_m *m, struct wt_task *t, void *lock);
 static void after_yield(struct wt_m *m, struct wt_task *t, void *arg);
 static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg);
+static void after_aside(struct wt_m *m, struct wt_task *t, void *arg);
 
 /* A task is switched in only from a run queue, where it is RUNNABLE (the
  * queues and wt_ready set that before they publish it): one found RUNNING
@@ -574,7 +575,7 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	 * disabled the proc, or at the thread cap (findrunnable then prefers
 	 * tasks back from system calls).  The tick findrunnable tests is this
 	 * one: execute counts the switch after it. */
-	if ((fn == after_park || fn == wt_task_after_exit) && p &&
+	if ((fn == after_park || fn == wt_task_after_exit || fn == after_aside) && p &&
 	    p->schedtick % GLOBRUNQ_EVERY != 0 &&
 	    likely(p->id < atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed)) &&
 	    likely(!atomic_load_explicit(&wt_sched.capped, memory_order_relaxed))) {
@@ -752,6 +753,64 @@ static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg)
 	wt_globrunq_put(t);
 	wt_unlock(&wt_sched.lock);
 	wt_wakep();
+}
+
+/* A task that makes tasks faster than any proc starts them (main creating
+ * ten thousand threads at GOMAXPROCS=1, before it joins them) would give
+ * each one a stack slot that nobody has used yet: a page-table page, a
+ * TCB page and a guard marker each, the dearest thing a spawn costs
+ * (create all then join: about 55 µs a thread here at GOMAXPROCS=1
+ * against 0.5 µs for a create-join loop, whose slots are reused warm).
+ * So past ASIDE_UNSTARTED tasks per proc made and not yet run, the maker
+ * steps aside for the task it just made (its proc's runnext: a hand-off,
+ * one switch) and runs again as that proc's runnext once the new task
+ * parks, exits or uses up the slice they share; a task that returns at
+ * once leaves its slot warm for the next spawn.  Go lets its new
+ * goroutines pile up: their stacks are 8 KiB of a heap whose memory is
+ * already mapped.  A maker spends at most ASIDE_BUDGET_NS of each
+ * ASIDE_WINDOW_NS aside (wall time, so the new tasks' work and the
+ * kernel's other threads both count), then makes without stepping aside
+ * until the window ends: a program that starts a thousand busy threads
+ * (each new one runs until sysmon sees the maker wait in runnext, about a
+ * millisecond, preempt.c) makes them at least three quarters as fast.
+ * Rejected: a yield to the whole queue (the maker would wait for every
+ * busy task's slice); a bound on a single step aside's length (a loaded
+ * machine's descheduling tripped it, and the spawns piled up again). */
+#define ASIDE_UNSTARTED 64
+#define ASIDE_WINDOW_NS 100000000
+#define ASIDE_BUDGET_NS 25000000
+
+static void after_aside(struct wt_m *m, struct wt_task *t, void *arg)
+{
+	(void)arg;
+	atomic_store(&t->state, WT_RUNNABLE);
+	if (m->p) {
+		wt_runq_put(m->p, t, true);
+		return;
+	}
+	wt_lock(&wt_sched.lock); /* the task gave up a proc it had lost */
+	wt_globrunq_put(t);
+	wt_unlock(&wt_sched.lock);
+	wt_wakep();
+}
+
+void wt_step_aside(void)
+{
+	struct wt_task *t = wt_cur();
+	if (!t || t->m->insyscall || atomic_load_explicit(&t->m->implicit, memory_order_relaxed) ||
+	    atomic_load_explicit(&t->eff, memory_order_relaxed) ||
+	    atomic_load_explicit(&wt_sched.unstarted, memory_order_relaxed) <=
+		    ASIDE_UNSTARTED * atomic_load_explicit(&wt_sched.nprocs, memory_order_relaxed))
+		return;
+	int64_t t0 = wt_nanotime();
+	if (t0 - t->aside_from > ASIDE_WINDOW_NS) {
+		t->aside_from = t0;
+		t->aside_used = 0;
+	} else if (t->aside_used >= ASIDE_BUDGET_NS) {
+		return;
+	}
+	wt_mcall(after_aside, NULL);
+	t->aside_used += wt_nanotime() - t0;
 }
 
 /* Context: a task, no lock held.  Go's gopreempt_m: to the back of the

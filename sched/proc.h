@@ -27,6 +27,7 @@ int wt_sysmon_wake_idle_work(void);
 bool wt_any_runnable(void);                /* a task waits in some run queue; a snapshot */
 void wt_procs_resize(int n);               /* GOMAXPROCS changed */
 void wt_preempt_yield(void);               /* task: go to the global queue and reschedule */
+void wt_step_aside(void);                  /* task: run the task it just made first */
 
 /* A preemption sysmon asked for and the signal handler could not do (not a
  * safe point): honoured at the next entry that may switch. */

@@ -327,6 +327,7 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned l
 	/* Published before t can run (glibc too stores it before the clone):
 	 * t may read it, and may be gone by the time this returns. */
 	*handle = (unsigned long)wt_tls_pd(t->tp);
+	atomic_fetch_add_explicit(&wt_sched.unstarted, 1, memory_order_relaxed);
 	if (unlikely(prio.head)) {
 		if (unlikely(wt_tl_on))
 			wt_tl_wake(NULL, t);
@@ -337,6 +338,9 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned l
 			wt_throw("a real-time task without a priority");
 	} else {
 		wt_ready(t);
+		/* Past a bound of tasks made and not yet run, the new one runs
+		 * first, on a warm slot's reuse (proc.c). */
+		wt_step_aside();
 	}
 	return 0;
 fail:
@@ -755,6 +759,7 @@ void wt_task_entry(struct wt_task *t)
 	void *r;
 	wt_task_resumed(t);
 	wt_finish_switch(t->m); /* the task that handed the worker to us */
+	atomic_fetch_sub_explicit(&wt_sched.unstarted, 1, memory_order_relaxed);
 	wt_tls_start(t);
 	wt_sig_switchin(t);
 	if (t->c11)
