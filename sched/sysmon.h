@@ -6,10 +6,12 @@
 
 void wt_sysmon_start(void);
 void wt_sysmon_kick(void);                 /* an earlier timer was added */
-/* A proc went idle, a program's first real-time policy was set, or its
- * second task was made: sysmon, if it sleeps its long sleep with some
- * proc busy, looks again now. */
+/* A proc went idle or a program's first real-time policy was set: sysmon,
+ * if it sleeps its long sleep with some proc busy, looks again now.  The
+ * _spawn form, for a program's second live task, kicks at most once a
+ * millisecond. */
 void wt_sysmon_shorten(void);
+void wt_sysmon_shorten_spawn(void);
 void wt_sysmon_fork_reset(void);
 extern _Atomic int wt_sysmon_slow;         /* sysmon sleeps longer than its shortest delay */
 bool wt_sysmon_self(void);                /* the calling thread is sysmon */

@@ -320,7 +320,7 @@ int wt_task_create(const void *attrp, void *(*fn)(void *), void *arg, unsigned l
 		if (unlikely(t->id == 2))
 			wt_sysmon_kick();
 		else
-			wt_sysmon_shorten();
+			wt_sysmon_shorten_spawn();
 	}
 	if (unlikely(wt_tl_on))
 		wt_tl_event(NULL, WT_TL_CREATE, t->id, (uintptr_t)fn, t->creator);
