@@ -697,6 +697,30 @@ uint64_t wt_sig_thread_init(struct wt_m *m)
 	return cur;
 }
 
+/* Context: start, on the initial thread of a process whose main began
+ * before weft started (start.c): from the read of the program's alternate
+ * stack and handlers to the main task's record of both, the kernel's are
+ * weft's or the program's and the task's not set yet; a program handler
+ * run there ran on weft's signal stack, not the one the program gave
+ * (tests/preload/lone_task's itimer, 1 run in about 100 under load).
+ * Program signals wait in the kernel meanwhile. */
+uint64_t wt_sig_start_hold(void)
+{
+	uint64_t old = 0;
+	sigmask_set(SIG_SETMASK, ~(WT_SIGBIT(SIGSEGV) | WT_SIGBIT(SIGBUS)), &old);
+	return old;
+}
+
+/* Context: as wt_sig_start_hold, once the main task holds the program's
+ * handlers and alternate stack; mask is the main task's.  What waited
+ * comes now, inside weft's code: the trampoline holds it back to the
+ * task's next point outside weft (sighandler.c), after the start. */
+void wt_sig_start_release(struct wt_m *m, uint64_t mask)
+{
+	m->sigmask = wt_sig_eff(mask);
+	sigmask_set(SIG_SETMASK, m->sigmask, NULL);
+}
+
 /* Context: sysmon, first thing: it runs no program code, so it takes no
  * program signal (a process-directed one every task blocks stays pending
  * for sigwait, as natively). */

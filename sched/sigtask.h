@@ -27,6 +27,10 @@ void wt_sig_uid_refresh(void);             /* after a change of ids (setxid.c) *
 void wt_sig_info_self(siginfo_t *si, int sig, int code);
 uint64_t wt_sig_thread_init(struct wt_m *m); /* a worker thread, first thing */
 void wt_sig_block_all(void);               /* sysmon */
+/* A dormant start (start.c): hold returns the thread's mask and blocks all
+ * but the faults; release gives the thread its mask back, as m's. */
+uint64_t wt_sig_start_hold(void);
+void wt_sig_start_release(struct wt_m *m, uint64_t mask);
 void wt_sig_block_program(void);           /* pshared.c's holders: all but SIGURG */
 void wt_sig_block_more(struct wt_m *m, uint64_t more);
 void wt_sig_idle(struct wt_m *m);          /* g0, before it sleeps: takes handled ones */

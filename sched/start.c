@@ -297,7 +297,9 @@ int wt_runtime_start(void)
 	/* What the program set in the kernel before a dormant start: read
 	 * before weft's own handlers and alternate stack replace them. */
 	stack_t altstk = { .ss_flags = SS_DISABLE };
+	uint64_t held = 0;
 	if (dormant) {
+		held = wt_sig_start_hold();
 		wt_sig_adopt_read();
 		wt_syscall6(SYS_sigaltstack, 0, (long)&altstk, 0, 0, 0, 0);
 	}
@@ -309,8 +311,9 @@ int wt_runtime_start(void)
 	wt_preempt_init();
 	wt_tls_worker_enter(m);
 	/* The main task keeps the mask the process started with. */
-	t->sigmask = wt_sig_thread_init(m) & ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) |
-					      WT_SIGBIT(32) | WT_SIGBIT(33));
+	uint64_t first = wt_sig_thread_init(m);
+	t->sigmask = (dormant ? held : first) & ~(WT_SIGBIT(SIGKILL) | WT_SIGBIT(SIGSTOP) |
+						 WT_SIGBIT(32) | WT_SIGBIT(33));
 	wt_sig_init();
 	if (dormant) {
 		wt_sig_adopt();
@@ -319,6 +322,7 @@ int wt_runtime_start(void)
 			altstk.ss_flags &= SS_AUTODISARM;
 			wt_sigstack_set(t, &altstk, NULL, (uintptr_t)__builtin_frame_address(0));
 		}
+		wt_sig_start_release(m, t->sigmask);
 	}
 	wt_fork_init();
 
