@@ -161,6 +161,8 @@ static void reset(bool reclaimed)
 	wt_tl_fork_reset();
 	wt_netpoll_after_fork();
 	wt_uring_after_fork();
+	if (m) /* the parent's calls in flight are not the child's */
+		atomic_store_explicit(&m->uring_inflight, 0, memory_order_relaxed);
 	wt_sig_handlers_fork_reset();
 	atomic_store(&wt_nimplicit, 0);
 

@@ -177,6 +177,8 @@ struct wt_task {
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
 	long uring_res;                 /* [written by the reaper before uring_done] */
+	struct wt_m *uring_m;           /* [the task, then the reaper] the worker whose thread
+					 * submitted the call in flight */
 	stack_t sigstk;                 /* [owner m; handler] its sigaltstack (sigstack.c):
 					 * ss_size 0 = none */
 	/* Its CPU time (cpuclock.c), counted from the first read of a thread
@@ -322,6 +324,9 @@ struct wt_m {
 	int id;                         /* [const] */
 	int ostid;                      /* [owner m; relaxed reads] its OS thread id, 0 once
 					 * the thread exited (worker.c) */
+	_Atomic int uring_inflight;     /* [atomic] io_uring calls this thread submitted that have
+					 * not completed: the kernel cancels them if the thread
+					 * exits, so it stays (uring.c, worker.c) */
 	_Atomic bool tracer;            /* [atomic] the thread traces a process (tracer.c):
 					 * it never retires */
 	/* What to do on g0 after the task switched out (Go's mcall). */

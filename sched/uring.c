@@ -36,6 +36,13 @@
  * task's wait; one that completed despite the cancel keeps its value (an
  * accepted connection is returned, never lost).
  *
+ * The kernel ties a call to the OS thread that submitted it and cancels it
+ * (-ECANCELED) when that thread exits: an idle worker retiring with an
+ * accept in flight ended a program's accept with "Operation canceled"
+ * (python-http, 1 request in 1,000, once in ten soak rounds).  Each
+ * worker counts its calls in flight (m->uring_inflight) and does not
+ * retire while any is (worker.c).
+ *
  * Where the kernel finishes a call: the retry after the poll wake-up runs
  * as task work on the OS thread that submitted (a worker), which the kernel
  * interrupts for it as for a signal without a handler: a system call it
@@ -248,6 +255,8 @@ void wt_uring_reap(struct wt_task **list)
 			struct wt_task *t = (struct wt_task *)(uintptr_t)c->user_data;
 			if (!t)
 				continue; /* a cancel request's own completion */
+			/* Before done: t may submit again at once. */
+			atomic_fetch_sub_explicit(&t->uring_m->uring_inflight, 1, memory_order_relaxed);
 			t->uring_res = c->res;
 			/* Release: uring_res before done; pairs with the task's acquire. */
 			atomic_store_explicit(&t->uring_done, 1, memory_order_release);
@@ -329,8 +338,14 @@ static int call(uint8_t op, int fd, uint64_t addr, uint64_t off, uint32_t len, u
 	if (!t || !up())
 		return WT_URING_NORING;
 	atomic_store_explicit(&t->uring_done, 0, memory_order_relaxed);
-	if (submit(op, fd, addr, off, len, opflags, (uint64_t)(uintptr_t)t) < 0)
+	/* The submitting thread owns the call in the kernel: it must not exit
+	 * before the CQE (worker.c).  t stays on this worker until it parks. */
+	t->uring_m = t->m;
+	atomic_fetch_add_explicit(&t->uring_m->uring_inflight, 1, memory_order_relaxed);
+	if (submit(op, fd, addr, off, len, opflags, (uint64_t)(uintptr_t)t) < 0) {
+		atomic_fetch_sub_explicit(&t->uring_m->uring_inflight, 1, memory_order_relaxed);
 		return WT_URING_NORING;
+	}
 	wt_uring_reap(NULL); /* most calls complete inside the enter */
 	int end = WT_URING_DONE;
 	int pr = WT_PARK_WOKEN;

@@ -15,7 +15,8 @@
  * idle WEFT_THREAD_IDLE_MS (1 s) while more than GOMAXPROCS workers live
  * gives its OS thread back (stopm: retire, exit_thread), unless it traces a
  * process (m->tracer, tracer.c: the kernel would detach the tracees of an
- * exiting thread): it leaves the idle
+ * exiting thread) or submitted io_uring calls still in flight
+ * (m->uring_inflight, uring.c: the kernel would cancel them): it leaves the idle
  * list under sched.lock (a waker that took it first wins, and it stays),
  * unmaps its alternate signal stack, puts its struct on wt_sched.mfree and
  * jumps back to worker_main's frame, which returns, so glibc frees the
@@ -164,7 +165,10 @@ void wt_stopm(struct wt_m *m)
 		wt_futex_wait_sigok(&m->park, 0, &ts);
 		if (atomic_load_explicit(&m->park, memory_order_acquire) == 0 &&
 		    wt_nanotime() >= until) {
-			if (retire(m))
+			/* Its io_uring calls in flight would end with
+			 * ECANCELED with the thread (uring.c). */
+			if (!atomic_load_explicit(&m->uring_inflight, memory_order_relaxed) &&
+			    retire(m))
 				exit_thread(m);
 			until = wt_nanotime() + idle; /* kept: look again later */
 		}
