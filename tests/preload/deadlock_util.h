@@ -123,7 +123,7 @@ static int dl_main(int argc, char **argv, void (*child)(void), const char *debug
 	/* SIGTERM first: a child that waits for it (a daemon) exits 0. */
 	if (waitpid(pid, &status, WNOHANG) != pid) {
 		kill(pid, SIGTERM);
-		for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) != pid; i++)
+		for (int i = 0; i < 300 && waitpid(pid, &status, WNOHANG) != pid; i++)
 			usleep(10000);
 	}
 	if (waitpid(pid, &status, WNOHANG) == 0) {
@@ -134,6 +134,8 @@ static int dl_main(int argc, char **argv, void (*child)(void), const char *debug
 		status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
 	close(fd[0]);
+	if (weft && expect_status >= 0 && status != expect_status)
+		fprintf(stderr, "child exit %d; its stderr:\n%s", status, buf);
 	if (!weft) {
 		/* No report natively: what the test expects of weft's. */
 		if (expect_cycle) {
