@@ -30,7 +30,8 @@
  *              cycle through it unreported);
  *   rwlock, to read  parks on &l->__readers; held by its writer;
  *   join       pthread_join parks on &target->join: the target holds it.
- * Any other wait (a condition variable, a semaphore, a sleep, the poller,
+ * A wait with a deadline (pthread_mutex_timedlock, a timed join) ends by
+ * itself and is no edge either.  Any other wait (a condition variable, a semaphore, a sleep, the poller,
  * a signal wait, a blocking call, a process-shared object, which glibc
  * runs in the kernel) names nobody who could be waiting for the waiter:
  * it ends no cycle, and a cycle is never reported through it.
@@ -141,8 +142,12 @@ static bool is(const char *a, const char *b)
 	return a && !strcmp(a, b);
 }
 
+/* deadline: the wait has one (its timer is queued), so it ends by itself:
+ * no edge, however long it lasts. */
 static enum kind kind_of(const char *why, bool deadline)
 {
+	if (deadline)
+		return K_OTHER;
 	if (is(why, "pthread_mutex_lock"))
 		return K_MUTEX;
 	if (is(why, "pthread_rwlock_wrlock"))
@@ -151,10 +156,9 @@ static enum kind kind_of(const char *why, bool deadline)
 		return K_RDLOCK;
 	if (is(why, "pthread_join"))
 		return K_JOIN;
-	/* Waits only another task ends (deadlock=all), unless timed. */
-	if (!deadline && (is(why, "pthread_cond_wait") || is(why, "sem_wait") ||
-			  is(why, "pthread_barrier_wait") || is(why, "pthread_once") ||
-			  is(why, "futex")))
+	/* Waits only another task ends (deadlock=all). */
+	if (is(why, "pthread_cond_wait") || is(why, "sem_wait") || is(why, "pthread_barrier_wait") ||
+	    is(why, "pthread_once") || is(why, "futex"))
 		return K_IDLE;
 	return K_OTHER;
 }
@@ -337,7 +341,9 @@ static bool walk_from(int n, int s)
 		bool old = false;
 		for (int k = 0; k < len_c; k++)
 			old |= was_reported(nodes[c[k]].id, nodes[c[k]].since);
-		if (old || !still(c, len_c))
+		/* A cycle it could not remember would be reported at every
+		 * look: none beyond MAXREP tasks reported. */
+		if (old || nreported + len_c > MAXREP || !still(c, len_c))
 			continue;
 		char head[96];
 		wt_snprintf(head, sizeof head,
@@ -461,16 +467,15 @@ void wt_deadlock_look(int64_t now)
 			break;
 		}
 	}
-	/* Steps 3-5. */
-	if (!all_reported || !all) {
-		for (int i = 0; i < n; i++)
-			if (nodes[i].color == 0) {
-				nodes[i].cursor = 0;
-				if (!walk_from(n, i))
-					return;
-			}
-	}
-	if (all)
+	/* Steps 3-5; at most one report a look. */
+	int before = nreported;
+	for (int i = 0; i < n; i++)
+		if (nodes[i].color == 0) {
+			nodes[i].cursor = 0;
+			if (!walk_from(n, i))
+				return;
+		}
+	if (all && nreported == before)
 		all_asleep(n, ntasks);
 }
 
