@@ -10,7 +10,8 @@
  *     thread name A
  *     #0  ... (the backtrace, as the SIGQUIT dump prints it)
  *   ...
- *   weft: deadlock: end of report (the program goes on waiting; ...)
+ *   weft: deadlock: end of report; the program goes on waiting, as it
+ *   would natively (WEFTDEBUG=deadlock=abort exits with 134, ...)
  *
  * The nouns.  A task waits on a key of the parking lot (park.c records it
  * in t->wait_on, the call that parked in t->wait_reason).  Four kinds of
@@ -30,11 +31,14 @@
  *              cycle through it unreported);
  *   rwlock, to read  parks on &l->__readers; held by its writer;
  *   join       pthread_join parks on &target->join: the target holds it.
- * A wait with a deadline (pthread_mutex_timedlock, a timed join) ends by
- * itself and is no edge either.  Any other wait (a condition variable, a semaphore, a sleep, the poller,
- * a signal wait, a blocking call, a process-shared object, which glibc
- * runs in the kernel) names nobody who could be waiting for the waiter:
- * it ends no cycle, and a cycle is never reported through it.
+ * A wait with a deadline (pthread_mutex_timedlock, a timed join: its
+ * timer is queued) ends by itself and is no edge.  Any other wait (a
+ * condition variable, a semaphore, a sleep, the poller, a signal wait, a
+ * blocking call, a process-shared or robust mutex, which glibc runs in the
+ * kernel) names nobody who could be waiting for the waiter: it ends no
+ * cycle, and a cycle is never reported through it.  The runtime starts
+ * with a program's second thread (start.c): a program that never made
+ * one waits natively and is not looked at.
  *
  * Protocol (sysmon, every look, about twice a second; nothing on any lock
  * or wait path but the read-hold note):
@@ -79,12 +83,22 @@
  * per waiting task of the four kinds that waited WAIT_MIN.  A cycle is
  * reported WAIT_MIN to WAIT_MIN + LOOK_NS after its last edge appeared.
  *
- * Rejected: a check on every park (a hash lookup of the holder on the
- * mutex slow path: the hand-off benchmark pays it, and a cycle is rare);
- * reading the holder words directly (a waiter may wake, and the program
- * free and unmap the mutex, between the look at the task and the read: a
- * SIGSEGV in sysmon); counting readers per task in a table keyed by
- * rwlock (a lock and a lookup on every rdlock).
+ * Cost on the lock paths: with deadlock reports on (the default), an
+ * uncontended pthread_rwlock_rdlock + unlock pair took 20.4 ns against
+ * 19.2 ns with deadlock=off (median of 6 runs of 5 million pairs; native
+ * glibc 14.2 ns); mutexes, joins and every park pay nothing.
+ *
+ * Limits: at most MAXN waiting tasks are looked at in one look (the
+ * first ones of the task list), and MAXREP tasks reported in a process's
+ * life; a report shows at most WT_DUMP_REPORT_MAX backtraces.
+ *
+ * Rejected: a check on every park (a lookup of the holder on every
+ * contended lock, which the hand-off benchmark's 100,000s of parks a
+ * second would pay for a cycle that is rare); reading the holder words
+ * directly (a waiter may wake, and the program free and unmap the mutex,
+ * between the look at the task and the read: a SIGSEGV in sysmon);
+ * counting readers in a table keyed by rwlock (a lock and a lookup on
+ * every rdlock, where the slots cost 1.2 ns).
  */
 #include <errno.h>
 #include <string.h>
