@@ -31,7 +31,7 @@
 
 #include "weft_check.h"
 
-#define DL_WAIT_MS 6000     /* a report comes 1-1.5 s after the cycle closes */
+#define DL_WAIT_MS 10000    /* a report comes 1-1.5 s after the cycle closes */
 #define DL_QUIET_MS 2500    /* a negative test: no report within this */
 
 __attribute__((unused)) static void dl_obj(const char *name, const void *addr)
