@@ -122,7 +122,8 @@ static _Atomic int busy;         /* [atomic] a dump is under way */
  * Stored by wt_dump_signal before WT_DUMP_STACK is set in wt_dump_req
  * (release), read by wt_dump_start after it saw the bit (acquire). */
 static _Atomic uint64_t stack_req;
-static _Atomic bool busy_stack;  /* [atomic; set by sysmon before busy's dumper starts] it is weft stack's */
+static _Atomic bool busy_stack;  /* [atomic; set by sysmon before busy's dumper starts] it is weft
+				  * stack's or a report (wt_dump_report): a SIGQUIT waits for its end */
 static _Atomic int walker_tid;   /* [atomic] the dumper's tid while it walks, else 0 */
 static sigjmp_buf walk_jmp;      /* [dumper] */
 static char buf[65536] WT_BSS_LARGE; /* [busy] the output: one dump at a time */
@@ -619,7 +620,7 @@ bool wt_dump_report(const char *head, const char *tail, struct wt_task *const *t
 	int z = 0;
 	if (!atomic_compare_exchange_strong(&busy, &z, 1))
 		return false;
-	atomic_store_explicit(&busy_stack, false, memory_order_relaxed);
+	atomic_store_explicit(&busy_stack, true, memory_order_relaxed); /* a SIGQUIT waits */
 	wt_snprintf(rep.head, sizeof rep.head, "%s", head);
 	wt_snprintf(rep.tail, sizeof rep.tail, "%s", tail);
 	rep.n = n < WT_DUMP_REPORT_MAX ? n : WT_DUMP_REPORT_MAX;
