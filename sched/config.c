@@ -20,7 +20,11 @@
  *                     yields only when it enters weft; as Go's GODEBUG key),
  *                     trace=FILE (a Perfetto timeline of the scheduler,
  *                     timeline.c; FILE has no comma, %p in it is the
- *                     process id).
+ *                     process id), deadlock=off|on|abort|all (deadlock.c:
+ *                     lock cycles reported on stderr, the default; abort
+ *                     exits with status 134 after the report; all also
+ *                     reports every task asleep with nothing to wake it).
+ *                     Default deadlock=on; off in secure-execution mode.
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
  *   WEFT_STACK_MAX    most a task's stack may grow to (suffix k/m/g), never
@@ -56,7 +60,8 @@
 #include "print.h"
 #include "tls.h"
 
-struct wt_config wt_cfg = { .tls_mode = WT_TLS_AUTO, .maxthreads = 10000, .thread_idle_ms = 1000, .sigquit = WT_SIGQUIT_EXIT };
+struct wt_config wt_cfg = { .tls_mode = WT_TLS_AUTO, .maxthreads = 10000, .thread_idle_ms = 1000, .sigquit = WT_SIGQUIT_EXIT,
+				.deadlock = WT_DEADLOCK_ON };
 
 int wt_ncpu_affinity(void)
 {
@@ -121,6 +126,18 @@ static void parse_debug(const char *s)
 				memcpy(wt_cfg.trace_path, eq + 1, strlen(eq + 1) + 1);
 			continue;
 		}
+		if (!strcmp(tok, "deadlock")) {
+			static const char *const names[] = { "off", "on", "abort", "all" };
+			int k = 0;
+			while (k < 4 && strcmp(eq + 1, names[k]))
+				k++;
+			if (k == 4)
+				wt_print("weft: WEFTDEBUG: deadlock=%s is not off, on, abort or all; "
+					 "ignored\n", eq + 1);
+			else
+				wt_cfg.deadlock = k;
+			continue;
+		}
 		long long v = parse_num(eq + 1, false);
 		if (!strcmp(tok, "schedtrace")) {
 			if (v < 0 || v > 3600000)
@@ -155,6 +172,7 @@ void wt_config_read(void)
 		wt_cfg.secure = true;
 		wt_cgroup_defer(NULL);
 		wt_cfg.sigquit = WT_SIGQUIT_OFF;
+		wt_cfg.deadlock = WT_DEADLOCK_OFF; /* a report shows addresses too */
 		return;
 	}
 	const char *s = getenv("WEFT_NCPU");

@@ -75,6 +75,10 @@
  * libdw's files never take a number in the program's table.  A dump that
  * runs on sysmon opens weft stack's file in privfd.c's helper.
  *
+ * deadlock.c's report (wt_dump_report) goes the same way: sysmon hands
+ * over some text and the tasks to show, and a thread of the dumper's kind
+ * prints them as the dump does, one dump or report at a time.
+ *
  * Rejected: stopping the world (weft has no safe points for parked and
  * running tasks alike); holding a task that wakes up while it is walked
  * until the walk ends (a held task may own the very lock the walk takes:
@@ -118,14 +122,24 @@ static _Atomic int busy;         /* [atomic] a dump is under way */
  * Stored by wt_dump_signal before WT_DUMP_STACK is set in wt_dump_req
  * (release), read by wt_dump_start after it saw the bit (acquire). */
 static _Atomic uint64_t stack_req;
-static _Atomic bool busy_stack;  /* [atomic; set by sysmon before busy's dumper starts] it is weft stack's */
+static _Atomic bool busy_stack;  /* [atomic; set by sysmon before busy's dumper starts] it is weft
+				  * stack's or a report (wt_dump_report): a SIGQUIT waits for its end */
 static _Atomic int walker_tid;   /* [atomic] the dumper's tid while it walks, else 0 */
 static sigjmp_buf walk_jmp;      /* [dumper] */
+static char buf[65536] WT_BSS_LARGE; /* [busy] the output: one dump at a time */
 
 struct snap {
 	struct wt_task *t;
 	uint64_t id;
 };
+
+/* [busy] wt_dump_report's request: its text, its tasks, its end. */
+static struct {
+	char head[8192], tail[256];
+	struct snap t[WT_DUMP_REPORT_MAX];
+	int n;
+	int exit_status;
+} rep WT_BSS_LARGE;
 
 /* Context: signal handler, any thread.  Async-signal-safe: an atomic
  * store and a futex wake. */
@@ -421,21 +435,12 @@ static int stack_file(uint64_t req)
 	return (int)fd;
 }
 
-/* The dumper thread: one dump, then exit (the process or the thread).
- * arg: weft stack's request (sender << 32 | descriptor), or 0 for
- * SIGQUIT's dump to fd 2. */
-static void *dumper(void *arg)
+/* [dumper] Its own descriptor table (privfd.c), with a copy of 2 unless
+ * stack (weft stack's dump): returns the descriptor of that copy, or 2. */
+static int own_fds(bool stack)
 {
-	uint64_t req = (uint64_t)(uintptr_t)arg;
-	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
-	int64_t t0 = wt_nanotime();
-	static char buf[65536] WT_BSS_LARGE; /* [busy] one dump at a time */
-	/* On a thread of its own: a descriptor table of its own too, with a
-	 * copy of descriptor 2 only (SIGQUIT's output), so that weft stack's
-	 * file, libunwind's pipe and libdw's files never take a number of the
-	 * program's (privfd.c). */
 	int err_fd = 2;
-	if (!nowalk && wt_privfd_own(req ? 0 : 3) == 0 && !req) {
+	if (!nowalk && wt_privfd_own(stack ? 0 : 3) == 0 && !stack) {
 		/* The copy of 2 moved above the small numbers: libunwind keeps
 		 * its pipe's numbers in a global and closes them when it makes
 		 * a new pipe, which, from an earlier dumper's table, were this
@@ -447,6 +452,22 @@ static void *dumper(void *arg)
 		wt_syscall6(SYS_close, 0, 0, 0, 0, 0, 0);
 		wt_syscall6(SYS_close, 1, 0, 0, 0, 0, 0);
 	}
+	return err_fd;
+}
+
+/* The dumper thread: one dump, then exit (the process or the thread).
+ * arg: weft stack's request (sender << 32 | descriptor), or 0 for
+ * SIGQUIT's dump to fd 2. */
+static void *dumper(void *arg)
+{
+	uint64_t req = (uint64_t)(uintptr_t)arg;
+	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	int64_t t0 = wt_nanotime();
+	/* On a thread of its own: a descriptor table of its own too, with a
+	 * copy of descriptor 2 only (SIGQUIT's output), so that weft stack's
+	 * file, libunwind's pipe and libdw's files never take a number of the
+	 * program's (privfd.c). */
+	int err_fd = own_fds(req != 0);
 	int fd = req ? stack_file(req) : err_fd;
 	if (fd < 0) {
 		thread_done();
@@ -562,6 +583,68 @@ void wt_dump_start(void)
 		if (wt_cfg.sigquit == WT_SIGQUIT_EXIT)
 			wt_syscall6(SYS_exit_group, 2, 0, 0, 0, 0, 0);
 	}
+}
+
+/* The thread of wt_dump_report (or sysmon, nowalk): the report, then the
+ * thread's exit, or the process's with rep.exit_status. */
+static void *reporter(void *arg)
+{
+	(void)arg;
+	int tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	int fd = own_fds(false);
+	struct wt_wbuf o = { buf, 0, sizeof buf, fd, NULL };
+	const struct wt_unw *u = nowalk ? NULL : wt_unwind();
+	if (u)
+		u->set_caching_policy(*u->local_addr_space, UNW_CACHE_PER_THREAD);
+	wt_wprint(&o, "%s", rep.head);
+	for (int i = 0; i < rep.n; i++)
+		if (!dump_task(&o, &rep.t[i], tid))
+			wt_wprint(&o, "task %lu: exited during the report\n\n",
+				  (unsigned long)rep.t[i].id);
+	wt_wprint(&o, "%s", rep.tail);
+	wt_wflush(&o);
+	if (rep.exit_status) {
+		wt_tl_flush(true, "deadlock", true);
+		for (;;)
+			wt_syscall6(SYS_exit_group, rep.exit_status, 0, 0, 0, 0, 0);
+	}
+	thread_done();
+	return NULL;
+}
+
+/* Context: sysmon.  See dump.h.  head and tail are copied (cut to
+ * rep's sizes). */
+bool wt_dump_report(const char *head, const char *tail, struct wt_task *const *ts,
+		    const uint64_t *ids, int n, int exit_status)
+{
+	int z = 0;
+	if (!atomic_compare_exchange_strong(&busy, &z, 1))
+		return false;
+	atomic_store_explicit(&busy_stack, true, memory_order_relaxed); /* a SIGQUIT waits */
+	wt_snprintf(rep.head, sizeof rep.head, "%s", head);
+	wt_snprintf(rep.tail, sizeof rep.tail, "%s", tail);
+	rep.n = n < WT_DUMP_REPORT_MAX ? n : WT_DUMP_REPORT_MAX;
+	for (int i = 0; i < rep.n; i++) {
+		rep.t[i].t = ts[i];
+		rep.t[i].id = ids[i];
+	}
+	rep.exit_status = exit_status;
+	if (wt_libc_single() && !libc_switch()) {
+		nowalk = true; /* as wt_dump_start's */
+		reporter(NULL);
+		nowalk = false;
+		return true;
+	}
+	atomic_fetch_add(&wt_nthreads, 1);
+	if (wt_thread_spawn(reporter, NULL, 1 << 20) != 0) {
+		atomic_fetch_sub(&wt_nthreads, 1);
+		atomic_store(&busy, 0);
+		wt_print("%sweft: deadlock: (no backtraces: cannot start a thread for them)\n%s",
+			 head, tail);
+		if (exit_status)
+			wt_syscall6(SYS_exit_group, exit_status, 0, 0, 0, 0, 0);
+	}
+	return true;
 }
 
 /* Fork child: a dump the parent was making is not the child's. */

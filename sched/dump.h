@@ -17,5 +17,14 @@ bool wt_dump_signal(const siginfo_t *si); /* SIGURG handler: weft stack's reques
 bool wt_dump_fault(void);                  /* crash.c: a fault in the dumper's walk */
 void wt_dump_hide(struct sigaction *old);  /* sigaction: weft's handler reads as SIG_DFL */
 void wt_dump_fork_reset(void);
+/* Context: sysmon.  Starts a report: head, then each task (ts[i], whose id
+ * was ids[i]) as the dump shows it, with its backtrace, then tail, on fd
+ * 2; then exit_group(exit_status) unless 0.  false: a dump or report is
+ * under way (ask again later).  head and tail are copied (8 KiB and
+ * 256 bytes at most). */
+#define WT_DUMP_REPORT_MAX 64
+struct wt_task;
+bool wt_dump_report(const char *head, const char *tail, struct wt_task *const *ts,
+		    const uint64_t *ids, int n, int exit_status);
 
 #endif

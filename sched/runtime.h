@@ -144,6 +144,10 @@ struct wt_task {
 	const void *wait_on;            /* [owner m] key of the current park */
 	const char *wait_reason;        /* [owner m] static string, NULL = unnamed */
 	int64_t wait_since;             /* [owner m] CLOCK_MONOTONIC_COARSE ns at park */
+	/* [written by the task itself, relaxed; deadlock.c reads] rwlocks it
+	 * holds for reading (glibc records no readers), NULL = free slot; a
+	 * read hold beyond the slots is not recorded. */
+	_Atomic(const void *) rdheld[4];
 	int wait_fd;                    /* [owner m] descriptor + 1 of an IO wait, 0 = none
 					 * (the trace names it, timeline.c) */
 	/* [its owner: the waker that readies it, then the worker that runs

@@ -10,7 +10,10 @@
  * (syscall.c), start a worker for queued work that the busy ones left
  * behind (wt_sysmon_wake_idle_work), follow the cgroup CPU limit
  * (cgroup.c and wt_procs_resize in proc.c, about once a second), print schedtrace lines (trace.c)
- * and start the task dump a SIGQUIT asked for (dump.c).
+ * start the task dump a SIGQUIT asked for (dump.c), and look for tasks
+ * that wait for each other for ever about twice a second (deadlock.c: its
+ * looks need no change of sleep, which is 10 ms at most once the program
+ * made a task, and 1 s before).
  *
  * Its sleep adapts as Go's sysmon's does: 20 µs after a cycle that took a
  * proc from a blocked call; after 50 quiet cycles (1 ms) the sleep doubles
@@ -51,6 +54,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "crash.h"
+#include "deadlock.h"
 #include "dump.h"
 #include "lock.h"
 #include "netpoll.h"
@@ -207,6 +211,7 @@ static void *sysmon(void *arg)
 			acted = 1; /* again soon while a worker stays in weft */
 		wt_setxid_poll();
 		wt_sysmon_cancel(now);
+		wt_deadlock_look(now);
 		int procs = wt_sysmon_wake_idle_work();
 		bool busy = procs != WT_PROCS_IDLE;
 		bool rn_wait = false;
@@ -337,4 +342,5 @@ void wt_sysmon_fork_reset(void)
 	atomic_store(&wt_sysmon_tid, 0);
 	atomic_store(&wt_sysmon_made, false);
 	wt_dump_fork_reset();
+	wt_deadlock_fork_reset();
 }

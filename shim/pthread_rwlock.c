@@ -62,11 +62,16 @@
  * interrupts the futex wait.  It leaves like a timed-out waiter.  A
  * process-shared one's waiter, in glibc's wait, unwinds from the kernel
  * (shim.h: KWAIT).
+ *
+ * Readers are counted in S, not named: each task also notes the rwlocks it
+ * holds for reading in its own few slots (sched/deadlock.h), which the
+ * deadlock report reads to name who holds a lock a writer waits for.
  */
 #include <limits.h>
 
 #include "shim.h"
 #include "../sched/sighandler.h"
+#include "../sched/deadlock.h"
 #include "../sched/task.h"
 
 #define R_MASK ((1u << 29) - 1)
@@ -198,6 +203,7 @@ static int rdlock(pthread_rwlock_t *l, int64_t deadline, bool try, bool cancel)
 				continue;
 			if (s & RWAIT)
 				wake_readers(l); /* others may come in too */
+			wt_deadlock_rdheld(l, true);
 			return 0;
 		}
 		if (try)
@@ -288,6 +294,7 @@ static int rdunlock(pthread_rwlock_t *l)
 	} while (!atomic_compare_exchange_weak_explicit(w, &s, s - 1, memory_order_release,
 							memory_order_relaxed));
 	s--;
+	wt_deadlock_rdheld(l, false);
 	if (!(s & R_MASK) && (s & (RWAIT | WWAIT)))
 		after_last_reader(l);
 	return 0;

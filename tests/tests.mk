@@ -12,7 +12,8 @@ PRELOAD_BIN := $(patsubst tests/preload/%.c,$(TB)/preload/%,$(PRELOAD_C)) \
                $(patsubst tests/preload/%.cc,$(TB)/preload/%,$(PRELOAD_CXX))
 
 $(TB)/preload/%: tests/preload/%.c tests/preload/weft_check.h tests/preload/test_util.h tests/preload/spawn_util.h tests/preload/pingpong.h tests/preload/pshared_util.h tests/preload/sigstorm.h \
-                  tests/preload/signal_util.h tests/preload/signal_storm.h tests/preload/prio_util.h
+                  tests/preload/signal_util.h tests/preload/signal_storm.h tests/preload/prio_util.h \
+                  tests/preload/deadlock_util.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $< -lm
 
