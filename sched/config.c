@@ -20,7 +20,8 @@
  *                     yields only when it enters weft; as Go's GODEBUG key),
  *                     trace=FILE (a Perfetto timeline of the scheduler,
  *                     timeline.c; FILE has no comma, %p in it is the
- *                     process id).
+ *                     process id), cpuprofile=FILE (a CPU profile of the
+ *                     tasks in pprof's format, written at exit; pprof.c).
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
  *   WEFT_STACK_MAX    most a task's stack may grow to (suffix k/m/g), never
@@ -119,6 +120,13 @@ static void parse_debug(const char *s)
 				wt_print("weft: WEFTDEBUG: trace= names no file; ignored\n");
 			else
 				memcpy(wt_cfg.trace_path, eq + 1, strlen(eq + 1) + 1);
+			continue;
+		}
+		if (!strcmp(tok, "cpuprofile")) {
+			if (!eq[1])
+				wt_print("weft: WEFTDEBUG: cpuprofile= names no file; ignored\n");
+			else
+				memcpy(wt_cfg.cpuprofile_path, eq + 1, strlen(eq + 1) + 1);
 			continue;
 		}
 		long long v = parse_num(eq + 1, false);

@@ -25,6 +25,7 @@ struct wt_config {
 	bool static_tls_full;           /* WEFT_STATIC_TLS=full */
 	bool asyncpreemptoff;           /* WEFTDEBUG=asyncpreemptoff=1 */
 	char trace_path[256];           /* WEFTDEBUG=trace=FILE, "" = off (timeline.c) */
+	char cpuprofile_path[256];      /* WEFTDEBUG=cpuprofile=FILE, "" = off (pprof.c) */
 	int sigquit;                    /* WEFT_SIGQUIT: WT_SIGQUIT_* */
 	bool sigquit_set;               /* WEFT_SIGQUIT was given */
 	bool secure;                    /* secure-execution mode: nothing read */

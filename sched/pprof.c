@@ -1,0 +1,469 @@
+/*
+ * at exit in the pprof format (profile.proto), which `go tool pprof` reads
+ * as it is (uncompressed protobuf: pprof accepts it as well as gzip).
+ *
+ * Sampling.  Every worker thread (the initial one included) owns a POSIX
+ * timer on its own CPU clock (CLOCK_THREAD_CPUTIME_ID, every 10 ms of
+ * that thread's CPU time: 100 Hz per busy worker, none while it sleeps),
+ * delivered to that thread alone (SIGEV_THREAD_ID).  The carrier is
+ * SIGURG, weft's own signal: tasks never block it at the thread level,
+ * natively it is ignored, and its handler (preempt.c) already tells
+ * weft's uses apart by si_code and si_value; this one has si_code
+ * SI_TIMER and the address of `cookie` as its value.  SIGPROF was
+ * rejected: it is the program's (setitimer(ITIMER_PROF), gperftools, the
+ * prio_sigprof test), and taking it would change what the program sees.
+ * A SIGURG timer signal that finds another SIGURG pending is merged into
+ * it (a standard signal queues once), as sysmon's requests are: a sample
+ * may be lost, and a poke that it absorbed is done by the sample's
+ * handler (wt_sig_poked), as any SIGURG of weft's does.
+ *
+ * A sample: the interrupted task (its id and name as the program set it
+ * with pthread_setname_np or prctl) and its stack, the interrupted pc
+ * first, then the return addresses found by following the frame-pointer
+ * chain from the signal's context, each frame checked to lie on the
+ * task's own stack above the last (a function built without frame
+ * pointers ends the chain early; a stale frame pointer fails the checks).
+ * libunwind was rejected inside the handler: it takes the loader's lock
+ * (dl_iterate_phdr), which the interrupted task may hold.  Samples go to
+ * a buffer mapped at start (NREC records, about 9 MiB of address space,
+ * touched only as it fills): a slot is claimed with one atomic add and
+ * published with a release store; a full buffer counts what it dropped.
+ *
+ * Writing.  libweft's destructor (after the program's atexit handlers)
+ * symbolizes the pcs (symbol.c, which may read symbol tables then), and
+ * encodes the profile into memory of weft's own (mmap), never the
+ * program's malloc.  Every process that inherits WEFTDEBUG (a shell,
+ * `timeout`, what they start) profiles itself, and writes FILE, each "%p"
+ * in it replaced by its process id, only if it took a sample: `timeout
+ * 60 prog` leaves prog's profile, not timeout's empty one.  A fork child
+ * writes none (it has no timers; its copy of the samples is its
+ * parent's).
+ * Context of the sampled tasks: none, while profiling is off: one
+ * predictable branch in wt_worker_init_self, none on any switch.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+
+#include "runtime.h"
+#include "arch.h"
+#include "config.h"
+#include "pprof.h"
+#include "print.h"
+#include "sigtask.h"
+#include "symbol.h"
+#include "task.h"
+
+#define MAXF 32          /* frames kept of a sample */
+#define NREC (1u << 15)  /* samples kept: 160 s of two busy workers */
+#define PERIOD_NS 10000000ll
+
+struct rec {
+	_Atomic uint32_t ready; /* [release by the sampler] the rest is written */
+	uint16_t n;             /* pcs */
+	uint16_t ticks;         /* 1 + the timer's overruns (ticks merged into this one) */
+	uint64_t task;          /* task id, 0: no task (weft's own code) */
+	char name[16];
+	uintptr_t pc[MAXF];
+};
+
+bool wt_prof_on;                     /* [const after start] */
+static struct rec *recs;             /* [const after start] NREC records */
+static _Atomic uint32_t nrec;        /* [atomic] slots claimed */
+static int prof_pid;                 /* [const after start] */
+static struct timespec t0;           /* [const after start] */
+static const char cookie = 'p';      /* its address: the timer's si_value */
+
+/* Context: a worker thread, its own, first thing (wt_worker_init_self,
+ * wt_prof_start for the initial thread).  May not allocate. */
+void wt_prof_worker(struct wt_m *m)
+{
+	(void)m;
+	struct sigevent ev;
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGURG;
+	ev.sigev_value.sival_ptr = (void *)&cookie;
+	ev._sigev_un._tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	int id; /* the kernel's timer id */
+	long r = wt_syscall6(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, (long)&ev, (long)&id, 0, 0, 0);
+	if (r < 0) {
+		wt_print("weft: cpuprofile: cannot create a worker's timer (%ld); its samples are missing\n", r);
+		return;
+	}
+	struct itimerspec its = { { 0, PERIOD_NS }, { 0, PERIOD_NS } };
+	wt_syscall6(SYS_timer_settime, id, 0, (long)&its, 0, 0, 0);
+}
+
+/* Context: start, the initial thread, before sysmon and the workers (they
+ * read wt_prof_on); m0 runs main. */
+void wt_prof_start(struct wt_m *m0)
+{
+	if (!wt_cfg.cpuprofile_path[0])
+		return;
+	void *p = (void *)wt_syscall6(SYS_mmap, 0, NREC * sizeof(struct rec), PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if ((long)p < 0 && (long)p > -4096) {
+		wt_print("weft: cpuprofile: no memory for the samples; no profile\n");
+		return;
+	}
+	recs = p;
+	prof_pid = wt_pid;
+	wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
+	wt_prof_on = true;
+	wt_prof_worker(m0);
+}
+
+/* Context: the SIGURG handler (preempt.c), any thread.  Is si a profiling
+ * tick?  Then the interrupted task's stack is recorded.  Async-signal-safe:
+ * reads of the task's own stack and one atomic add. */
+bool wt_prof_signal(const siginfo_t *si, void *ucv)
+{
+	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != (void *)&cookie)
+		return false;
+	ucontext_t *uc = ucv;
+	uint32_t i = atomic_fetch_add_explicit(&nrec, 1, memory_order_relaxed);
+	if (recs && i < NREC) {
+		struct rec *r = &recs[i];
+		struct wt_task *t = wt_cur();
+		uintptr_t sp = wt_arch_uc_sp(uc);
+		r->n = 0;
+		int ov = si->si_overrun;
+		r->ticks = (uint16_t)(ov >= 0 && ov < 65534 ? ov + 1 : 1);
+		r->pc[r->n++] = wt_arch_uc_pc(uc);
+		if (t) {
+			r->task = t->id;
+			wt_task_name_copy(t, r->name);
+			uintptr_t lo = (uintptr_t)t->stack_lo, hi = (uintptr_t)t->stack_hi;
+			uintptr_t fp = wt_arch_uc_fp(uc);
+			if (sp >= lo && sp < hi) {
+				while (r->n < MAXF && fp >= sp && fp + 16 <= hi && !(fp & 7)) {
+					uintptr_t next = ((uintptr_t *)fp)[0], ret = ((uintptr_t *)fp)[1];
+					if (ret < 4096)
+						break;
+					r->pc[r->n++] = ret;
+					if (next <= fp)
+						break;
+					fp = next;
+				}
+			}
+		} else {
+			r->task = 0;
+			memset(r->name, 0, sizeof r->name);
+		}
+		atomic_store_explicit(&r->ready, 1, memory_order_release);
+	}
+	wt_sig_poked(uc); /* a poke it may have absorbed */
+	return true;
+}
+
+/* ---- the writer: profile.proto, encoded by hand ---- */
+
+struct pb {
+	uint8_t *b;
+	size_t n, cap;
+	int fd;     /* >= 0: flushed to it when full; else b is a fixed scratch */
+	bool err;
+};
+
+static void pb_flush(struct pb *p)
+{
+	size_t off = 0;
+	while (p->fd >= 0 && off < p->n) {
+		long w = wt_syscall6(SYS_write, p->fd, (long)(p->b + off), p->n - off, 0, 0, 0);
+		if (w == -EINTR)
+			continue;
+		if (w <= 0) {
+			p->err = true;
+			break;
+		}
+		off += (size_t)w;
+	}
+	p->n = 0;
+}
+
+static void pb_raw(struct pb *p, const void *s, size_t len)
+{
+	const uint8_t *c = s;
+	while (len) {
+		if (p->n == p->cap) {
+			if (p->fd < 0) {
+				p->err = true;
+				return;
+			}
+			pb_flush(p);
+		}
+		size_t k = p->cap - p->n < len ? p->cap - p->n : len;
+		memcpy(p->b + p->n, c, k);
+		p->n += k, c += k, len -= k;
+	}
+}
+
+static void pb_var(struct pb *p, uint64_t v)
+{
+	uint8_t b[10];
+	int n = 0;
+	do {
+		b[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			b[n] |= 0x80;
+		n++;
+	} while (v);
+	pb_raw(p, b, n);
+}
+
+static void pb_int(struct pb *p, int f, uint64_t v)
+{
+	pb_var(p, (uint64_t)f << 3);
+	pb_var(p, v);
+}
+
+static void pb_bytes(struct pb *p, int f, const void *s, size_t len)
+{
+	pb_var(p, (uint64_t)f << 3 | 2);
+	pb_var(p, len);
+	pb_raw(p, s, len);
+}
+
+/* A table of strings (the profile's string_table) and of ids keyed by a
+ * 64-bit value, open addressing in memory of weft's own. */
+struct tab {
+	uint64_t *key;
+	uint32_t *val;  /* 0 = empty */
+	size_t cap;
+};
+
+static void *wmap(size_t n)
+{
+	void *p = (void *)wt_syscall6(SYS_mmap, 0, n, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return (long)p < 0 && (long)p > -4096 ? NULL : p;
+}
+
+static bool tab_init(struct tab *t, size_t cap)
+{
+	t->cap = cap;
+	t->key = wmap(cap * sizeof *t->key);
+	t->val = wmap(cap * sizeof *t->val);
+	return t->key && t->val;
+}
+
+static uint32_t *tab_slot(struct tab *t, uint64_t k)
+{
+	size_t i = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (t->cap - 1);
+	while (t->val[i] && t->key[i] != k)
+		i = (i + 1) & (t->cap - 1);
+	t->key[i] = k;
+	return &t->val[i];
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h | 1;
+}
+
+struct writer {
+	struct pb out;
+	struct tab strs, funcs, locs;
+	const char **strv;  /* string_table, by index */
+	char *hex;          /* 24 bytes a location: names of pcs without a symbol */
+	uint32_t nstr, nfunc, nloc, maxstr;
+};
+
+/* The index of s in the string table (a hash collision of two strings
+ * would merge them: 64 bits of FNV-1a over a few thousand names). */
+static uint32_t str_id(struct writer *w, const char *s)
+{
+	uint32_t *v = tab_slot(&w->strs, hash_str(s));
+	if (!*v) {
+		if (w->nstr == w->maxstr)
+			return 0;
+		w->strv[w->nstr] = s;
+		*v = ++w->nstr; /* index + 1; index 0 is "" */
+	}
+	return *v;
+}
+
+/* Context: the exit path.  The location id of pc (a return address unless
+ * leaf), its function and name written out on first sight. */
+static uint32_t loc_id(struct writer *w, uintptr_t pc, bool leaf)
+{
+	uintptr_t a = leaf ? pc : pc - 1;
+	uint32_t *v = tab_slot(&w->locs, a);
+	if (*v)
+		return *v;
+	uint32_t id = *v = ++w->nloc;
+	struct wt_sym s;
+	wt_symbolize(pc, !leaf, &s, true);
+	const char *name = s.name;
+	if (!name && w->hex) { /* kept in the arena: the string table points at it */
+		char *hex = w->hex + 24 * (size_t)(id - 1);
+		int k = 0;
+		hex[k++] = '0', hex[k++] = 'x';
+		for (int sh = 60; sh >= 0; sh -= 4)
+			if ((a >> sh) || sh == 0 || k > 2)
+				hex[k++] = "0123456789abcdef"[(a >> sh) & 15];
+		hex[k] = 0;
+		name = hex;
+	}
+	uint32_t sid = str_id(w, name ? name : "?");
+	uint32_t *fv = tab_slot(&w->funcs, sid);
+	uint8_t sb[256], fb[256];
+	if (!*fv) {
+		*fv = ++w->nfunc;
+		struct pb f = { fb, 0, sizeof fb, -1, false };
+		pb_int(&f, 1, *fv);
+		pb_int(&f, 2, sid);
+		pb_int(&f, 3, sid);
+		if (s.file)
+			pb_int(&f, 4, str_id(w, s.file));
+		pb_bytes(&w->out, 5, fb, f.n);
+	}
+	struct pb l = { sb, 0, sizeof sb, -1, false }, ln = { fb, 0, sizeof fb, -1, false };
+	pb_int(&ln, 1, *fv);
+	pb_int(&l, 1, id);
+	pb_int(&l, 3, a);
+	pb_bytes(&l, 4, fb, ln.n);
+	pb_bytes(&w->out, 4, sb, l.n);
+	return id;
+}
+
+static void u64_str(char *b, uint64_t v)
+{
+	char t[24];
+	int n = 0;
+	do
+		t[n++] = '0' + v % 10;
+	while (v /= 10);
+	for (int i = 0; i < n; i++)
+		b[i] = t[n - 1 - i];
+	b[n] = 0;
+}
+
+/* Context: the exit path (libweft's destructor).  May read symbol tables. */
+static void write_profile(const char *path)
+{
+	uint32_t n = atomic_load_explicit(&nrec, memory_order_relaxed);
+	uint32_t dropped = n > NREC ? n - NREC : 0;
+	if (!n)
+		return;
+	if (n > NREC)
+		n = NREC;
+	int fd = (int)wt_syscall6(SYS_openat, AT_FDCWD, (long)path,
+				  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, 0, 0);
+	if (fd < 0) {
+		wt_print("weft: cpuprofile: cannot write %s (%d); no profile\n", path, fd);
+		return;
+	}
+	struct writer w;
+	memset(&w, 0, sizeof w);
+	size_t cap = 1;
+	while (cap < 4 * (size_t)n * 2 + 1024)
+		cap <<= 1;
+	if (cap > (1u << 22))
+		cap = 1u << 22;
+	w.maxstr = (uint32_t)(cap / 2);
+	w.strv = wmap(w.maxstr * sizeof *w.strv);
+	uint8_t *obuf = wmap(1 << 16);
+	w.hex = wmap(cap * 24);
+	if (!w.strv || !obuf || !tab_init(&w.strs, cap) || !tab_init(&w.funcs, cap) ||
+	    !tab_init(&w.locs, cap)) {
+		wt_print("weft: cpuprofile: no memory to write the profile\n");
+		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+		return;
+	}
+	w.out = (struct pb){ obuf, 0, 1 << 16, fd, false };
+	static const char *fixed[] = { "samples", "count", "cpu", "nanoseconds", "task", "thread" };
+	uint32_t fx[6];
+	for (int i = 0; i < 6; i++)
+		fx[i] = str_id(&w, fixed[i]);
+	uint8_t vb[64], sb[64 + MAXF * 10 + 256];
+	struct pb v = { vb, 0, sizeof vb, -1, false };
+	pb_int(&v, 1, fx[0]), pb_int(&v, 2, fx[1]);
+	pb_bytes(&w.out, 1, vb, v.n);
+	v.n = 0;
+	pb_int(&v, 1, fx[2]), pb_int(&v, 2, fx[3]);
+	pb_bytes(&w.out, 1, vb, v.n);
+	char (*ids)[24] = wmap((size_t)n * 24 + 1);
+	for (uint32_t i = 0; ids && i < n; i++) {
+		struct rec *r = &recs[i];
+		if (!atomic_load_explicit(&r->ready, memory_order_acquire))
+			continue;
+		uint32_t loc[MAXF];
+		for (uint32_t k = 0; k < r->n; k++)
+			loc[k] = loc_id(&w, r->pc[k], k == 0);
+		struct pb s = { sb, 0, sizeof sb, -1, false };
+		uint8_t packed[MAXF * 10], lb[96];
+		struct pb pk = { packed, 0, sizeof packed, -1, false };
+		for (uint32_t k = 0; k < r->n; k++)
+			pb_var(&pk, loc[k]);
+		pb_bytes(&s, 1, packed, pk.n);
+		pk.n = 0;
+		pb_var(&pk, r->ticks);
+		pb_var(&pk, (uint64_t)r->ticks * PERIOD_NS);
+		pb_bytes(&s, 2, packed, pk.n);
+		u64_str(ids[i], r->task);
+		struct pb lab = { lb, 0, sizeof lb, -1, false };
+		pb_int(&lab, 1, fx[4]);
+		pb_int(&lab, 2, str_id(&w, ids[i]));
+		pb_bytes(&s, 3, lb, lab.n);
+		r->name[15] = 0;
+		lab.n = 0;
+		pb_int(&lab, 1, fx[5]);
+		pb_int(&lab, 2, str_id(&w, r->name[0] ? r->name : r->task ? "?" : "weft"));
+		pb_bytes(&s, 3, lb, lab.n);
+		pb_bytes(&w.out, 2, sb, s.n);
+	}
+	pb_bytes(&w.out, 6, "", 0);
+	for (uint32_t i = 0; i < w.nstr; i++) {
+		const char *s = w.strv[i] ? w.strv[i] : "?";
+		pb_bytes(&w.out, 6, s, strlen(s));
+	}
+	struct timespec t1;
+	wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t1, 0, 0, 0, 0);
+	pb_int(&w.out, 9, (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec);
+	pb_int(&w.out, 10, (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec)));
+	v.n = 0;
+	pb_int(&v, 1, fx[2]), pb_int(&v, 2, fx[3]);
+	pb_bytes(&w.out, 11, vb, v.n);
+	pb_int(&w.out, 12, PERIOD_NS);
+	pb_flush(&w.out);
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (w.out.err)
+		wt_print("weft: cpuprofile: cannot write %s; the profile is cut short\n", path);
+	if (dropped)
+		wt_print("weft: cpuprofile: %u samples dropped (the buffer holds %u)\n", dropped, NREC);
+}
+
+/* At exit (glibc runs libweft's destructor after the program's atexit
+ * handlers and destructors). */
+WT_DORMANT_TEXT __attribute__((destructor)) static void prof_at_exit(void)
+{
+	static _Atomic bool done;
+	if (!wt_prof_on || wt_pid != prof_pid || atomic_exchange(&done, true))
+		return;
+	char path[300], pid[24];
+	const char *f = wt_cfg.cpuprofile_path;
+	size_t k = 0;
+	u64_str(pid, (uint64_t)wt_pid);
+	for (; *f && k + 24 < sizeof path; f++) {
+		if (f[0] == '%' && f[1] == 'p') {
+			for (const char *q = pid; *q; q++)
+				path[k++] = *q;
+			f++;
+		} else {
+			path[k++] = *f;
+		}
+	}
+	path[k] = 0;
+	write_profile(path);
+}

@@ -1,0 +1,18 @@
+/*
+ * pprof.h — WEFTDEBUG=cpuprofile=FILE: CPU samples of the tasks, written
+ * at exit in the pprof format (pprof.c).
+ */
+#ifndef WEFT_PPROF_H
+#define WEFT_PPROF_H
+
+#include <signal.h>
+
+#include "base.h"
+
+struct wt_m;
+extern bool wt_prof_on;                    /* [const after start] profiling */
+void wt_prof_start(struct wt_m *m0);       /* start.c: before sysmon; m0 runs main */
+void wt_prof_worker(struct wt_m *m);       /* a new worker, on its own thread */
+bool wt_prof_signal(const siginfo_t *si, void *uc); /* SIGURG handler: a tick? */
+
+#endif
