@@ -28,6 +28,9 @@
  * a buffer mapped at start (NREC records, about 9 MiB of address space,
  * touched only as it fills): a slot is claimed with one atomic add and
  * published with a release store; a full buffer counts what it dropped.
+ * A sample's values: its ticks (1 + the timer's overruns) and the
+ * worker's CPU time since its previous sample (10 ms unless ticks were
+ * lost: see last_cpu).
  *
  * Writing.  libweft's destructor (after the program's atexit handlers)
  * symbolizes the pcs (symbol.c, which may read symbol tables then), and
@@ -67,6 +70,7 @@ struct rec {
 	_Atomic uint32_t ready; /* [release by the sampler] the rest is written */
 	uint16_t n;             /* pcs */
 	uint16_t ticks;         /* 1 + the timer's overruns (ticks merged into this one) */
+	uint64_t ns;            /* the thread's CPU time since its last sample */
 	uint64_t task;          /* task id, 0: no task (weft's own code) */
 	char name[16];
 	uintptr_t pc[MAXF];
@@ -78,6 +82,13 @@ static _Atomic uint32_t nrec;        /* [atomic] slots claimed */
 static int prof_pid;                 /* [const after start] */
 static struct timespec t0;           /* [const after start] */
 static const char cookie = 'p';      /* its address: the timer's si_value */
+/* [the thread whose timer id it is, in its handler] each worker's CPU time
+ * (ns) at its last sample, by kernel timer id (small numbers, one timer a
+ * worker): a tick lost to another SIGURG pending (sysmon's, a poke) is
+ * charged to the next sample of that worker, so the profile's CPU time is
+ * the workers' whole CPU time even when samples are lost. */
+#define NLAST 4096
+static uint64_t last_cpu[NLAST];
 
 /* Context: a worker thread, its own, first thing (wt_worker_init_self,
  * wt_prof_start for the initial thread).  May not allocate. */
@@ -135,6 +146,16 @@ bool wt_prof_signal(const siginfo_t *si, void *ucv)
 		r->n = 0;
 		int ov = si->si_overrun;
 		r->ticks = (uint16_t)(ov >= 0 && ov < 65534 ? ov + 1 : 1);
+		r->ns = (uint64_t)r->ticks * PERIOD_NS;
+		unsigned tid = (unsigned)si->si_timerid;
+		struct timespec now;
+		if (tid < NLAST && wt_syscall6(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID,
+					       (long)&now, 0, 0, 0, 0) == 0) {
+			uint64_t c = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+			if (last_cpu[tid] && c > last_cpu[tid] && c - last_cpu[tid] < 100 * PERIOD_NS)
+				r->ns = c - last_cpu[tid];
+			last_cpu[tid] = c;
+		}
 		r->pc[r->n++] = wt_arch_uc_pc(uc);
 		if (t) {
 			r->task = t->id;
@@ -409,7 +430,7 @@ static void write_profile(const char *path)
 		pb_bytes(&s, 1, packed, pk.n);
 		pk.n = 0;
 		pb_var(&pk, r->ticks);
-		pb_var(&pk, (uint64_t)r->ticks * PERIOD_NS);
+		pb_var(&pk, r->ns);
 		pb_bytes(&s, 2, packed, pk.n);
 		u64_str(ids[i], r->task);
 		struct pb lab = { lb, 0, sizeof lb, -1, false };

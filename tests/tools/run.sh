@@ -9,7 +9,8 @@
 # case), and `make install`/`make uninstall` into a temporary DESTDIR,
 # running PROG (basic_join: it checks that weft is loaded, and exits 3)
 # and weft stack through the installed launcher, and reading the installed
-# manual pages.  Prints one line per check and "tools: N passed, N failed".
+# manual pages, CPU profiles (TOOLS/cpu_burn) and their flame graphs.
+# Prints one line per check and "tools: N passed, N failed".
 b=$(cd "$1" && pwd) prog=$2 tools=$3
 root=$(cd "$(dirname "$0")/../.." && pwd)
 weft=$b/weft
@@ -358,6 +359,45 @@ case $pat in
     echo "SKIP core-gdb: gdb is not installed (apt-get install gdb)"
   fi;;
 esac
+
+# CPU profile (WEFTDEBUG=cpuprofile): TOOLS/cpu_burn's two tasks burn CPU
+# 3:1 (fixed work); the samples by thread name are within 15 % of 3:1 at
+# GOMAXPROCS 1 and 2, and in both thread-pointer modes; go tool pprof
+# reads the file (if go is installed); weft flame's SVG is XML and names
+# the hot function.
+for mode in "" syscall; do for g in 1 2; do
+  name="cpuprofile${mode:+-$mode}-$g"
+  rm -f "$tmp/cpu.pb"
+  env GOMAXPROCS=$g ${mode:+WEFT_TLS=$mode} WEFTDEBUG=cpuprofile="$tmp/cpu.pb" \
+    timeout 60 "$weft" run "$tools/cpu_burn" 150000000 > "$tmp/out" 2> "$tmp/err"
+  python3 - "$root/tools" "$tmp/cpu.pb" <<'PY' > "$tmp/msg" 2>&1 && ok "$name" || bad "$name" "$(head -c 300 "$tmp/msg") $(head -c 200 "$tmp/err")"
+import sys
+sys.path.insert(0, sys.argv[1])
+import pprof
+p = pprof.read(sys.argv[2])
+assert p["complete"], "no end"
+assert p["types"] == [("samples", "count"), ("cpu", "nanoseconds")], p["types"]
+by = {}
+for s in p["samples"]:
+    by[s["labels"].get("thread")] = by.get(s["labels"].get("thread"), 0) + s["values"][1]
+hot, cold = by.get("burn3", 0) / 1e6, by.get("burn1", 0) / 1e6
+print("burn3 %.0f ms burn1 %.0f ms of CPU" % (hot, cold))
+assert cold >= 100 and 3 * 0.85 <= hot / cold <= 3 * 1.15, "not 3:1"
+PY
+done; done
+if command -v go > /dev/null 2>&1; then
+  go tool pprof -top "$tmp/cpu.pb" > "$tmp/out" 2> "$tmp/err" && grep -q burn_hot "$tmp/out" &&
+    ok "cpuprofile-go-pprof" || bad "cpuprofile-go-pprof" "$(head -c 300 "$tmp/err")"
+else
+  echo "SKIP cpuprofile-go-pprof: go is not installed (golang-go)"
+fi
+expect flame 0 "$weft" flame -o "$tmp/f.svg" "$tmp/cpu.pb"
+python3 - "$tmp/f.svg" <<'PY' && ok "flame-svg" || bad "flame-svg" "not XML or no burn_hot"
+import sys, xml.etree.ElementTree as E
+t = E.parse(sys.argv[1])
+assert any("burn_hot" in (e.text or "") for e in t.iter())
+PY
+expect flame-bad-file 1 "$weft" flame "$tools/cpu_burn"; one_weft_line flame-bad-file
 
 echo "tools: $pass passed, $fail failed"
 [ "$fail" = 0 ]
