@@ -41,14 +41,30 @@
  * 60 prog` leaves prog's profile, not timeout's empty one.  A fork child
  * writes none (it has no timers; its copy of the samples is its
  * parent's).
- * Context of the sampled tasks: none, while profiling is off: one
- * predictable branch in wt_worker_init_self, none on any switch.
+ *
+ * `weft profile PID` (tools/pprof.py) asks as `weft stack` does (dump.c):
+ * an unlinked, empty file on the caller's descriptor D and SIGURG queued
+ * with WT_PROF_MAGIC << 32 | seconds << 20 | D.  The handler records the
+ * request and kicks sysmon, which starts the profiler thread (one at a
+ * time; a request meanwhile is dropped): it opens /proc/SENDER/fd/D in a
+ * descriptor table of its own (privfd.c), gives each worker a timer on
+ * that thread's CPU clock (the kernel's per-thread clock id, made from
+ * its tid: one thread may arm another's), sleeps, deletes them, and
+ * writes the samples of the window.  The file ends with the period field,
+ * written last, which the caller waits for.  Once a request was made the
+ * handler keeps recognizing ticks (wt_prof_on stays set): a tick pending
+ * as the timers are deleted is not the program's SIGURG.
+ *
+ * Cost while profiling is off: one predictable branch in
+ * wt_worker_init_self and one compare of si_code in the SIGURG handler;
+ * nothing on a switch.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -58,6 +74,10 @@
 #include "config.h"
 #include "pprof.h"
 #include "print.h"
+#include "privfd.h"
+#include "sysmon.h"
+#include "thread.h"
+#include "worker.h"
 #include "sigtask.h"
 #include "symbol.h"
 #include "task.h"
@@ -76,11 +96,19 @@ struct rec {
 	uintptr_t pc[MAXF];
 };
 
-bool wt_prof_on;                     /* [const after start] */
+bool wt_prof_on;                     /* [set once: start, or the first request] ticks are recognized */
+static _Atomic bool active;          /* [atomic] a new worker makes its timer */
+/* [atomic] weft profile's request: sender << 32 | seconds << 20 | fd; 0 none */
+static _Atomic uint64_t req;
+static _Atomic bool busy;            /* [atomic] a request's profiler thread runs */
+#define NTIMER 1024
+static _Atomic int timers[NTIMER];   /* [atomic] timer ids made (id + 1), 0 free */
+static _Atomic uint32_t ntimer;      /* [atomic] slots of timers[] used */
 static struct rec *recs;             /* [const after start] NREC records */
 static _Atomic uint32_t nrec;        /* [atomic] slots claimed */
 static int prof_pid;                 /* [const after start] */
 static struct timespec t0;           /* [const after start] */
+static bool at_start;                /* [const after start] cpuprofile=FILE */
 static const char cookie = 'p';      /* its address: the timer's si_value */
 /* [the thread whose timer id it is, in its handler] each worker's CPU time
  * (ns) at its last sample, by kernel timer id (small numbers, one timer a
@@ -92,23 +120,34 @@ static uint64_t last_cpu[NLAST];
 
 /* Context: a worker thread, its own, first thing (wt_worker_init_self,
  * wt_prof_start for the initial thread).  May not allocate. */
-void wt_prof_worker(struct wt_m *m)
+static int make_timer(int tid, clockid_t clock)
 {
-	(void)m;
 	struct sigevent ev;
 	memset(&ev, 0, sizeof ev);
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGURG;
 	ev.sigev_value.sival_ptr = (void *)&cookie;
-	ev._sigev_un._tid = (int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	ev._sigev_un._tid = tid;
 	int id; /* the kernel's timer id */
-	long r = wt_syscall6(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, (long)&ev, (long)&id, 0, 0, 0);
-	if (r < 0) {
-		wt_print("weft: cpuprofile: cannot create a worker's timer (%ld); its samples are missing\n", r);
-		return;
-	}
+	long r = wt_syscall6(SYS_timer_create, clock, (long)&ev, (long)&id, 0, 0, 0);
+	if (r < 0)
+		return (int)r;
+	uint32_t k = atomic_fetch_add(&ntimer, 1);
+	if (k < NTIMER)
+		atomic_store(&timers[k], id + 1);
 	struct itimerspec its = { { 0, PERIOD_NS }, { 0, PERIOD_NS } };
 	wt_syscall6(SYS_timer_settime, id, 0, (long)&its, 0, 0, 0);
+	return 0;
+}
+
+void wt_prof_worker(struct wt_m *m)
+{
+	(void)m;
+	if (!atomic_load_explicit(&active, memory_order_relaxed))
+		return;
+	int r = make_timer((int)wt_syscall6(SYS_gettid, 0, 0, 0, 0, 0, 0), CLOCK_THREAD_CPUTIME_ID);
+	if (r < 0)
+		wt_print("weft: cpuprofile: cannot create a worker's timer (%d); its samples are missing\n", r);
 }
 
 /* Context: start, the initial thread, before sysmon and the workers (they
@@ -127,6 +166,8 @@ void wt_prof_start(struct wt_m *m0)
 	prof_pid = wt_pid;
 	wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
 	wt_prof_on = true;
+	atomic_store(&active, true);
+	at_start = true;
 	wt_prof_worker(m0);
 }
 
@@ -135,6 +176,13 @@ void wt_prof_start(struct wt_m *m0)
  * reads of the task's own stack and one atomic add. */
 bool wt_prof_signal(const siginfo_t *si, void *ucv)
 {
+	uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+	if (si->si_code == SI_QUEUE && si->si_pid != wt_pid && si->si_pid > 0 &&
+	    v >> 32 == WT_PROF_MAGIC) {
+		atomic_store_explicit(&req, (uint64_t)si->si_pid << 32 | (uint32_t)v, memory_order_relaxed);
+		wt_sysmon_kick();
+		return true;
+	}
 	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != (void *)&cookie)
 		return false;
 	ucontext_t *uc = ucv;
@@ -370,21 +418,19 @@ static void u64_str(char *b, uint64_t v)
 	b[n] = 0;
 }
 
-/* Context: the exit path (libweft's destructor).  May read symbol tables. */
-static void write_profile(const char *path)
+static void wunmap(void *p, size_t n)
 {
-	uint32_t n = atomic_load_explicit(&nrec, memory_order_relaxed);
-	uint32_t dropped = n > NREC ? n - NREC : 0;
-	if (!n)
-		return;
-	if (n > NREC)
-		n = NREC;
-	int fd = (int)wt_syscall6(SYS_openat, AT_FDCWD, (long)path,
-				  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, 0, 0);
-	if (fd < 0) {
-		wt_print("weft: cpuprofile: cannot write %s (%d); no profile\n", path, fd);
-		return;
-	}
+	if (p)
+		wt_syscall6(SYS_munmap, (long)p, n, 0, 0, 0, 0);
+}
+
+/* The samples from..to-1 as a profile into fd, the profile's time from
+ * start to now.  Returns false if fd took less than all.  Context: the exit
+ * path (libweft's destructor) or the profiler thread; may read symbol
+ * tables; allocates with mmap only, and frees what it took. */
+static bool encode(int fd, uint32_t from, uint32_t to, const struct timespec *start)
+{
+	uint32_t n = to;
 	struct writer w;
 	memset(&w, 0, sizeof w);
 	size_t cap = 1;
@@ -396,11 +442,12 @@ static void write_profile(const char *path)
 	w.strv = wmap(w.maxstr * sizeof *w.strv);
 	uint8_t *obuf = wmap(1 << 16);
 	w.hex = wmap(cap * 24);
-	if (!w.strv || !obuf || !tab_init(&w.strs, cap) || !tab_init(&w.funcs, cap) ||
-	    !tab_init(&w.locs, cap)) {
+	char (*ids)[24] = wmap((size_t)n * 24 + 1);
+	bool ok = w.strv && obuf && w.hex && ids && tab_init(&w.strs, cap) && tab_init(&w.funcs, cap) &&
+		  tab_init(&w.locs, cap);
+	if (!ok) {
 		wt_print("weft: cpuprofile: no memory to write the profile\n");
-		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-		return;
+		goto out;
 	}
 	w.out = (struct pb){ obuf, 0, 1 << 16, fd, false };
 	static const char *fixed[] = { "samples", "count", "cpu", "nanoseconds", "task", "thread" };
@@ -414,8 +461,7 @@ static void write_profile(const char *path)
 	v.n = 0;
 	pb_int(&v, 1, fx[2]), pb_int(&v, 2, fx[3]);
 	pb_bytes(&w.out, 1, vb, v.n);
-	char (*ids)[24] = wmap((size_t)n * 24 + 1);
-	for (uint32_t i = 0; ids && i < n; i++) {
+	for (uint32_t i = from; i < n; i++) {
 		struct rec *r = &recs[i];
 		if (!atomic_load_explicit(&r->ready, memory_order_acquire))
 			continue;
@@ -451,16 +497,42 @@ static void write_profile(const char *path)
 	}
 	struct timespec t1;
 	wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t1, 0, 0, 0, 0);
-	pb_int(&w.out, 9, (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec);
-	pb_int(&w.out, 10, (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec)));
+	pb_int(&w.out, 9, (uint64_t)start->tv_sec * 1000000000ull + (uint64_t)start->tv_nsec);
+	pb_int(&w.out, 10, (uint64_t)((t1.tv_sec - start->tv_sec) * 1000000000ll +
+				      (t1.tv_nsec - start->tv_nsec)));
 	v.n = 0;
 	pb_int(&v, 1, fx[2]), pb_int(&v, 2, fx[3]);
 	pb_bytes(&w.out, 11, vb, v.n);
 	pb_int(&w.out, 12, PERIOD_NS);
 	pb_flush(&w.out);
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-	if (w.out.err)
+	ok = !w.out.err;
+out:
+	wunmap(w.strv, w.maxstr * sizeof *w.strv);
+	wunmap(obuf, 1 << 16);
+	wunmap(w.hex, cap * 24);
+	wunmap(ids, (size_t)n * 24 + 1);
+	wunmap(w.strs.key, cap * 8), wunmap(w.strs.val, cap * 4);
+	wunmap(w.funcs.key, cap * 8), wunmap(w.funcs.val, cap * 4);
+	wunmap(w.locs.key, cap * 8), wunmap(w.locs.val, cap * 4);
+	return ok;
+}
+
+/* Context: the exit path (libweft's destructor). */
+static void write_profile(const char *path)
+{
+	uint32_t n = atomic_load_explicit(&nrec, memory_order_relaxed);
+	uint32_t dropped = n > NREC ? n - NREC : 0;
+	if (!n)
+		return;
+	int fd = (int)wt_syscall6(SYS_openat, AT_FDCWD, (long)path,
+				  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, 0, 0);
+	if (fd < 0) {
+		wt_print("weft: cpuprofile: cannot write %s (%d); no profile\n", path, fd);
+		return;
+	}
+	if (!encode(fd, 0, n > NREC ? NREC : n, &t0))
 		wt_print("weft: cpuprofile: cannot write %s; the profile is cut short\n", path);
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
 	if (dropped)
 		wt_print("weft: cpuprofile: %u samples dropped (the buffer holds %u)\n", dropped, NREC);
 }
@@ -470,7 +542,7 @@ static void write_profile(const char *path)
 WT_DORMANT_TEXT __attribute__((destructor)) static void prof_at_exit(void)
 {
 	static _Atomic bool done;
-	if (!wt_prof_on || wt_pid != prof_pid || atomic_exchange(&done, true))
+	if (!at_start || wt_pid != prof_pid || atomic_exchange(&done, true))
 		return;
 	char path[300], pid[24];
 	const char *f = wt_cfg.cpuprofile_path;
@@ -487,4 +559,94 @@ WT_DORMANT_TEXT __attribute__((destructor)) static void prof_at_exit(void)
 	}
 	path[k] = 0;
 	write_profile(path);
+}
+
+/* ---- weft profile PID: profiling for a while, on request ---- */
+
+/* The profiler thread: one request's profile, then exit.  arg: the
+ * request (sender << 32 | seconds << 20 | descriptor).  Opens the
+ * sender's descriptor as weft stack's dump does (dump.c: a regular file,
+ * empty and unnamed, else nothing is written), in a descriptor table of
+ * its own (privfd.c); gives every worker a timer on its thread's CPU
+ * clock for the seconds asked (workers made meanwhile make their own),
+ * then deletes them and writes the samples taken meanwhile. */
+static void *profiler(void *arg)
+{
+	uint64_t q = (uint64_t)(uintptr_t)arg;
+	int secs = (int)((q >> 20) & 0xfff), cfd = (int)(q & 0xfffff), sender = (int)(q >> 32);
+	int fd = -1;
+	if (wt_privfd_own(0) == 0) {
+		char p[64];
+		wt_snprintf(p, sizeof p, "/proc/%d/fd/%d", sender, cfd);
+		fd = (int)wt_syscall6(SYS_openat, AT_FDCWD, (long)p,
+				      O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0, 0, 0);
+		struct stat st;
+		if (fd >= 0 && (wt_syscall6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 ||
+				!S_ISREG(st.st_mode) || st.st_nlink != 0 || st.st_size != 0)) {
+			wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+			fd = -1;
+		}
+	}
+	if (fd >= 0 && !recs) {
+		void *p = wmap(NREC * sizeof(struct rec));
+		if (p)
+			recs = p; /* published to handlers by the timers' creation below */
+	}
+	if (fd < 0 || !recs)
+		goto done;
+	struct timespec start;
+	wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&start, 0, 0, 0, 0);
+	uint32_t from = atomic_load(&nrec), mark = atomic_load(&ntimer);
+	wt_prof_on = true;
+	bool was = atomic_exchange(&active, true);
+	if (!was) {
+		for (struct wt_m *m = atomic_load_explicit(&wt_sched.allm, memory_order_acquire); m;
+		     m = m->alllink) {
+			int tid = __atomic_load_n(&m->ostid, __ATOMIC_RELAXED);
+			if (tid > 0) /* the thread's CPU clock: the kernel's MAKE_THREAD_CPUCLOCK */
+				make_timer(tid, (clockid_t)(((unsigned)~tid << 3) | 6));
+		}
+	}
+	struct timespec d = { secs, 0 };
+	while (wt_syscall6(SYS_nanosleep, (long)&d, (long)&d, 0, 0, 0, 0) == -EINTR)
+		;
+	if (!was) {
+		atomic_store(&active, false);
+		uint32_t end = atomic_load(&ntimer);
+		for (uint32_t k = mark; k < end && k < NTIMER; k++) {
+			int id = atomic_exchange(&timers[k], 0);
+			if (id)
+				wt_syscall6(SYS_timer_delete, id - 1, 0, 0, 0, 0, 0);
+		}
+		if (end <= NTIMER)
+			atomic_compare_exchange_strong(&ntimer, &end, mark);
+	}
+	uint32_t to = atomic_load(&nrec);
+	encode(fd, from < NREC ? from : NREC, to < NREC ? to : NREC, &start);
+done:
+	if (fd >= 0)
+		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	atomic_fetch_sub(&wt_nthreads, 1);
+	atomic_store(&busy, false);
+	return NULL;
+}
+
+/* Context: sysmon, when weft profile asked (wt_prof_req).  One profile at
+ * a time: a request while one runs is dropped (the caller's wait for its
+ * file's end times out and says so). */
+void wt_prof_poll(void)
+{
+	uint64_t q = atomic_exchange(&req, 0);
+	if (!q || atomic_exchange(&busy, true))
+		return;
+	atomic_fetch_add(&wt_nthreads, 1);
+	if (wt_thread_spawn(profiler, (void *)(uintptr_t)q, 256 << 10) != 0) {
+		atomic_fetch_sub(&wt_nthreads, 1);
+		atomic_store(&busy, false);
+	}
+}
+
+bool wt_prof_req(void)
+{
+	return atomic_load_explicit(&req, memory_order_relaxed) != 0;
 }

@@ -292,7 +292,7 @@ void wt_preempt_resume(void *state)
 static void take(int sig, siginfo_t *si, void *uc)
 {
 	if (si && (wt_setxid_signal(si) || wt_ptrace_signal(si) || wt_dump_signal(si) ||
-		   (wt_prof_on && wt_prof_signal(si, uc)) ||
+		   wt_prof_signal(si, uc) ||
 		   wt_libc_freeze_signal(si, uc)))
 		return;
 	if (WT_ARCH_PREEMPT_RESUME_SIGNAL && si && si->si_code == SI_QUEUE &&

@@ -1,5 +1,17 @@
 #!/usr/bin/env python3
-"""weft flame FILE [-o OUT.svg] [--value N]: an SVG flame graph of a pprof
+"""weft profile [--seconds N] [-o FILE] [--svg OUT.svg] PID: a CPU profile
+of running weft program PID for N seconds (default 10), written to FILE
+(default PID.pprof) in the pprof format (`go tool pprof -top FILE` reads
+it), and its flame graph to OUT.svg if asked.  PID runs on; its tasks are
+sampled at about 100 Hz of each worker's CPU time, labelled with task id
+and thread name.  As weft stack asks for its dump (stack.py): an unlinked,
+empty temporary file on descriptor D here, and SIGURG queued to PID with
+the value ("wefp" << 32 | N << 20 | D); weft's profiler thread in PID
+writes the profile there, ending with its period field, which this waits
+for.  Exit status: 0 with the profile; 1 when PID is not a weft program,
+not the caller's, exits or does not answer; 2 for a usage error.
+
+weft flame FILE [-o OUT.svg] [--value N]: an SVG flame graph of a pprof
 profile (profile.proto, plain or gzip: weft's WEFTDEBUG=cpuprofile=FILE,
 or any other pprof file), drawn with no tool outside the standard
 library.  Each box is a function; its width is the share of the samples'
@@ -180,7 +192,81 @@ def flame(prof, vi=None, title="weft flame graph"):
     return "\n".join(out) + "\n"
 
 
+MAGIC = 0x77656670  # sched/pprof.h: WT_PROF_MAGIC
+
+
+def profile_main(argv):
+    import ctypes, errno, os, signal, tempfile, time
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import stack
+    secs, out, svg, args = 10, None, None, list(argv)
+    while len(args) >= 2 and args[0] in ("--seconds", "-o", "--svg"):
+        if args[0] == "--seconds":
+            try:
+                secs = int(args[1])
+            except ValueError:
+                secs = -1
+            if not 1 <= secs <= 4095:
+                print("weft: profile: --seconds wants a whole number from 1 to 4095", file=sys.stderr)
+                return 2
+        elif args[0] == "-o":
+            out = args[1]
+        else:
+            svg = args[1]
+        args = args[2:]
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    if len(args) != 1 or not args[0].isdigit() or int(args[0]) <= 0:
+        print("weft: profile: expected one process id (weft profile [--seconds N] [-o FILE] "
+              "[--svg OUT.svg] PID)", file=sys.stderr)
+        return 2
+    pid = int(args[0])
+    out = out or "%d.pprof" % pid
+    name = stack.check(pid)
+    stack.become_owner(pid)
+    with tempfile.TemporaryFile() as f:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.sigqueue.argtypes = [ctypes.c_int, ctypes.c_int, stack.Sigval]
+        v = stack.Sigval()
+        v.sival_ptr = MAGIC << 32 | secs << 20 | f.fileno()
+        if libc.sigqueue(pid, signal.SIGURG, v) != 0:
+            e = ctypes.get_errno()
+            stack.fail("cannot signal process %d (%s): %s" % (pid, name, os.strerror(e)))
+        deadline = time.monotonic() + secs + 10
+        while True:
+            time.sleep(0.05)
+            f.seek(0)
+            data = f.read()
+            if data:
+                try:
+                    prof = decode(data)
+                    if prof["complete"]:
+                        break
+                except (ValueError, IndexError):
+                    pass
+            if not stack.alive(pid):
+                print("weft: profile: process %d exited before its profile was complete" % pid,
+                      file=sys.stderr)
+                return 1
+            if time.monotonic() > deadline:
+                print("weft: profile: process %d (%s) did not answer in %d s (stopped, its weft "
+                      "too old for weft profile, or a profile already under way)"
+                      % (pid, name, secs + 10), file=sys.stderr)
+                return 1
+    with open(out, "wb") as g:
+        g.write(data)
+    n = sum(s["values"][0] for s in prof["samples"] if s["values"])
+    print("weft profile: pid %d (%s): %d samples in %d s written to %s" % (pid, name, n, secs, out))
+    if svg:
+        with open(svg, "w") as g:
+            g.write(flame(prof, None, "weft profile: pid %d (%s)" % (pid, name)))
+    return 0
+
+
 def main(argv):
+    if argv and argv[0] == "profile":
+        return profile_main(argv[1:])
     out = vi = None
     args = []
     i = 0

@@ -19,6 +19,9 @@ usage: weft run PROG [ARGS...]           run PROG with libweft.so preloaded
                                         print the tasks of running weft program
                                         PID and their backtraces; PID runs on
        weft trace FILE                  summarise a WEFTDEBUG=trace=FILE trace
+       weft profile [--seconds N] [-o FILE] [--svg OUT.svg] PID
+                                        a CPU profile (pprof format) of running
+                                        weft program PID for N s (default 10)
        weft flame [-o OUT.svg] FILE     an SVG flame graph of a pprof profile
                                         (WEFTDEBUG=cpuprofile=FILE's)
        weft --version | -V              the version
@@ -92,6 +95,9 @@ stack)
 flame)
   find_tool pprof.py
   exec python3 "$tool" "$@" ;;
+profile)
+  find_tool pprof.py
+  exec python3 "$tool" profile "$@" ;;
 trace)
   [ $# -eq 1 ] || die "trace: expected one file (weft trace FILE)"
   find_tool trace.py

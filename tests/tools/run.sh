@@ -9,7 +9,8 @@
 # case), and `make install`/`make uninstall` into a temporary DESTDIR,
 # running PROG (basic_join: it checks that weft is loaded, and exits 3)
 # and weft stack through the installed launcher, and reading the installed
-# manual pages, CPU profiles (TOOLS/cpu_burn) and their flame graphs.
+# manual pages, CPU profiles (TOOLS/cpu_burn; at exit and `weft profile PID`)
+# and their flame graphs.
 # Prints one line per check and "tools: N passed, N failed".
 b=$(cd "$1" && pwd) prog=$2 tools=$3
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -398,6 +399,25 @@ t = E.parse(sys.argv[1])
 assert any("burn_hot" in (e.text or "") for e in t.iter())
 PY
 expect flame-bad-file 1 "$weft" flame "$tools/cpu_burn"; one_weft_line flame-bad-file
+
+# weft profile PID: 1 s of a running cpu_burn (both tasks busy); the file
+# has both thread names, and the SVG names the hot function.
+"$weft" run "$tools/cpu_burn" 100000000000 > /dev/null 2>&1 &
+bpid=$!
+sleep 0.5
+expect profile-pid 0 timeout 30 "$weft" profile --seconds 1 -o "$tmp/pid.pb" --svg "$tmp/pid.svg" $bpid
+kill $bpid 2> /dev/null; wait $bpid 2> /dev/null
+python3 - "$root/tools" "$tmp/pid.pb" "$tmp/pid.svg" <<'PY' > "$tmp/msg" 2>&1 && ok "profile-pid-file" || bad "profile-pid-file" "$(head -c 300 "$tmp/msg")"
+import sys, xml.etree.ElementTree as E
+sys.path.insert(0, sys.argv[1])
+import pprof
+p = pprof.read(sys.argv[2])
+names = set(s["labels"].get("thread") for s in p["samples"])
+assert {"burn3", "burn1"} <= names, names
+assert any("burn_hot" in (e.text or "") for e in E.parse(sys.argv[3]).iter())
+PY
+expect profile-not-weft 1 "$weft" profile --seconds 1 -o "$tmp/x.pb" $$; one_weft_line profile-not-weft
+expect profile-usage 2 "$weft" profile --seconds 0 1; one_weft_line profile-usage
 
 echo "tools: $pass passed, $fail failed"
 [ "$fail" = 0 ]
