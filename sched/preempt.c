@@ -69,8 +69,9 @@
  * restarting transparently.  sysmon's requests are queued with
  * rt_tgsigqueueinfo, si_code SI_QUEUE and a per-process cookie in si_value,
  * so any other SIGURG (raise, kill, a socket's out-of-band data) but
- * `weft stack`'s request (si_value tagged WT_STACK_MAGIC, dump.c) goes to
- * the program's own handler (sighandler.c records it: wt_sig_action;
+ * `weft stack`'s request (si_value tagged WT_STACK_MAGIC, dump.c), `weft
+ * profile`'s (WT_PROF_MAGIC) and a profiling timer's tick (si_code
+ * SI_TIMER, pprof.c's value) goes to the program's own handler (sighandler.c records it: wt_sig_action;
  * SA_SIGINFO, SA_RESETHAND, SA_NODEFER and sa_mask honoured; its default,
  * as natively, is to ignore).  Masks never block SIGURG at the OS level
  * (shim/signal.c strips it), or preemption would stop.  The kernel keeps
