@@ -21,7 +21,8 @@
  *                     trace=FILE (a Perfetto timeline of the scheduler,
  *                     timeline.c; FILE has no comma, %p in it is the
  *                     process id), cpuprofile=FILE (a CPU profile of the
- *                     tasks in pprof's format, written at exit; pprof.c).
+ *                     tasks in pprof's format, written at exit; pprof.c),
+ *                     mutexprofile=FILE (contended mutex waits, the same).
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
  *   WEFT_STACK_MAX    most a task's stack may grow to (suffix k/m/g), never
@@ -122,11 +123,12 @@ static void parse_debug(const char *s)
 				memcpy(wt_cfg.trace_path, eq + 1, strlen(eq + 1) + 1);
 			continue;
 		}
-		if (!strcmp(tok, "cpuprofile")) {
+		if (!strcmp(tok, "cpuprofile") || !strcmp(tok, "mutexprofile")) {
 			if (!eq[1])
-				wt_print("weft: WEFTDEBUG: cpuprofile= names no file; ignored\n");
+				wt_print("weft: WEFTDEBUG: %s= names no file; ignored\n", tok);
 			else
-				memcpy(wt_cfg.cpuprofile_path, eq + 1, strlen(eq + 1) + 1);
+				memcpy(tok[0] == 'c' ? wt_cfg.cpuprofile_path : wt_cfg.mutexprofile_path,
+				       eq + 1, strlen(eq + 1) + 1);
 			continue;
 		}
 		long long v = parse_num(eq + 1, false);

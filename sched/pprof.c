@@ -55,9 +55,23 @@
  * handler keeps recognizing ticks (wt_prof_on stays set): a tick pending
  * as the timers are deleted is not the program's SIGURG.
  *
+ * WEFTDEBUG=mutexprofile=FILE: each wait for a mutex of weft's (the
+ * normal, recursive and errorcheck kinds; shim/pthread_mutex.c) that
+ * parked is a sample, written at exit as FILE is for the CPU profile:
+ * sample types contentions (samples/count) and delay/nanoseconds, the
+ * time from the first park to the lock, charged twice, as Go charges
+ * both: to the call site of the waiter's pthread_mutex_lock (its return
+ * address, which the exported call passes down; a condition variable's
+ * re-lock names weft's code) and to the call site of the pthread_mutex_
+ * unlock that let it go (the last unlock of that mutex, in a table by
+ * its address, `unlocked`).  Frames beyond the call site are not
+ * walked: the waiter is a task in a system-call-free path, where
+ * libunwind would cost more than the waits it measures.
+ *
  * Cost while profiling is off: one predictable branch in
- * wt_worker_init_self and one compare of si_code in the SIGURG handler;
- * nothing on a switch.
+ * wt_worker_init_self, one compare of si_code in the SIGURG handler, one
+ * in pthread_mutex_unlock and one in a lock's slow path; nothing on a
+ * switch.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +91,7 @@
 #include "privfd.h"
 #include "sysmon.h"
 #include "thread.h"
+#include "timer.h"
 #include "worker.h"
 #include "sigtask.h"
 #include "symbol.h"
@@ -96,6 +111,9 @@ struct rec {
 	uintptr_t pc[MAXF];
 };
 
+bool wt_mprof_on;                    /* [const after start] WEFTDEBUG=mutexprofile=FILE */
+static struct rec *mrecs;            /* [const after start] NREC contended waits */
+static _Atomic uint32_t nmrec;       /* [atomic] slots claimed */
 bool wt_prof_on;                     /* [set once: start, or the first request] ticks are recognized */
 static _Atomic bool active;          /* [atomic] a new worker makes its timer */
 /* [atomic] weft profile's request: sender << 32 | seconds << 20 | fd; 0 none */
@@ -150,10 +168,18 @@ void wt_prof_worker(struct wt_m *m)
 		wt_print("weft: cpuprofile: cannot create a worker's timer (%d); its samples are missing\n", r);
 }
 
+static void *wmap(size_t n);
+
 /* Context: start, the initial thread, before sysmon and the workers (they
  * read wt_prof_on); m0 runs main. */
 void wt_prof_start(struct wt_m *m0)
 {
+	if (wt_cfg.mutexprofile_path[0]) {
+		mrecs = wmap(NREC * sizeof(struct rec));
+		prof_pid = wt_pid;
+		wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
+		wt_mprof_on = mrecs != NULL;
+	}
 	if (!wt_cfg.cpuprofile_path[0])
 		return;
 	void *p = (void *)wt_syscall6(SYS_mmap, 0, NREC * sizeof(struct rec), PROT_READ | PROT_WRITE,
@@ -428,7 +454,8 @@ static void wunmap(void *p, size_t n)
  * start to now.  Returns false if fd took less than all.  Context: the exit
  * path (libweft's destructor) or the profiler thread; may read symbol
  * tables; allocates with mmap only, and frees what it took. */
-static bool encode(int fd, uint32_t from, uint32_t to, const struct timespec *start)
+static bool encode(int fd, struct rec *recs, uint32_t from, uint32_t to, const struct timespec *start,
+		   const char *type, const char *unit)
 {
 	uint32_t n = to;
 	struct writer w;
@@ -450,7 +477,7 @@ static bool encode(int fd, uint32_t from, uint32_t to, const struct timespec *st
 		goto out;
 	}
 	w.out = (struct pb){ obuf, 0, 1 << 16, fd, false };
-	static const char *fixed[] = { "samples", "count", "cpu", "nanoseconds", "task", "thread" };
+	const char *fixed[] = { "samples", "count", type, unit, "task", "thread" };
 	uint32_t fx[6];
 	for (int i = 0; i < 6; i++)
 		fx[i] = str_id(&w, fixed[i]);
@@ -517,35 +544,30 @@ out:
 	return ok;
 }
 
-/* Context: the exit path (libweft's destructor). */
-static void write_profile(const char *path)
-{
-	uint32_t n = atomic_load_explicit(&nrec, memory_order_relaxed);
-	uint32_t dropped = n > NREC ? n - NREC : 0;
-	if (!n)
-		return;
-	int fd = (int)wt_syscall6(SYS_openat, AT_FDCWD, (long)path,
-				  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, 0, 0);
-	if (fd < 0) {
-		wt_print("weft: cpuprofile: cannot write %s (%d); no profile\n", path, fd);
-		return;
-	}
-	if (!encode(fd, 0, n > NREC ? NREC : n, &t0))
-		wt_print("weft: cpuprofile: cannot write %s; the profile is cut short\n", path);
-	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-	if (dropped)
-		wt_print("weft: cpuprofile: %u samples dropped (the buffer holds %u)\n", dropped, NREC);
-}
-
 /* At exit (glibc runs libweft's destructor after the program's atexit
  * handlers and destructors). */
+static void write_path(const char *f, struct rec *base, uint32_t n, const char *type,
+		       const char *unit);
+
 WT_DORMANT_TEXT __attribute__((destructor)) static void prof_at_exit(void)
 {
 	static _Atomic bool done;
-	if (!at_start || wt_pid != prof_pid || atomic_exchange(&done, true))
+	if (wt_pid != prof_pid || atomic_exchange(&done, true))
 		return;
+	if (at_start)
+		write_path(wt_cfg.cpuprofile_path, recs,
+			   atomic_load_explicit(&nrec, memory_order_relaxed), "cpu", "nanoseconds");
+	if (wt_mprof_on)
+		write_path(wt_cfg.mutexprofile_path, mrecs,
+			   atomic_load_explicit(&nmrec, memory_order_relaxed), "delay", "nanoseconds");
+}
+
+/* FILE with each "%p" replaced by the process id, written with the first
+ * n of base (all there are): none if n is 0.  Context: the exit path. */
+static void write_path(const char *f, struct rec *base, uint32_t n, const char *type,
+		       const char *unit)
+{
 	char path[300], pid[24];
-	const char *f = wt_cfg.cpuprofile_path;
 	size_t k = 0;
 	u64_str(pid, (uint64_t)wt_pid);
 	for (; *f && k + 24 < sizeof path; f++) {
@@ -558,7 +580,20 @@ WT_DORMANT_TEXT __attribute__((destructor)) static void prof_at_exit(void)
 		}
 	}
 	path[k] = 0;
-	write_profile(path);
+	if (!n)
+		return;
+	int fd = (int)wt_syscall6(SYS_openat, AT_FDCWD, (long)path,
+				  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, 0, 0);
+	if (fd < 0) {
+		wt_print("weft: %s profile: cannot write %s (%d); no profile\n", type, path, fd);
+		return;
+	}
+	if (!encode(fd, base, 0, n > NREC ? NREC : n, &t0, type, unit))
+		wt_print("weft: %s profile: cannot write %s; the profile is cut short\n", type, path);
+	wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (n > NREC)
+		wt_print("weft: %s profile: %u samples dropped (the buffer holds %u)\n", type,
+			 n - NREC, NREC);
 }
 
 /* ---- weft profile PID: profiling for a while, on request ---- */
@@ -622,7 +657,7 @@ static void *profiler(void *arg)
 			atomic_compare_exchange_strong(&ntimer, &end, mark);
 	}
 	uint32_t to = atomic_load(&nrec);
-	encode(fd, from < NREC ? from : NREC, to < NREC ? to : NREC, &start);
+	encode(fd, recs, from < NREC ? from : NREC, to < NREC ? to : NREC, &start, "cpu", "nanoseconds");
 done:
 	if (fd >= 0)
 		wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
@@ -649,4 +684,58 @@ void wt_prof_poll(void)
 bool wt_prof_req(void)
 {
 	return atomic_load_explicit(&req, memory_order_relaxed) != 0;
+}
+
+/* ---- the mutex profile ---- */
+
+/* [atomic, relaxed] the last unlock of each mutex while the profile is on, by a hash of its address: the mutex and the unlock's
+ * call site.  A waiter that got the mutex charges its wait to that site
+ * too (the holder that made it wait, as Go charges the unlocker); two
+ * mutexes sharing a slot lose the holder's side of a sample, never blame
+ * the wrong one (the address is compared). */
+#define NUNLOCK 1024
+static struct { _Atomic uintptr_t m, site; } unlocked[NUNLOCK];
+
+static unsigned slot_of(const void *m)
+{
+	return (unsigned)(((uintptr_t)m * 0x9e3779b97f4a7c15ull) >> 54) & (NUNLOCK - 1);
+}
+
+void wt_mprof_unlock(const void *m, void *site)
+{
+	unsigned i = slot_of(m);
+	atomic_store_explicit(&unlocked[i].site, (uintptr_t)site, memory_order_relaxed);
+	atomic_store_explicit(&unlocked[i].m, (uintptr_t)m, memory_order_relaxed);
+}
+
+static void mrec(uintptr_t site, uint64_t ns)
+{
+	uint32_t i = atomic_fetch_add_explicit(&nmrec, 1, memory_order_relaxed);
+	if (i >= NREC)
+		return;
+	struct rec *r = &mrecs[i];
+	struct wt_task *t = wt_cur();
+	r->n = 1;
+	r->pc[0] = site;
+	r->ticks = 1;
+	r->ns = ns;
+	r->task = t ? t->id : 0;
+	if (t)
+		wt_task_name_copy(t, r->name);
+	else
+		memset(r->name, 0, sizeof r->name);
+	atomic_store_explicit(&r->ready, 1, memory_order_release);
+}
+
+/* Context: the task that waited for m since t0 (wt_nanotime) and now holds
+ * it; site: the program's call of the lock, NULL for weft's own (a
+ * condition variable's re-lock).  No lock, no allocation. */
+void wt_mprof_waited(const void *m, void *site, int64_t t0)
+{
+	uint64_t ns = (uint64_t)(wt_nanotime() - t0);
+	mrec(site ? (uintptr_t)site : (uintptr_t)__builtin_return_address(0), ns);
+	unsigned i = slot_of(m);
+	uintptr_t hs = atomic_load_explicit(&unlocked[i].site, memory_order_relaxed);
+	if (atomic_load_explicit(&unlocked[i].m, memory_order_relaxed) == (uintptr_t)m && hs)
+		mrec(hs, ns);
 }

@@ -10,7 +10,7 @@
 # running PROG (basic_join: it checks that weft is loaded, and exits 3)
 # and weft stack through the installed launcher, and reading the installed
 # manual pages, CPU profiles (TOOLS/cpu_burn; at exit and `weft profile PID`)
-# and their flame graphs.
+# and their flame graphs, mutex profiles (TOOLS/lock_hot).
 # Prints one line per check and "tools: N passed, N failed".
 b=$(cd "$1" && pwd) prog=$2 tools=$3
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -418,6 +418,33 @@ assert any("burn_hot" in (e.text or "") for e in E.parse(sys.argv[3]).iter())
 PY
 expect profile-not-weft 1 "$weft" profile --seconds 1 -o "$tmp/x.pb" $$; one_weft_line profile-not-weft
 expect profile-usage 2 "$weft" profile --seconds 0 1; one_weft_line profile-usage
+
+# Mutex profile (WEFTDEBUG=mutexprofile): TOOLS/lock_hot's contended hot
+# lock's call site (take_hot) comes first by delay, at GOMAXPROCS 1 and 2;
+# go tool pprof reads the file.
+for g in 1 2; do
+  rm -f "$tmp/mu.pb"
+  env GOMAXPROCS=$g WEFTDEBUG=mutexprofile="$tmp/mu.pb" timeout 60 "$weft" run "$tools/lock_hot" > "$tmp/out" 2> "$tmp/err"
+  python3 - "$root/tools" "$tmp/mu.pb" <<'PY' > "$tmp/msg" 2>&1 && ok "mutexprofile-$g" || bad "mutexprofile-$g" "$(head -c 300 "$tmp/msg") $(head -c 200 "$tmp/err")"
+import sys
+sys.path.insert(0, sys.argv[1])
+import pprof
+p = pprof.read(sys.argv[2])
+assert p["types"] == [("samples", "count"), ("delay", "nanoseconds")], p["types"]
+by = {}
+for s in p["samples"]:
+    by[s["stack"][0]] = by.get(s["stack"][0], 0) + s["values"][1]
+top = sorted(by, key=by.get, reverse=True)
+print(top[:3])
+assert top and top[0] == "take_hot", top
+PY
+done
+if command -v go > /dev/null 2>&1; then
+  go tool pprof -top "$tmp/mu.pb" > "$tmp/out" 2> "$tmp/err" && grep -q take_hot "$tmp/out" &&
+    ok "mutexprofile-go-pprof" || bad "mutexprofile-go-pprof" "$(head -c 300 "$tmp/err")"
+else
+  echo "SKIP mutexprofile-go-pprof: go is not installed (golang-go)"
+fi
 
 echo "tools: $pass passed, $fail failed"
 [ "$fail" = 0 ]
