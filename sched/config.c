@@ -23,8 +23,11 @@
  *                     process id), deadlock=off|on|abort|all (deadlock.c:
  *                     lock cycles reported on stderr, the default; abort
  *                     exits with status 134 after the report; all also
- *                     reports every task asleep with nothing to wake it).
- *                     Default deadlock=on; off in secure-execution mode.
+ *                     reports every task asleep with nothing to wake it;
+ *                     default deadlock=on, off in secure-execution mode),
+ *                     cpuprofile=FILE (a CPU profile of the tasks in
+ *                     pprof's format, written at exit; pprof.c),
+ *                     mutexprofile=FILE (contended mutex waits, the same).
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
  *   WEFT_STACK_MAX    most a task's stack may grow to (suffix k/m/g), never
@@ -136,6 +139,14 @@ static void parse_debug(const char *s)
 					 "ignored\n", eq + 1);
 			else
 				wt_cfg.deadlock = k;
+			continue;
+		}
+		if (!strcmp(tok, "cpuprofile") || !strcmp(tok, "mutexprofile")) {
+			if (!eq[1])
+				wt_print("weft: WEFTDEBUG: %s= names no file; ignored\n", tok);
+			else
+				memcpy(tok[0] == 'c' ? wt_cfg.cpuprofile_path : wt_cfg.mutexprofile_path,
+				       eq + 1, strlen(eq + 1) + 1);
 			continue;
 		}
 		long long v = parse_num(eq + 1, false);

@@ -29,6 +29,8 @@ struct wt_config {
 	bool asyncpreemptoff;           /* WEFTDEBUG=asyncpreemptoff=1 */
 	int deadlock;                   /* WEFTDEBUG=deadlock=: WT_DEADLOCK_*, default on */
 	char trace_path[256];           /* WEFTDEBUG=trace=FILE, "" = off (timeline.c) */
+	char cpuprofile_path[256];      /* WEFTDEBUG=cpuprofile=FILE, "" = off (pprof.c) */
+	char mutexprofile_path[256];    /* WEFTDEBUG=mutexprofile=FILE, "" = off (pprof.c) */
 	int sigquit;                    /* WEFT_SIGQUIT: WT_SIGQUIT_* */
 	bool sigquit_set;               /* WEFT_SIGQUIT was given */
 	bool secure;                    /* secure-execution mode: nothing read */

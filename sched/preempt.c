@@ -69,8 +69,9 @@
  * restarting transparently.  sysmon's requests are queued with
  * rt_tgsigqueueinfo, si_code SI_QUEUE and a per-process cookie in si_value,
  * so any other SIGURG (raise, kill, a socket's out-of-band data) but
- * `weft stack`'s request (si_value tagged WT_STACK_MAGIC, dump.c) goes to
- * the program's own handler (sighandler.c records it: wt_sig_action;
+ * `weft stack`'s request (si_value tagged WT_STACK_MAGIC, dump.c), `weft
+ * profile`'s (WT_PROF_MAGIC) and a profiling timer's tick (si_code
+ * SI_TIMER, pprof.c's value) goes to the program's own handler (sighandler.c records it: wt_sig_action;
  * SA_SIGINFO, SA_RESETHAND, SA_NODEFER and sa_mask honoured; its default,
  * as natively, is to ignore).  Masks never block SIGURG at the OS level
  * (shim/signal.c strips it), or preemption would stop.  The kernel keeps
@@ -121,6 +122,7 @@
 #include "blocked.h"
 #include "config.h"
 #include "dump.h"
+#include "pprof.h"
 #include "preempt.h"
 #include "rtq.h"
 #include "setxid.h"
@@ -291,6 +293,7 @@ void wt_preempt_resume(void *state)
 static void take(int sig, siginfo_t *si, void *uc)
 {
 	if (si && (wt_setxid_signal(si) || wt_ptrace_signal(si) || wt_dump_signal(si) ||
+		   wt_prof_signal(si, uc) ||
 		   wt_libc_freeze_signal(si, uc)))
 		return;
 	if (WT_ARCH_PREEMPT_RESUME_SIGNAL && si && si->si_code == SI_QUEUE &&

@@ -88,6 +88,7 @@
 #include "dump.h"
 #include "fork.h"
 #include "preempt.h"
+#include "pprof.h"
 #include "print.h"
 #include "proc.h"
 #include "real.h"
@@ -330,6 +331,7 @@ int wt_runtime_start(void)
 	atomic_store(&wt_ntasks, 1);
 	wt_libc_mode_init();
 	wt_tl_start(m); /* before sysmon and workers: they read wt_tl_on */
+	wt_prof_start(m); /* before sysmon and workers: they read wt_prof_on */
 	wt_privfd_init(); /* before sysmon, whose first cgroup lookup may need it */
 	wt_sysmon_start();
 	wt_dump_init();

@@ -59,6 +59,7 @@
 #include "lock.h"
 #include "netpoll.h"
 #include "preempt.h"
+#include "pprof.h"
 #include "print.h"
 #include "prio.h"
 #include "proc.h"
@@ -181,6 +182,8 @@ static void *sysmon(void *arg)
 		 * scheduler's locks, which a stuck worker may hold. */
 		if (atomic_load_explicit(&wt_dump_req, memory_order_relaxed))
 			wt_dump_start();
+		if (wt_prof_req())
+			wt_prof_poll();
 		wt_timer_run(now, NULL);
 		int seen;
 		int taken = wt_sysmon_retake(now, &seen);

@@ -55,6 +55,7 @@
 #include "runtime.h"
 #include "config.h"
 #include "crash.h"
+#include "pprof.h"
 #include "print.h"
 #include "proc.h"
 #include "real.h"
@@ -191,6 +192,8 @@ void wt_worker_init_self(struct wt_m *m)
 	m->sigstk = wt_crash_altstack();
 	if (wt_tl_on)
 		wt_tl_worker(m);
+	if (wt_prof_on)
+		wt_prof_worker(m);
 	wt_tls_worker_enter(m);
 	wt_sig_thread_init(m);
 }

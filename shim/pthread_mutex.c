@@ -29,6 +29,7 @@
 
 #include "shim.h"
 #include "../sched/pi.h"
+#include "../sched/pprof.h"
 #include "../sched/prio.h"
 #include "../sched/sighandler.h"
 #include "../sched/task.h"
@@ -318,7 +319,7 @@ static bool still_locked(const void *addr, uintptr_t arg)
 
 /* cancel: the wait ends for pthread_cancel (asynchronous cancellation;
  * the caller acts on it). */
-static int lock_slow(pthread_mutex_t *m, int64_t deadline, bool cancel)
+static int lock_slow(pthread_mutex_t *m, int64_t deadline, bool cancel, void *site)
 {
 	_Atomic int *w = (_Atomic int *)&m->__data.__lock;
 	/* Spin a little when another proc may be releasing it right now. */
@@ -333,7 +334,10 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline, bool cancel)
 		}
 	}
 	/* Acquire: pairs with the release exchange in wt_mutex_unlock. */
+	int64_t t0 = 0; /* the mutex profile: when the first park began */
 	while (atomic_exchange_explicit(w, 2, memory_order_acquire) != 0) {
+		if (unlikely(wt_mprof_on) && !t0)
+			t0 = wt_nanotime();
 		wt_wait_reason("pthread_mutex_lock");
 		int r = wt_park(w, still_locked, 0, deadline, cancel);
 		if (r == WT_PARK_CANCELED)
@@ -346,6 +350,8 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline, bool cancel)
 			return ETIMEDOUT;
 		}
 	}
+	if (unlikely(t0))
+		wt_mprof_waited(m, site, t0);
 	return 0;
 }
 
@@ -398,7 +404,7 @@ static int special_unlock(pthread_mutex_t *m)
  * asynchronous cancellation enabled is cancelled while it waits, as the
  * native signal interrupts the futex wait (ECANCELED: act on it); not a
  * condition variable's re-lock, which must hold the mutex. */
-static int mutex_lock(pthread_mutex_t *m, int64_t deadline, bool cancel)
+static int mutex_lock(pthread_mutex_t *m, int64_t deadline, bool cancel, void *site)
 {
 	int kind = kind_of(m);
 	if (unlikely(kind & KIND_SPECIAL) && kind >= 0) {
@@ -426,7 +432,7 @@ static int mutex_lock(pthread_mutex_t *m, int64_t deadline, bool cancel)
 	int z = 0;
 	if (unlikely(!atomic_compare_exchange_strong_explicit(w, &z, 1, memory_order_acquire,
 							     memory_order_relaxed))) {
-		int r = lock_slow(m, deadline, cancel);
+		int r = lock_slow(m, deadline, cancel, site);
 		if (r)
 			return r;
 	}
@@ -438,14 +444,14 @@ static int mutex_lock(pthread_mutex_t *m, int64_t deadline, bool cancel)
 
 int wt_mutex_lock(pthread_mutex_t *m, int64_t deadline)
 {
-	return mutex_lock(m, deadline, false);
+	return mutex_lock(m, deadline, false, NULL);
 }
 
 /* The program's own lock calls. */
-static int user_lock(pthread_mutex_t *m, int64_t deadline)
+static int user_lock(pthread_mutex_t *m, int64_t deadline, void *site)
 {
 	struct wt_task *t = wt_cur();
-	int r = mutex_lock(m, deadline, t && wt_cancel_async_on(t));
+	int r = mutex_lock(m, deadline, t && wt_cancel_async_on(t), site);
 	if (r == ECANCELED)
 		wt_cancel_act();
 	return r;
@@ -530,10 +536,10 @@ WT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	int kind = kind_of(m);
 	if (unlikely(kind & KIND_SPECIAL) && (pi_ours(kind) || pp_ours(kind)))
-		return user_lock(m, -1);
+		return user_lock(m, -1, __builtin_return_address(0));
 	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
 		return kind < 0 ? EINVAL : special_lock(m, kind, CLOCK_REALTIME, NULL, true);
-	return user_lock(m, -1);
+	return user_lock(m, -1, __builtin_return_address(0));
 }
 WT_OWN(pthread_mutex_lock);
 
@@ -592,12 +598,13 @@ static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *a
 			return r;
 		if (!wt_ts_valid(abs))
 			return EINVAL;
-		return user_lock(m, wt_deadline(clk, abs));
+		return user_lock(m, wt_deadline(clk, abs), __builtin_return_address(0));
 	}
 	if (unlikely(kind & KIND_SPECIAL) && pp_ours(kind)) {
 		if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC)
 			return EINVAL;
-		return user_lock(m, wt_ts_valid(abs) ? wt_deadline(clk, abs) : PP_BADTIME);
+		return user_lock(m, wt_ts_valid(abs) ? wt_deadline(clk, abs) : PP_BADTIME,
+				 __builtin_return_address(0));
 	}
 	if (unlikely(kind & KIND_SPECIAL) || kind < 0)
 		return kind < 0 ? EINVAL : special_lock(m, kind, clk, abs, true);
@@ -609,7 +616,7 @@ static int timedlock(pthread_mutex_t *m, clockid_t clk, const struct timespec *a
 		return r;
 	if (!wt_ts_valid(abs))
 		return EINVAL;
-	return user_lock(m, wt_deadline(clk, abs));
+	return user_lock(m, wt_deadline(clk, abs), __builtin_return_address(0));
 }
 
 WT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abs)
@@ -636,6 +643,8 @@ WT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 		return kind < 0 ? EINVAL : special_unlock(m);
 	} else {
 		r = wt_mutex_unlock(m);
+		if (unlikely(wt_mprof_on))
+			wt_mprof_unlock(m, __builtin_return_address(0));
 		wt_prio_point(); /* a real-time waiter above the caller runs now */
 	}
 	wt_sig_unlocked();

@@ -1,8 +1,8 @@
 #!/bin/sh
 # weft — the launcher: runs a program with libweft.so preloaded, compares
 # a native run with a weft run (compare.py, weft-measure), prints the
-# tasks of a running weft program (stack.py) or summarises a trace
-# (trace.py).  Installed as PREFIX/bin/weft; build/weft in the build tree.
+# tasks of a running weft program (stack.py), summarises a trace
+# (trace.py) or draws a flame graph of a profile (pprof.py).  Installed as PREFIX/bin/weft; build/weft in the build tree.
 # `weft --help` lists the sub-commands (tests/tools/run.sh checks that it
 # names every case below).
 version='@VERSION@'
@@ -19,6 +19,11 @@ usage: weft run PROG [ARGS...]           run PROG with libweft.so preloaded
                                         print the tasks of running weft program
                                         PID and their backtraces; PID runs on
        weft trace FILE                  summarise a WEFTDEBUG=trace=FILE trace
+       weft profile [--seconds N] [-o FILE] [--svg OUT.svg] PID
+                                        a CPU profile (pprof format) of running
+                                        weft program PID for N s (default 10)
+       weft flame [-o OUT.svg] FILE     an SVG flame graph of a pprof profile
+                                        (WEFTDEBUG=cpuprofile=FILE's)
        weft --version | -V              the version
        weft --help | -h | help          this text
 Settings are environment variables (GOMAXPROCS, WEFT_*, WEFTDEBUG): man weft.
@@ -87,6 +92,12 @@ compare)
 stack)
   find_tool stack.py
   exec python3 "$tool" "$@" ;;
+flame)
+  find_tool pprof.py
+  exec python3 "$tool" "$@" ;;
+profile)
+  find_tool pprof.py
+  exec python3 "$tool" profile "$@" ;;
 trace)
   [ $# -eq 1 ] || die "trace: expected one file (weft trace FILE)"
   find_tool trace.py

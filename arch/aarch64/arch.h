@@ -158,6 +158,11 @@ static inline uintptr_t wt_arch_uc_sp(const ucontext_t *uc)
 {
 	return (uintptr_t)uc->uc_mcontext.sp;
 }
+/* The frame pointer (x29): [fp] the caller's, [fp + 8] the return address. */
+static inline uintptr_t wt_arch_uc_fp(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.regs[29];
+}
 /* wt_arch_uc_push_call (interface.h), here: the interrupted state
  * (general registers, sp, pc, pstate, the FP/SIMD registers and control)
  * is copied to its stack below sp, and the context enters fn with sp and

@@ -153,6 +153,11 @@ static inline uintptr_t wt_arch_uc_sp(const ucontext_t *uc)
 {
 	return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 }
+/* The frame pointer: [fp] the caller's, [fp + 8] the return address. */
+static inline uintptr_t wt_arch_uc_fp(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+}
 /* wt_arch_uc_push_call (interface.h), here: the context calls fn as if it
  * had at its pc (the pc pushed as the return address, below the red zone,
  * as preempt.S expects), which returns there itself. */
