@@ -136,7 +136,7 @@ $(B)/man/weft.7: README.md tools/md2man.py VERSION
 # installing for real, so LD_PRELOAD=libweft.so finds the library by name.
 PREFIX  ?= /usr/local
 INSTALL_FILES := bin/weft lib/libweft.so lib/weft/weft-measure share/weft/compare.py \
-                 share/weft/trace.py share/weft/stack.py share/weft/weft-gdb.py \
+                 share/weft/trace.py share/weft/stack.py share/weft/top.py share/weft/weft-gdb.py \
                  share/man/man1/weft.1 share/man/man7/weft.7
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/weft $(DESTDIR)$(PREFIX)/share/weft \
@@ -144,7 +144,7 @@ install: all
 	install -m 755 $(B)/weft $(DESTDIR)$(PREFIX)/bin/weft
 	install -m 755 $(B)/libweft.so $(DESTDIR)$(PREFIX)/lib/libweft.so
 	install -m 755 $(B)/weft-measure $(DESTDIR)$(PREFIX)/lib/weft/weft-measure
-	install -m 644 tools/compare.py tools/trace.py tools/stack.py tools/weft-gdb.py \
+	install -m 644 tools/compare.py tools/trace.py tools/stack.py tools/top.py tools/weft-gdb.py \
 	  $(DESTDIR)$(PREFIX)/share/weft/
 	install -m 644 $(B)/man/weft.1 $(DESTDIR)$(PREFIX)/share/man/man1/weft.1
 	install -m 644 $(B)/man/weft.7 $(DESTDIR)$(PREFIX)/share/man/man7/weft.7

@@ -1,7 +1,8 @@
 #!/bin/sh
 # weft — the launcher: runs a program with libweft.so preloaded, compares
 # a native run with a weft run (compare.py, weft-measure), prints the
-# tasks of a running weft program (stack.py) or summarises a trace
+# tasks of a running weft program (stack.py), shows them live with their
+# CPU use (top.py) or summarises a trace
 # (trace.py).  Installed as PREFIX/bin/weft; build/weft in the build tree.
 # `weft --help` lists the sub-commands (tests/tools/run.sh checks that it
 # names every case below).
@@ -18,6 +19,10 @@ usage: weft run PROG [ARGS...]           run PROG with libweft.so preloaded
        weft stack [--timeout SECONDS] PID
                                         print the tasks of running weft program
                                         PID and their backtraces; PID runs on
+       weft top [-b] [-n N] [-d SECONDS] PID
+                                        live view of the tasks of weft program
+                                        PID and their CPU use, as top -H (q
+                                        quits; -b: plain text; weft top --help)
        weft trace FILE                  summarise a WEFTDEBUG=trace=FILE trace
        weft --version | -V              the version
        weft --help | -h | help          this text
@@ -25,7 +30,8 @@ Settings are environment variables (GOMAXPROCS, WEFT_*, WEFTDEBUG): man weft.
 Exit status: weft run exits as PROG does (a signal that kills PROG kills
 weft run the same way); weft compare exits 0 when outputs match, 1 when
 they differ; weft stack exits 0 with the dump, 1 when PID is not a weft
-program, not the caller's or did not answer; 2 for a usage error or when
+program, not the caller's or did not answer (weft top: the same, 0 when
+it ends); 2 for a usage error or when
 libweft.so is missing.
 USAGE
 }
@@ -86,6 +92,9 @@ compare)
   exec python3 "$tool" --lib "$lib" --measure "$measure" "$@" ;;
 stack)
   find_tool stack.py
+  exec python3 "$tool" "$@" ;;
+top)
+  find_tool top.py
   exec python3 "$tool" "$@" ;;
 trace)
   [ $# -eq 1 ] || die "trace: expected one file (weft trace FILE)"
