@@ -33,10 +33,11 @@ LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthrea
 # release has: Debian 12 has OpenJDK 17, Debian 13 21 and 25; criterion's
 # library links libgit2-1.5 on 12, libgit2-1.9 on 13; unstable's static
 # qemu-user has no -static package of its own.  mariadb-server, sysbench
-# and ripgrep: make bench-real.
+# and ripgrep: make bench-real; tmux: make test-tools (weft top's live
+# view).
 ifeq ($(ARCH),$(HOST_ARCH))
 B       ?= build
-DEBS    := libunwind-dev libcriterion-dev liburing-dev python3 gdb zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev guile-3.0 man-db \
+DEBS    := libunwind-dev libcriterion-dev liburing-dev python3 gdb tmux zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev guile-3.0 man-db \
            openjdk-17-jdk-headless|openjdk-21-jdk-headless|openjdk-25-jdk-headless stress-ng \
            redis-server redis-tools libjemalloc2 libtcmalloc-minimal4|libtcmalloc-minimal4t64 \
            libmimalloc2.0|libmimalloc3 mariadb-server sysbench ripgrep g++
