@@ -102,7 +102,15 @@ def sample(pid, name, timeout):
     with tempfile.TemporaryFile() as f:
         request(pid, f.fileno(), name)
         got, last, t = b"", time.monotonic(), 0.002
+        sent = last
         while not END.search(got[-200:]):
+            # One request at a time has a place in the program: a weft
+            # stack or another weft top asking at the same moment takes
+            # it.  Asked again while the file is empty (a late answer to
+            # the first finds it written and writes nothing, dump.c).
+            if not got and time.monotonic() - sent > 1.0:
+                request(pid, f.fileno(), name)
+                sent = time.monotonic()
             time.sleep(t)
             t = min(t * 2, 0.05)
             f.seek(len(got))
