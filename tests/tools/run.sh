@@ -3,13 +3,15 @@
 # usage errors, exit statuses passed through, `weft compare` (repetitions,
 # a short diff, --json, --svg, the kernel's figures), `weft stack` (TOOLS/
 # stack_target: parked and spinning tasks; a process without weft, a bad
-# PID), traces of a process tree (WEFTDEBUG=trace through timeout and sh -c;
+# PID), `weft top` (TOOLS/top_target: 1,000 parked tasks and two busy
+# ones, in batch mode and, if tmux is installed, live), traces of a
+# process tree (WEFTDEBUG=trace through timeout and sh -c;
 # TOOLS/fork_trace's children), gdb run under weft (if installed) reading
 # the registers of the program it starts, make bench-real's harness (one short
 # case), and `make install`/`make uninstall` into a temporary DESTDIR,
-# running PROG (basic_join: it checks that weft is loaded, and exits 3)
-# and weft stack through the installed launcher, and reading the installed
-# manual pages.  Prints one line per check and "tools: N passed, N failed".
+# running PROG (basic_join: it checks that weft is loaded, and exits 3),
+# weft stack and weft top through the installed launcher, and reading the
+# installed manual pages.  Prints one line per check and "tools: N passed, N failed".
 b=$(cd "$1" && pwd) prog=$2 tools=$3
 root=$(cd "$(dirname "$0")/../.." && pwd)
 weft=$b/weft
@@ -373,6 +375,13 @@ done
 expect installed-run 3 env -u WEFT_LIB WEFT_EXPECT=1 "$d$p/bin/weft" run "$prog"
 expect installed-compare 0 env -u WEFT_LIB "$d$p/bin/weft" compare "$prog"
 stack_run installed-stack "$d$p/bin/weft" park 100
+: > "$tmp/t.out"
+"$d$p/bin/weft" run "$tools/stack_target" park 3 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
+i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+expect installed-top 0 env -u WEFT_LIB "$d$p/bin/weft" top -b -n 1 -d 0.2 $tpid
+[ "$(grep -c ' parked .* waiting: pthread_cond_wait on ' "$tmp/out")" = 3 ] && ok "installed-top list" ||
+  bad "installed-top list" "$(head -c 300 "$tmp/out")"
+kill -USR1 $tpid; wait $tpid
 expect installed-help 0 env -u WEFT_LIB "$d$p/bin/weft" --help
 grep -q '^ *weft stack ' "$tmp/out" && grep -q '^ *weft trace ' "$tmp/out" && ok "installed-help text" ||
   bad "installed-help text" "$(head -c 300 "$tmp/out")"
