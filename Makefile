@@ -33,10 +33,11 @@ LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthrea
 # release has: Debian 12 has OpenJDK 17, Debian 13 21 and 25; criterion's
 # library links libgit2-1.5 on 12, libgit2-1.9 on 13; unstable's static
 # qemu-user has no -static package of its own.  mariadb-server, sysbench
-# and ripgrep: make bench-real.
+# and ripgrep: make bench-real; tmux: make test-tools (weft top's live
+# view).
 ifeq ($(ARCH),$(HOST_ARCH))
 B       ?= build
-DEBS    := libunwind-dev libcriterion-dev liburing-dev python3 gdb zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev guile-3.0 man-db \
+DEBS    := libunwind-dev libcriterion-dev liburing-dev python3 gdb tmux zstd xz-utils memcached nginx-light libtsan2 libasan8 libgc-dev guile-3.0 man-db \
            openjdk-17-jdk-headless|openjdk-21-jdk-headless|openjdk-25-jdk-headless stress-ng \
            redis-server redis-tools libjemalloc2 libtcmalloc-minimal4|libtcmalloc-minimal4t64 \
            libmimalloc2.0|libmimalloc3 mariadb-server sysbench ripgrep g++
@@ -136,7 +137,8 @@ $(B)/man/weft.7: README.md tools/md2man.py VERSION
 # installing for real, so LD_PRELOAD=libweft.so finds the library by name.
 PREFIX  ?= /usr/local
 INSTALL_FILES := bin/weft lib/libweft.so lib/weft/weft-measure share/weft/compare.py \
-                 share/weft/trace.py share/weft/stack.py share/weft/pprof.py share/weft/weft-gdb.py \
+                 share/weft/trace.py share/weft/stack.py share/weft/pprof.py share/weft/top.py \
+                 share/weft/weft-gdb.py \
                  share/man/man1/weft.1 share/man/man7/weft.7
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/weft $(DESTDIR)$(PREFIX)/share/weft \
@@ -144,7 +146,8 @@ install: all
 	install -m 755 $(B)/weft $(DESTDIR)$(PREFIX)/bin/weft
 	install -m 755 $(B)/libweft.so $(DESTDIR)$(PREFIX)/lib/libweft.so
 	install -m 755 $(B)/weft-measure $(DESTDIR)$(PREFIX)/lib/weft/weft-measure
-	install -m 644 tools/compare.py tools/trace.py tools/stack.py tools/pprof.py tools/weft-gdb.py \
+	install -m 644 tools/compare.py tools/trace.py tools/stack.py tools/pprof.py tools/top.py \
+		tools/weft-gdb.py \
 	  $(DESTDIR)$(PREFIX)/share/weft/
 	install -m 644 $(B)/man/weft.1 $(DESTDIR)$(PREFIX)/share/man/man1/weft.1
 	install -m 644 $(B)/man/weft.7 $(DESTDIR)$(PREFIX)/share/man/man7/weft.7

@@ -33,7 +33,11 @@
  * while its cpu_seq moves; a running task's time is cpu_ns plus its
  * worker's CPU clock now beyond cpu_base, at most the wall time since
  * cpu_mark: what its switch-out will charge at least, so readings never go
- * back either.
+ * back either.  weft top (dump.c) reads every task's time so, without
+ * alllock: it checks each task's id after the read instead.  Its first
+ * request starts the counting as a first clock read does: the switch
+ * path then pays the window's clock reads (at most 0.4% of a worker)
+ * and nothing else; no system call is added per switch.
  *
  * Ids.  gettid gives main the process id, as natively (so `gettid() ==
  * getpid()` still finds the main thread; in a fork child, the task that
@@ -161,8 +165,9 @@ void wt_cpu_acct_start(void)
 	atomic_store_explicit(&wt_cpuacct_on, true, memory_order_relaxed);
 }
 
-/* Another task's time; the caller holds sched.alllock. */
-static int64_t task_cpu(struct wt_task *t)
+/* Another task's time; the caller holds sched.alllock, or checks the id
+ * of t afterwards (weft top's list, dump.c). */
+int64_t wt_cpu_task_ns(struct wt_task *t)
 {
 	for (;;) {
 		uint32_t s = atomic_load_explicit(&t->cpu_seq, memory_order_acquire);
@@ -261,7 +266,7 @@ int wt_cpuclock_read(clockid_t clk, int64_t *ns)
 	wt_lock(&wt_sched.alllock);
 	struct wt_task *t = wt_task_by_kernel_id_locked(tid);
 	if (t && !wt_task_dead(t))
-		*ns = task_cpu(t);
+		*ns = wt_cpu_task_ns(t);
 	wt_unlock(&wt_sched.alllock);
 	return t && !wt_task_dead(t) ? 1 : -EINVAL;
 }

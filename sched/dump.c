@@ -69,6 +69,28 @@
  * which the caller waits for.  A request while a dump is under way waits
  * for it to end (sysmon asks again each tick).
  *
+ * `weft top PID` (tools/top.py) asks once a second for a list: the same
+ * request with WT_TOP_MAGIC, answered by the same dumper on the same
+ * file, but with one line a task and no walk, no libunwind, no symbol
+ * beyond the start function's:
+ *   T <TAB> id <TAB> state <TAB> worker <TAB> cpu ns <TAB> ms waited <TAB>
+ *   call <TAB> object <TAB> start function <TAB> name
+ * state is running, syscall (running, in a system call), runnable, new
+ * (runnable, never ran), waiting, idle (not started) or exited; worker -1
+ * and ms waited -1 where they do not apply.  The header line carries the
+ * program's monotonic clock, so the caller's CPU percentages divide by
+ * the program's own interval.  The cpu figure is cpuclock.c's: the first
+ * request starts its counting (the switch path's window reads, one clock
+ * system call per 100 us of a busy worker at most, nothing per switch),
+ * and each task's time is read without alllock, the task's id checked
+ * after it.  1,000 tasks list in about a millisecond.
+ * Rejected: a table of tasks in shared memory that the tool maps (a
+ * mapping and a name in the program for every weft program, kept up to
+ * date at each switch whether anyone looks or not, where a list made on
+ * request costs nothing until the first `weft top`); running the list on
+ * sysmon (it may wait up to a second for alllock, and sysmon must go on
+ * preempting meanwhile).
+ *
  * Descriptors: the dumper thread takes a descriptor table of its own as it
  * starts (privfd.c), with a copy of descriptor 2 for SIGQUIT's output:
  * weft stack's file, the ELF files symbol.c maps, libunwind's pipe and
@@ -99,6 +121,7 @@
 
 #include "runtime.h"
 #include "config.h"
+#include "cpuclock.h"
 #include "dump.h"
 #include "sighandler.h"
 #include "print.h"
@@ -118,7 +141,8 @@
 
 _Atomic int wt_dump_req;
 static _Atomic int busy;         /* [atomic] a dump is under way */
-/* [atomic] weft stack's request: sender pid << 32 | its descriptor; 0 none.
+/* [atomic] weft stack's request: sender pid << 32 | its descriptor, with
+ * REQ_TOP set for weft top's (a descriptor is below 2^31); 0 none.
  * Stored by wt_dump_signal before WT_DUMP_STACK is set in wt_dump_req
  * (release), read by wt_dump_start after it saw the bit (acquire). */
 static _Atomic uint64_t stack_req;
@@ -127,6 +151,8 @@ static _Atomic bool busy_stack;  /* [atomic; set by sysmon before busy's dumper 
 static _Atomic int walker_tid;   /* [atomic] the dumper's tid while it walks, else 0 */
 static sigjmp_buf walk_jmp;      /* [dumper] */
 static char buf[65536] WT_BSS_LARGE; /* [busy] the output: one dump at a time */
+#define REQ_TOP (1ull << 31)
+#define REQ_FD(req) ((int)((uint32_t)(req) & 0x7fffffff))
 
 struct snap {
 	struct wt_task *t;
@@ -156,9 +182,10 @@ bool wt_dump_signal(const siginfo_t *si)
 {
 	uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
 	if (si->si_code != SI_QUEUE || si->si_pid == wt_pid || si->si_pid <= 0 ||
-	    v >> 32 != WT_STACK_MAGIC || (uint32_t)v > 0x7fffffff)
+	    (v >> 32 != WT_STACK_MAGIC && v >> 32 != WT_TOP_MAGIC) || (uint32_t)v > 0x7fffffff)
 		return false;
-	atomic_store_explicit(&stack_req, (uint64_t)si->si_pid << 32 | (uint32_t)v,
+	atomic_store_explicit(&stack_req, (uint64_t)si->si_pid << 32 | (uint32_t)v |
+						  (v >> 32 == WT_TOP_MAGIC ? REQ_TOP : 0),
 			      memory_order_relaxed);
 	/* Release: pairs with the acquire exchange in wt_dump_start. */
 	atomic_fetch_or_explicit(&wt_dump_req, WT_DUMP_STACK, memory_order_release);
@@ -348,6 +375,72 @@ static bool dump_task(struct wt_wbuf *o, const struct snap *sn, int tid)
 	return true;
 }
 
+/* [dumper] weft top's line for one task (the format: the essay).
+ * Returns false if it is gone (exited meanwhile). */
+static bool top_task(struct wt_wbuf *o, const struct snap *sn)
+{
+	struct wt_task *t = sn->t;
+	int st = atomic_load_explicit(&t->state, memory_order_acquire);
+	bool started = t->main || atomic_load_explicit(&t->resumes, memory_order_relaxed) != 0;
+	const char *why = t->wait_reason;
+	const void *on = t->wait_on;
+	int64_t since = t->wait_since;
+	struct wt_m *m = __atomic_load_n(&t->m, __ATOMIC_RELAXED);
+	int64_t cpu = wt_cpu_task_ns(t);
+	char name[sizeof t->name];
+	wt_task_name_copy(t, name);
+	void *start = (void *)t->start;
+	bool is_main = t->main;
+	atomic_thread_fence(memory_order_acquire);
+	if (t->id != sn->id)
+		return false;
+	const char *state;
+	int worker = -1;
+	long waited = -1;
+	switch (st) {
+	case WT_WAITING:
+		state = "waiting";
+		if (!why)
+			why = on == &t->timer ? "sleep" : "wait";
+		if (since > 0)
+			waited = (long)((coarse_now() - since) / 1000000);
+		break;
+	case WT_RUNNABLE:
+		state = started ? "runnable" : "new";
+		break;
+	case WT_RUNNING:
+		worker = m ? m->id : -1;
+		state = m && m->insyscall ? "syscall" : "running";
+		break;
+	case WT_IDLE:
+		state = "idle";
+		break;
+	default:
+		state = "exited";
+	}
+	if (st != WT_WAITING) {
+		why = "-";
+		on = NULL;
+	}
+	for (char *c = name; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	char fn[128];
+	struct wt_sym s;
+	if (is_main) {
+		wt_snprintf(fn, sizeof fn, "main");
+	} else {
+		wt_symbolize((uintptr_t)start, false, &s, true);
+		if (s.name && s.off == 0)
+			wt_snprintf(fn, sizeof fn, "%s", s.name);
+		else
+			wt_snprintf(fn, sizeof fn, "%p", start);
+	}
+	wt_wprint(o, "T\t%lu\t%s\t%d\t%ld\t%ld\t%s\t%p\t%s\t%s\n", (unsigned long)sn->id, state,
+		  worker, (long)cpu, waited, why, on, fn, name);
+	return true;
+}
+
 /* [dumper] alllock, waited for at most about a second: a worker stuck
  * while it holds it (a lock-order bug, a handler of the program's run
  * where it should not be) must not stop the dump too.  false: not got. */
@@ -421,7 +514,7 @@ static struct snap *snapshot(size_t *n, size_t *cap, size_t *left, bool *locked)
 static int stack_file(uint64_t req)
 {
 	char p[64];
-	wt_snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)(req >> 32), (int)(uint32_t)req);
+	wt_snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)(req >> 32), REQ_FD(req));
 	long fd = wt_privfd_syscall(SYS_openat, AT_FDCWD, (long)p, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
 				    0, 0, 0);
 	if (fd < 0)
@@ -468,6 +561,9 @@ static void *dumper(void *arg)
 	 * file, libunwind's pipe and libdw's files never take a number of the
 	 * program's (privfd.c). */
 	int err_fd = own_fds(req != 0);
+	bool top = req & REQ_TOP;
+	if (top) /* counted from the first request on (cpuclock.c) */
+		atomic_store_explicit(&wt_cpuacct_on, true, memory_order_relaxed);
 	int fd = req ? stack_file(req) : err_fd;
 	if (fd < 0) {
 		thread_done();
@@ -477,12 +573,15 @@ static void *dumper(void *arg)
 	size_t n, cap, left, shown = 0;
 	/* A cache per thread: the global one takes a lock and blocks every
 	 * signal around each step (two sigprocmask calls a frame). */
-	const struct wt_unw *u = nowalk ? NULL : wt_unwind(); /* the first dump loads it */
+	const struct wt_unw *u = nowalk || top ? NULL : wt_unwind(); /* the first dump loads it */
 	if (u)
 		u->set_caching_policy(*u->local_addr_space, UNW_CACHE_PER_THREAD);
 	bool locked;
 	struct snap *s = snapshot(&n, &cap, &left, &locked);
-	if (req)
+	if (top)
+		wt_wprint(&o, "weft top: pid %d, GOMAXPROCS=%d, %d threads, now %ld ns\n", wt_pid,
+			  wt_sched.nprocs, atomic_load(&wt_nthreads), (long)wt_nanotime());
+	else if (req)
 		wt_wprint(&o, "weft stack: pid %d\n", wt_pid);
 	else
 		wt_wprint(&o, "SIGQUIT: quit\n");
@@ -491,10 +590,11 @@ static void *dumper(void *arg)
 			      "weft's alllock and does not let it go); the workers instead:\n\n");
 		dump_workers(&o);
 	}
-	wt_wprint(&o, "weft: %zu tasks, GOMAXPROCS=%d, %d threads\n\n",
-		  n + left, wt_sched.nprocs, atomic_load(&wt_nthreads));
+	if (!top)
+		wt_wprint(&o, "weft: %zu tasks, GOMAXPROCS=%d, %d threads\n\n",
+			  n + left, wt_sched.nprocs, atomic_load(&wt_nthreads));
 	for (size_t i = n; i-- > 0;) /* oldest first */
-		shown += dump_task(&o, &s[i], tid);
+		shown += top ? top_task(&o, &s[i]) : dump_task(&o, &s[i], tid);
 	if (left)
 		wt_wprint(&o, "weft: %zu tasks created during the dump are not shown\n", left);
 	wt_wprint(&o, "weft: %zu tasks dumped in %ld ms\n", shown,

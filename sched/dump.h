@@ -9,6 +9,9 @@
 /* si_value of weft stack's SIGURG: WT_STACK_MAGIC << 32 | the caller's
  * descriptor ("weft" in ASCII; tools/stack.py sends it). */
 #define WT_STACK_MAGIC 0x77656674u
+/* weft top's: WT_TOP_MAGIC << 32 | the caller's descriptor ("wtop"):
+ * one line per task, no backtraces (dump.c; tools/top.py sends it). */
+#define WT_TOP_MAGIC 0x77746f70u
 enum { WT_DUMP_QUIT = 1, WT_DUMP_STACK = 2 };
 extern _Atomic int wt_dump_req;            /* [atomic] WT_DUMP_* asked; sysmon reads */
 void wt_dump_init(void);                   /* start, after sysmon */

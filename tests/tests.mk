@@ -136,12 +136,12 @@ soak: preload-build $(TB)/preload/dlopen_tls $(TB)/preload/alloc_threads $(TB)/p
 	python3 tests/soak/soak.py --lib $(B)/libweft.so --bindir $(TB)/preload --secs $(SOAK_S) $(if $(SOAK_WRONG_OK),--wrong-ok) \
 	  --real $(PRELOAD_BIN)
 
-# The launcher, weft compare, weft stack, traces of process trees, make
+# The launcher, weft compare, weft stack, weft top, traces of process trees, make
 # install and the manual pages.
 $(TB)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $<
-test-tools: all $(TB)/preload/basic_join $(TB)/tools/stack_target $(TB)/tools/fork_trace $(TB)/tools/core_abort $(TB)/tools/cpu_burn $(TB)/tools/lock_hot
+test-tools: all $(TB)/preload/basic_join $(TB)/tools/stack_target $(TB)/tools/top_target $(TB)/tools/fork_trace $(TB)/tools/core_abort $(TB)/tools/cpu_burn $(TB)/tools/lock_hot
 	sh tests/tools/run.sh $(B) $(abspath $(TB)/preload/basic_join) $(abspath $(TB)/tools)
 
 -include tests/unit/unit.mk

@@ -1,8 +1,9 @@
 #!/bin/sh
 # weft — the launcher: runs a program with libweft.so preloaded, compares
 # a native run with a weft run (compare.py, weft-measure), prints the
-# tasks of a running weft program (stack.py), summarises a trace
-# (trace.py) or draws a flame graph of a profile (pprof.py).  Installed as PREFIX/bin/weft; build/weft in the build tree.
+# tasks of a running weft program (stack.py), shows them live with their
+# CPU use (top.py), summarises a trace (trace.py) or takes and draws
+# profiles (pprof.py).  Installed as PREFIX/bin/weft; build/weft in the build tree.
 # `weft --help` lists the sub-commands (tests/tools/run.sh checks that it
 # names every case below).
 version='@VERSION@'
@@ -18,6 +19,10 @@ usage: weft run PROG [ARGS...]           run PROG with libweft.so preloaded
        weft stack [--timeout SECONDS] PID
                                         print the tasks of running weft program
                                         PID and their backtraces; PID runs on
+       weft top [-b] [-n N] [-d SECONDS] PID
+                                        live view of the tasks of weft program
+                                        PID and their CPU use, as top -H (q
+                                        quits; -b: plain text; weft top --help)
        weft trace FILE                  summarise a WEFTDEBUG=trace=FILE trace
        weft profile [--seconds N] [-o FILE] [--svg OUT.svg] PID
                                         a CPU profile (pprof format) of running
@@ -30,7 +35,8 @@ Settings are environment variables (GOMAXPROCS, WEFT_*, WEFTDEBUG): man weft.
 Exit status: weft run exits as PROG does (a signal that kills PROG kills
 weft run the same way); weft compare exits 0 when outputs match, 1 when
 they differ; weft stack exits 0 with the dump, 1 when PID is not a weft
-program, not the caller's or did not answer; 2 for a usage error or when
+program, not the caller's or did not answer (weft top: the same, 0 when
+it ends); 2 for a usage error or when
 libweft.so is missing.
 USAGE
 }
@@ -98,6 +104,9 @@ flame)
 profile)
   find_tool pprof.py
   exec python3 "$tool" profile "$@" ;;
+top)
+  find_tool top.py
+  exec python3 "$tool" "$@" ;;
 trace)
   [ $# -eq 1 ] || die "trace: expected one file (weft trace FILE)"
   find_tool trace.py

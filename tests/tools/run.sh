@@ -3,14 +3,16 @@
 # usage errors, exit statuses passed through, `weft compare` (repetitions,
 # a short diff, --json, --svg, the kernel's figures), `weft stack` (TOOLS/
 # stack_target: parked and spinning tasks; a process without weft, a bad
-# PID), traces of a process tree (WEFTDEBUG=trace through timeout and sh -c;
+# PID), `weft top` (TOOLS/top_target: 1,000 parked tasks and two busy
+# ones, in batch mode and, if tmux is installed, live), traces of a
+# process tree (WEFTDEBUG=trace through timeout and sh -c;
 # TOOLS/fork_trace's children), gdb run under weft (if installed) reading
 # the registers of the program it starts, make bench-real's harness (one short
 # case), and `make install`/`make uninstall` into a temporary DESTDIR,
-# running PROG (basic_join: it checks that weft is loaded, and exits 3)
-# and weft stack through the installed launcher, and reading the installed
-# manual pages, CPU profiles (TOOLS/cpu_burn; at exit and `weft profile PID`)
-# and their flame graphs, mutex profiles (TOOLS/lock_hot).
+# running PROG (basic_join: it checks that weft is loaded, and exits 3),
+# weft stack and weft top through the installed launcher, and reading the
+# installed manual pages, CPU profiles (TOOLS/cpu_burn; at exit and `weft
+# profile PID`) and their flame graphs, mutex profiles (TOOLS/lock_hot).
 # Prints one line per check and "tools: N passed, N failed".
 b=$(cd "$1" && pwd) prog=$2 tools=$3
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -182,6 +184,89 @@ kill $spid; wait $spid 2>/dev/null
 expect stack-no-such-pid 1 "$weft" stack 999999999; one_weft_line stack-no-such-pid
 expect stack-not-a-pid 2 "$weft" stack 12x; one_weft_line stack-not-a-pid
 expect stack-no-pid 2 "$weft" stack; one_weft_line stack-no-pid
+# weft top: TOOLS/top_target, 1,000 tasks parked on a condition variable
+# and two busy ones ("busy" spins, "half" spins half the time), at
+# GOMAXPROCS=2.  Batch mode, 3 frames, parsed: in each frame every task,
+# the two busy ones on top, the parked ones at 0.0 % and waiting in
+# pthread_cond_wait; over the frames busy's share above half's, at about
+# 2:1, and together about what the kernel counted for the whole process
+# meanwhile.  The absolute 100 % and 50 % are asked for only when the
+# kernel gave the process 1.4 CPUs or more (the machine may be loaded).
+: > "$tmp/t.out"
+GOMAXPROCS=2 "$weft" run "$tools/top_target" 1000 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
+i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+python3 - "$weft" $tpid <<'PY' > "$tmp/tc" 2>&1 && ok "top-batch: $(cat "$tmp/tc")" || bad "top-batch" "$(head -c 1500 "$tmp/tc")"
+import re, subprocess, sys, time
+weft, pid = sys.argv[1], int(sys.argv[2])
+def ticks():
+    st = open("/proc/%d/stat" % pid).read()
+    f = st[st.rfind(")") + 2:].split()
+    return int(f[11]) + int(f[12])
+c0, t0 = ticks(), time.monotonic()
+r = subprocess.run([weft, "top", "-b", "-n", "3", str(pid)], capture_output=True, text=True, timeout=120)
+c1, t1 = ticks(), time.monotonic()
+assert r.returncode == 0 and not r.stderr, (r.returncode, r.stderr)
+kernel = (c1 - c0) * 100.0 / 100 / (t1 - t0)  # USER_HZ 100: % of one CPU
+row = re.compile(r"^ *(\d+) (.{16}) +(\d+\.\d) +(\d+:\d\d\.\d\d)  (.*)$")
+frames = [f.strip("\n") for f in re.split(r"\n(?=weft top - )", r.stdout) if f.strip()]
+assert len(frames) == 3, "%d frames" % len(frames)
+share = {"busy": 0.0, "half": 0.0}
+for f in frames:
+    lines = f.split("\n")
+    assert lines[0].startswith("weft top - pid %d (top_target), GOMAXPROCS=2" % pid), lines[0]
+    assert lines[1].startswith("Tasks: 1003 total,"), lines[1]
+    rows = [row.match(l) for l in lines[4:]]
+    assert all(rows) and len(rows) == 1003, (len(rows), [l for l, m in zip(lines[4:], rows) if not m][:3])
+    names = [m.group(2).strip() for m in rows]
+    assert sorted(names[:2]) == ["busy", "half"], lines[:8]
+    for m in rows[:2]:
+        share[m.group(2).strip()] += float(m.group(3)) / 3
+    parked = [m for m in rows if m.group(2).strip() == "parked"]
+    assert len(parked) == 1000, len(parked)
+    for m in parked:
+        assert float(m.group(3)) == 0.0 and m.group(5).startswith("waiting: pthread_cond_wait on 0x"), m.group(0)
+b, h = share["busy"], share["half"]
+msg = "busy %.0f %%, half %.0f %%, the process %.0f %% by the kernel" % (b, h, kernel)
+assert b > h and 0.15 <= h / b <= 0.85, msg
+assert 0.5 * kernel <= b + h <= 1.5 * kernel, msg
+if kernel >= 140:
+    assert b >= 60 and 15 <= h <= 85, msg
+print(msg)
+PY
+# The live view under tmux (if installed): the header and the busy tasks
+# on top, s sorts by state, q quits with status 0.
+if command -v tmux > /dev/null; then
+  sock=weft-top-$$
+  rm -f "$tmp/top.rc"
+  tmux -L $sock new-session -d -x 132 -y 40 "'$weft' top $tpid; echo \$? > '$tmp/top.rc'"
+  i=0; while ! tmux -L $sock capture-pane -p 2>/dev/null | grep -q '^ *[0-9]* busy ' && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+  tmux -L $sock capture-pane -p > "$tmp/pane" 2>&1
+  if grep -q "^weft top - pid $tpid (top_target)" "$tmp/pane" && grep -q '^Tasks: 1003 total' "$tmp/pane" &&
+     [ "$(sed -n '5,6s/^ *[0-9]* \([a-z]*\) .*/\1/p' "$tmp/pane" | sort | tr '\n' ' ')" = "busy half " ]; then ok "top-live view"
+  else bad "top-live view" "$(head -8 "$tmp/pane")"; fi
+  tmux -L $sock send-keys s
+  i=0; while ! tmux -L $sock capture-pane -p 2>/dev/null | grep -q 'sorted by state' && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+  tmux -L $sock capture-pane -p | grep -q 'sorted by state' && ok "top-live sort by state" || bad "top-live sort by state" "$(tmux -L $sock capture-pane -p 2>&1 | head -3)"
+  tmux -L $sock send-keys q
+  i=0; while [ ! -s "$tmp/top.rc" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+  [ "$(cat "$tmp/top.rc" 2>/dev/null)" = 0 ] && ok "top-live q quits" || bad "top-live q quits" "status file: $(cat "$tmp/top.rc" 2>&1)"
+  tmux -L $sock kill-server 2>/dev/null
+else
+  echo "SKIP top-live: no tmux"
+fi
+kill -USR1 $tpid; wait $tpid; trt=$?
+[ $trt = 0 ] && [ ! -s "$tmp/t.err" ] && grep -q "^done 1000\$" "$tmp/t.out" && ok "top program runs on" ||
+  bad "top program runs on" "exit $trt: $(head -c 300 "$tmp/t.err")"
+expect top-no-pid 2 "$weft" top -b; one_weft_line top-no-pid
+expect top-bad-count 2 "$weft" top -b -n 0 1; one_weft_line top-bad-count
+sleep 30 & spid=$!
+expect top-not-weft 1 "$weft" top -b $spid; one_weft_line top-not-weft
+kill $spid; wait $spid 2>/dev/null
+: > "$tmp/t.out"
+"$weft" run "$tools/stack_target" park 2 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
+i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+expect top-live-no-terminal 2 "$weft" top $tpid < /dev/null; one_weft_line top-live-no-terminal
+kill -USR1 $tpid; wait $tpid
 # A debugger under weft reaches the process it traces: gdb forks and
 # traces a program on one worker and asks for its registers from whichever
 # worker its task runs on then (sched/tracer.c).  Eight runs: the request
@@ -292,6 +377,13 @@ done
 expect installed-run 3 env -u WEFT_LIB WEFT_EXPECT=1 "$d$p/bin/weft" run "$prog"
 expect installed-compare 0 env -u WEFT_LIB "$d$p/bin/weft" compare "$prog"
 stack_run installed-stack "$d$p/bin/weft" park 100
+: > "$tmp/t.out"
+"$d$p/bin/weft" run "$tools/stack_target" park 3 > "$tmp/t.out" 2> "$tmp/t.err" & tpid=$!
+i=0; while ! grep -q ready "$tmp/t.out" && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+expect installed-top 0 env -u WEFT_LIB "$d$p/bin/weft" top -b -n 1 -d 0.2 $tpid
+[ "$(grep -c ' parked .* waiting: pthread_cond_wait on ' "$tmp/out")" = 3 ] && ok "installed-top list" ||
+  bad "installed-top list" "$(head -c 300 "$tmp/out")"
+kill -USR1 $tpid; wait $tpid
 expect installed-help 0 env -u WEFT_LIB "$d$p/bin/weft" --help
 grep -q '^ *weft stack ' "$tmp/out" && grep -q '^ *weft trace ' "$tmp/out" && ok "installed-help text" ||
   bad "installed-help text" "$(head -c 300 "$tmp/out")"
