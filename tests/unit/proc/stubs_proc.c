@@ -37,6 +37,7 @@
  *   wt_tls_trap  false (no thread pointer to put back);
  *   wt_privfd_self  false, wt_privfd_say the line to descriptor 2 (the
  *                tests' threads share the process's descriptor table);
+ *   the CPU profile (pprof.c): off, as without WEFTDEBUG=cpuprofile;
  *   the timeline (timeline.c): off, as without WEFTDEBUG=trace; its
  *                recording calls are never made;
  *   system-call and preemption paths the tests never take: wt_throw.
@@ -296,6 +297,13 @@ void wt_sysmon_kick(void)
 
 void wt_sysmon_shorten(void)
 {
+}
+
+bool wt_prof_on = false;
+
+void wt_prof_worker(struct wt_m *m)
+{
+	(void)m;
 }
 
 bool wt_tl_on;

@@ -9,6 +9,7 @@
 #include "sched/crash.h"
 #include "sched/netpoll.h"
 #include "sched/park.h"
+#include "sched/pprof.h"
 #include "sched/preempt.h"
 #include "sched/proc.h"
 #include "sched/real.h"
