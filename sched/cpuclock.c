@@ -65,6 +65,7 @@
 #define WINDOW_NS 100000 /* 100 us: a CPU clock read costs at most 0.4% of a worker */
 
 _Atomic bool wt_cpuacct_on;
+_Atomic bool wt_cpuacct_kick;
 
 /* The calling OS thread's CPU clock in ns.  Context: any. */
 static int64_t own_cpu(void)

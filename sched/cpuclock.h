@@ -14,6 +14,10 @@
 /* Set once a thread CPU clock was first read: from then on every switch
  * is counted. */
 extern _Atomic bool wt_cpuacct_on;
+/* Set as counting starts: sysmon makes every running task switch once, so
+ * that each opens its window (a task running alone on its proc would else
+ * show no CPU until its next switch).  [atomic] */
+extern _Atomic bool wt_cpuacct_kick;
 
 void wt_cpu_switch_slow(struct wt_m *m, struct wt_task *out, struct wt_task *in);
 

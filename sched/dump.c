@@ -562,8 +562,8 @@ static void *dumper(void *arg)
 	 * program's (privfd.c). */
 	int err_fd = own_fds(req != 0);
 	bool top = req & REQ_TOP;
-	if (top) /* counted from the first request on (cpuclock.c) */
-		atomic_store_explicit(&wt_cpuacct_on, true, memory_order_relaxed);
+	if (top && !atomic_exchange_explicit(&wt_cpuacct_on, true, memory_order_relaxed))
+		atomic_store_explicit(&wt_cpuacct_kick, true, memory_order_relaxed); /* cpuclock.c */
 	int fd = req ? stack_file(req) : err_fd;
 	if (fd < 0) {
 		thread_done();

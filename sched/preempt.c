@@ -120,6 +120,7 @@
 
 #include "runtime.h"
 #include "blocked.h"
+#include "cpuclock.h"
 #include "config.h"
 #include "dump.h"
 #include "pprof.h"
@@ -474,6 +475,10 @@ static void send(struct wt_m *m, int64_t now)
 bool wt_sysmon_preempt(int64_t now)
 {
 	bool waiting = false;
+	/* Per-task CPU counting just started: every running task switches
+	 * once, so each opens its window (cpuclock.c). */
+	bool acct_kick = atomic_load_explicit(&wt_cpuacct_kick, memory_order_relaxed) &&
+			 atomic_exchange_explicit(&wt_cpuacct_kick, false, memory_order_relaxed);
 	/* Room for every proc: nprocs may rise later (cgroup.c, affinity.c). */
 	if (!pmon && !(pmon = wt_mmap_anon(sizeof *pmon * wt_sched.maxprocs)))
 		return false;
@@ -487,6 +492,11 @@ bool wt_sysmon_preempt(int64_t now)
 			continue;
 		}
 		uint64_t tick = __atomic_load_n(&p->schedtick, __ATOMIC_RELAXED);
+		if (unlikely(acct_kick) && !wt_cfg.asyncpreemptoff &&
+		    __atomic_load_n(&m->curg, __ATOMIC_RELAXED)) {
+			atomic_store_explicit(&m->preempt, tick + 1, memory_order_relaxed);
+			send(m, now);
+		}
 		/* A real-time task waits (rtq.c) above the one running here and
 		 * no proc is idle to take it: the running one gives way now. */
 		struct wt_task *cg;
