@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/sem.h>
@@ -130,6 +131,12 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	/* shim/spawn.c */                                                     \
 	R(posix_spawn) R(posix_spawnp) R(system) R(popen) R(pclose) R(fork)    \
 	O(_Fork)                                                               \
+	/* shim/random.c */                                                    \
+	R(getrandom) R(getentropy) R(arc4random) R(arc4random_buf)             \
+	R(arc4random_uniform) R(mkstemp) R(mkstemp64) R(mkostemp)              \
+	R(mkostemp64) R(mkstemps) R(mkstemps64) R(mkostemps) R(mkostemps64)    \
+	R(mkdtemp) R(mktemp) R(tmpfile) R(tmpfile64) R(tempnam) R(tmpnam)      \
+	R(tmpnam_r)                                                            \
 	/* shim/exec.c */                                                      \
 	R(execve) R(execvpe) R(fexecve) O(execveat)                            \
 	/* shim/mman.c */                                                      \

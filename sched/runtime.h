@@ -87,6 +87,8 @@ struct wt_task {
 	int tp_pinned;                  /* [owner m] trap mode: pins held (tls.c: wt_tls_pin);
 	                                 * while not 0 the kernel-known base of the worker
 	                                 * running it is its tp */
+	bool rng_pinned;                /* [owner m] its first getrandom-family call ran
+	                                 * pinned (tls.c: wt_tls_pin_rng) */
 	bool fork_pinned;               /* [owner m] pinned from fork's prepare handler to its
 	                                 * parent handler (fork.c) */
 	bool in_fork;                   /* [owner m; handler] between weft's two fork handlers,
