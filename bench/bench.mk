@@ -32,8 +32,14 @@ endif
 
 bench-progs: $(BENCH_BIN)
 
+# make bench and make bench-real also write their figures as JSON, copy
+# them to docs/results/ and rewrite docs/benchmarks.md and its charts from
+# them (tools/benchdoc.py), so the page names the machine, date and commit
+# of the run; commit the files a run worth keeping changed.
 bench: $(B)/libweft.so $(BENCH_BIN)
-	python3 bench/run.py --full
+	python3 bench/run.py --full --results=$(BB)/results.json
+	cp $(BB)/results.json docs/results/bench.json
+	python3 tools/benchdoc.py
 
 demo: $(B)/libweft.so $(BENCH_BIN)
 	python3 bench/run.py --demo
@@ -42,8 +48,10 @@ demo: $(B)/libweft.so $(BENCH_BIN)
 
 # Real programs from Debian packages (bench/real/run.py): each through
 # `weft compare -n 5 --json`, one table of the medians and the geometric
-# mean of the wall-time ratios; the JSON is kept in $(B)/bench-real.
+# mean of the wall-time ratios; the JSON is kept in $(B)/bench-real, the
+# medians in $(B)/bench-real/results.json.
 bench-real: deps $(B)/libweft.so $(B)/weft
-	python3 bench/real/run.py --weft $(B)/weft --out $(B)/bench-real
+	python3 bench/real/run.py --weft $(B)/weft --out $(B)/bench-real; rc=$$?; \
+	  cp $(B)/bench-real/results.json docs/results/bench-real.json && python3 tools/benchdoc.py; exit $$rc
 
 .PHONY: bench-real

@@ -14,11 +14,12 @@ carry a watchdog (bench.h) and report "stalled" instead of hanging.  The native 
 so the machine keeps free pids (pid_max).  A run that hangs is killed after
 its timeout; for a weft hang the stacks of all threads (gdb) are saved to
 build/bench/hang-*.txt first.  Hangs and crashes are listed under the table;
-they fail the run (exit 1) only with --strict.  --only=spawn,burst runs
+they fail the run (exit 1) only with --strict.  --results=FILE also writes the
+table as JSON (tools/benchdoc.py makes docs/benchmarks.md of it).  --only=spawn,burst runs
 the named experiments of --full alone (the names are in main()).  GOMAXPROCS, WEFT_TLS and WEFTDEBUG are passed
 through from the environment to the weft runs.
 """
-import os, re, signal, statistics, subprocess, sys, time
+import json, os, re, signal, statistics, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "build", "bench")
@@ -112,6 +113,7 @@ def go_bin(prog):
 
 # --- table -------------------------------------------------------------------
 rows = []
+results = []                # the same rows as JSON (--results FILE)
 
 
 def fmt(v, unit):
@@ -138,10 +140,40 @@ def row(label, n, w, unit="", ratio=True, nnote="", higher_better=False):
         r = "%.1fx" % q if q >= 0.1 else "%.3fx" % q
     rows.append((label, fmt(n, unit) + nnote if n is not None or not nnote else nnote,
                  fmt(w, unit), r))
+    num = lambda v: v if isinstance(v, (int, float)) else None
+    results.append({"label": label, "native": num(n), "weft": num(w), "unit": unit,
+                    "native_text": rows[-1][1], "weft_text": rows[-1][2], "ratio": r, "note": ""})
 
 
 def section(title):
     rows.append((title, None, None, None))
+    results.append({"section": title.strip()})
+
+
+def write_results(path, mode):
+    """The figures as JSON for tools/benchdoc.py (docs/benchmarks.md): the
+    rows of the table with their numbers, the machine, date and commit."""
+    def cmd(argv):
+        try:
+            return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  cwd=ROOT, timeout=30).stdout.decode().strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    cpu = ""
+    try:
+        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    doc = {"suite": "bench", "mode": mode, "date": time.strftime("%Y-%m-%d", time.gmtime()),
+           "commit": cmd(["git", "describe", "--always", "--dirty"]) or "unknown",
+           "machine": {"cpu": cpu, "cpus": len(os.sched_getaffinity(0)), "kernel": os.uname().release,
+                       "tls": os.environ.get("WEFT_TLS") or "auto",
+                       "gomaxprocs": os.environ.get("GOMAXPROCS") or "CPUs"},
+           "rows": results}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")
 
 
 def print_table():
@@ -608,7 +640,7 @@ def main():
         only, mode = mode[len("--only="):].split(","), "--full"
     if mode not in ("--demo", "--full", "--signal"):
         sys.exit("usage: bench/run.py --demo | --full | --signal (the signal rows alone) "
-                 "| --only=NAME,... [--strict]")
+                 "| --only=NAME,... [--strict] [--results=FILE]")
     for p in ("switch", "pipe_switch", "pipeline", "futex_pshared", "prio_protect", "fork_waits", "spawn", "waiters", "burst", "blocking",
               "timeslice", "tightloop", "cpubound", "echo_server", "echo_load", "grow",
               "connect", "signal_rate", "signal_storm"):
@@ -670,6 +702,9 @@ def main():
             exp_million()  # about 5-7 minutes on this project's VM
     print_table()
     print("\n(%.0f s)" % (time.monotonic() - t0))
+    for a in sys.argv[2:]:
+        if a.startswith("--results="):
+            write_results(a[len("--results="):], mode[2:])
     if problems:
         print("\nproblems:")
         for p in problems:

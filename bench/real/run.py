@@ -5,7 +5,8 @@ programs from Debian packages, each run through `weft compare -n N --json`
 of the medians: wall time, CPU time, peak RSS and peak OS threads of both
 sides, the ratio of the wall times (weft / native), whether the outputs
 matched, and the geometric mean of the ratios.  Each case's JSON is kept
-as OUT/NAME.json.  Every case does a fixed amount of work and prints only
+as OUT/NAME.json, the medians with the machine, date and commit as
+OUT/results.json (tools/benchdoc.py makes docs/benchmarks.md of it).  Every case does a fixed amount of work and prints only
 what does not depend on timing, so that the outputs can be compared.
 
 The programs of bench/real/ are built into OUT/bin, the input data are
@@ -264,6 +265,36 @@ def table(rows):
                       for i, (c, w) in enumerate(zip(x, widths))).rstrip())
 
 
+def write_results(path, rows, mf):
+    """The medians as JSON for tools/benchdoc.py (docs/benchmarks.md), with
+    the machine, date and commit."""
+    def cmd(argv):
+        try:
+            return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  cwd=ROOT, timeout=30).stdout.decode().strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    cpu = ""
+    try:
+        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    med = lambda side, r: {k: r[side][k]["median"] for k in ("wall", "cpu", "rss", "threads")}
+    cases = [{"name": name, "native": med("native", r), "weft": med("weft", r),
+              "ratio_wall": r["ratio"]["wall"], "same": r["same"]} for name, r in rows if r is not None]
+    doc = {"suite": "bench-real", "date": time.strftime("%Y-%m-%d", time.gmtime()),
+           "commit": cmd(["git", "describe", "--always", "--dirty"]) or "unknown",
+           "runs": max([r["runs"] for _, r in rows if r is not None] or [0]),
+           "machine": {"cpu": cpu, "cpus": os.cpu_count(), "kernel": os.uname().release,
+                       "tls": os.environ.get("WEFT_TLS") or "auto"},
+           "cases": cases}
+    if mf:
+        doc["mariadb"] = {s: {"tps": mf[s][0], "p95_ms": mf[s][1]} for s in mf}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
 def main():
     p = argparse.ArgumentParser(prog="bench-real")
     p.add_argument("--only", help="comma-separated case names")
@@ -330,6 +361,8 @@ def main():
     if mf:
         print("mariadb-sysbench: " + "; ".join(
             "%s %.0f transactions/s, p95 latency %.2f ms" % (s, *mf[s]) for s in ("native", "weft") if s in mf))
+    if not args.test:
+        write_results(os.path.join(out, "results.json"), rows, mf)
     if args.test:
         ok = rows[0][1] is not None and os.path.exists(os.path.join(out, rows[0][0] + ".json"))
         shutil.rmtree(out, ignore_errors=True)
