@@ -62,7 +62,7 @@ $(B)/.deps:
 	@sh tools/deps.sh $(DEB_ARCH) $(foreach p,$(DEBS),'$(p)')
 	@touch $@
 
-# weft needs glibc 2.34 or later (README, "Supported glibc"): the version
+# weft needs glibc 2.34 or later (docs/building.md, "glibc and Debian releases"): the version
 # the compiler builds against, checked before anything is compiled.
 GLIBC_MIN := 2.34
 glibc-check:
@@ -116,19 +116,23 @@ $(B)/weft-measure: tools/weft-measure.c | deps
 	@mkdir -p $(B)
 	$(CC) $(CFLAGS) $(WFLAGS) -static -o $@ $<
 
-# The manual pages: sections of README.md (tools/md2man.py), one source.
-$(B)/man/weft.1: README.md tools/md2man.py VERSION
+# The manual pages, made of the Markdown (tools/md2man.py), one source:
+# weft(1) the commands and settings (README.md, docs/usage.md), weft(7)
+# the model and its limits (README.md, docs/design.md, docs/limits.md).
+$(B)/man/weft.1: README.md docs/usage.md tools/md2man.py VERSION
 	@mkdir -p $(dir $@)
 	python3 tools/md2man.py weft 1 $(VERSION) "run threaded programs as goroutine-like tasks" \
-	  README.md "(intro)=DESCRIPTION" "Use=USAGE" "Exit status" "Settings=ENVIRONMENT" \
-	  "Seeing inside" > $@.tmp
+	  README.md "(intro)=DESCRIPTION" "Use=USAGE" \
+	  docs/usage.md "Commands" "Exit status" "Seeing inside" "WEFTDEBUG" \
+	  README.md "Settings=ENVIRONMENT" > $@.tmp
 	printf '.SH SEE ALSO\n\\fBweft\\fR(7), \\fBgdb\\fR(1), \\fBld.so\\fR(8)\n' >> $@.tmp
 	mv $@.tmp $@
-$(B)/man/weft.7: README.md tools/md2man.py VERSION
+$(B)/man/weft.7: README.md docs/design.md docs/limits.md tools/md2man.py VERSION
 	@mkdir -p $(dir $@)
 	python3 tools/md2man.py weft 7 $(VERSION) "goroutine-style tasks for unmodified pthread programs" \
-	  README.md "(intro)=DESCRIPTION" "How it works (short)=HOW IT WORKS" \
-	  "Known limits=GUARANTEES AND KNOWN LIMITS" > $@.tmp
+	  README.md "(intro)=DESCRIPTION" "What works and what does not" \
+	  docs/design.md "(all)=HOW IT WORKS" \
+	  docs/limits.md "(all)=GUARANTEES AND KNOWN LIMITS" > $@.tmp
 	printf '.SH SEE ALSO\n\\fBweft\\fR(1), \\fBpthreads\\fR(7)\n' >> $@.tmp
 	mv $@.tmp $@
 

@@ -70,7 +70,7 @@ def run(prog, args, weft, timeout, env_set=None, prefix=(), label=None):
         return None, "hang"
     dt = time.monotonic() - t0
     # The one line weft says when a program takes a real-time policy
-    # (README: Known limits) is expected, not a problem.
+    # (docs/limits.md) is expected, not a problem.
     notes = [l for l in err.splitlines()
              if l.strip() and not l.startswith("weft: real-time policies order")]
     if p.returncode != 0:

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""md2man.py NAME SECTION VERSION SUMMARY README "Heading[=MAN HEADING]"...
+"""md2man.py NAME SECTION VERSION SUMMARY FILE.md "Heading[=MAN HEADING]"... [FILE.md ...]...
 
 Writes a man page (roff, man macros) to stdout, made of the named sections
-of README.md, so the manual and the README have one source.  A README
-section is a "## Heading" and everything up to the next "## "; "###"
-inside it becomes a subsection.  The first section may be "(intro)": the
-text before the first "## ".
+of Markdown files (README.md, docs/*.md), so the manual and the pages have
+one source.  Each FILE.md argument names the file the section arguments
+after it come from.  A section is a "## Heading" and everything up to the
+next "## "; "###" inside it becomes a subsection.  "(intro)" is the text
+before the first "## "; "(all)" is the whole file but its "# " title, its
+"## " headings becoming subsections and its "### " headings bold
+paragraph titles.  Links keep their text (and an http address in angle
+brackets), images and HTML lines (anchors, comments) are left out.
 
 The Markdown handled is what README.md uses: paragraphs, "- " lists with
 indented continuation lines, ``` code blocks, | tables | (each row becomes
@@ -21,8 +25,17 @@ def esc(text):
     return text
 
 
+def links(text):
+    """Markdown images dropped, links to their text (web links keep the address)."""
+    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)
+    return re.sub(r"\[([^\]]+)\]\(([^)]+)\)",
+                  lambda m: m.group(1) + (" <%s>" % m.group(2) if m.group(2).startswith("http") else ""),
+                  text)
+
+
 def inline(text):
     """Markdown inline markup to roff fonts."""
+    text = links(text).replace("\\|", "|")
     out, pos = [], 0
     for m in re.finditer(r"`([^`]*)`|\*\*([^*]+)\*\*", text):
         out.append(esc(text[pos:m.start()]))
@@ -53,7 +66,7 @@ def sections(md):
 
 
 def table(rows):
-    cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows]
+    cells = [[c.strip() for c in re.split(r"(?<!\\)\|", r.strip().strip("|"))] for r in rows]
     head, body = cells[0], [c for c in cells[2:]]
     out = []
     for r in body:
@@ -66,14 +79,20 @@ def table(rows):
     return out
 
 
-def convert(lines):
+def convert(lines, whole=False):
     out, i, n = [], 0, len(lines)
     while i < n:
         line = lines[i]
-        if not line.strip():
+        if not line.strip() or line.lstrip().startswith("<"):
             i += 1
             continue
-        if line.startswith("### "):
+        if whole and line.startswith("## "):
+            out.append(".SS " + inline(line[3:].strip()))
+            i += 1
+        elif whole and line.startswith("### "):
+            out += [".PP", "\\fB" + inline(line[4:].strip()).replace("\\fR", "\\fB") + "\\fR"]
+            i += 1
+        elif line.startswith("### "):
             out.append(".SS " + inline(line[4:].strip()))
             i += 1
         elif line.startswith("```"):
@@ -100,7 +119,7 @@ def convert(lines):
         else:
             para = []
             while (i < n and lines[i].strip() and not lines[i].startswith(("- ", "```", "|",
-                                                                            "### "))):
+                                                                            "### ", "## ", "<"))):
                 para.append(lines[i].strip())
                 i += 1
             out += [".PP", line_safe(inline(" ".join(para)))]
@@ -110,14 +129,24 @@ def convert(lines):
 def main():
     if len(sys.argv) < 7:
         sys.exit(__doc__.splitlines()[0])
-    name, section, version, summary, readme = sys.argv[1:6]
-    secs = sections(open(readme).read())
+    name, section, version, summary = sys.argv[1:5]
     out = ['.TH %s %s "" "weft %s" "weft"' % (name.upper(), section, version),
            ".SH NAME", "%s \\- %s" % (name, esc(summary))]
-    for spec in sys.argv[6:]:
+    path, secs, text = None, {}, ""
+    for spec in sys.argv[5:]:
+        if spec.endswith(".md"):
+            path = spec
+            text = open(path, encoding="utf-8").read()
+            secs = sections(text)
+            continue
         src, _, title = spec.partition("=")
+        if src == "(all)":
+            body = [l for l in text.splitlines() if not l.startswith("# ")]
+            out.append(".SH " + (title or path).upper())
+            out += convert(body, whole=True)
+            continue
         if src not in secs:
-            sys.exit("md2man: README has no section %r" % src)
+            sys.exit("md2man: %s has no section %r" % (path, src))
         out.append(".SH " + (title or src).upper())
         out += convert(secs[src])
     sys.stdout.write("\n".join(out) + "\n")

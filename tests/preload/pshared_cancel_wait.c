@@ -12,7 +12,7 @@
  * cleanly.  A cancel that does not act shows as SIGALRM (alarm(20)), whose
  * exit status differs from the native run's.  From glibc 2.41 on, glibc's
  * cancellation of a blocked call no longer opens the window weft acts in
- * (README: Known limits): the condvar cases are then left out, natively
+ * (docs/limits.md): the condvar cases are then left out, natively
  * and under weft alike, and the line says so.
  */
 #define _GNU_SOURCE

@@ -82,10 +82,10 @@ def has_handler(pid, sig):
 # Programs whose output the hog itself decides, with the reason.
 LOAD_BOUND = {
     "prio_order": "a real-time task does not preempt another process's thread "
-                  "(the kernel sees SCHED_OTHER workers: README, Known limits)",
+                  "(the kernel sees SCHED_OTHER workers: docs/limits.md)",
     "prio_wake": "a real-time waiter created on another worker blocks before main's "
                  "release only if the kernel runs that worker first, which a CPU hog "
-                 "of SCHED_OTHER competes with (README, Known limits)",
+                 "of SCHED_OTHER competes with (docs/limits.md)",
     "pipe_alone": "messages written 20 ms apart by a child process are read one "
                   "read each only while the reader is not starved by other load",
     "sleep_busy": "a task's 1 ms timer is fired by sysmon or an idle worker, OS threads "
