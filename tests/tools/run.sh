@@ -11,7 +11,8 @@
 # case), and `make install`/`make uninstall` into a temporary DESTDIR,
 # running PROG (basic_join: it checks that weft is loaded, and exits 3),
 # weft stack and weft top through the installed launcher, and reading the
-# installed manual pages, CPU profiles (TOOLS/cpu_burn; at exit and `weft
+# installed manual pages, the README's commands and links and docs/'s
+# links (tests/tools/readme.py), CPU profiles (TOOLS/cpu_burn; at exit and `weft
 # profile PID`) and their flame graphs, mutex profiles (TOOLS/lock_hot).
 # Prints one line per check and "tools: N passed, N failed".
 b=$(cd "$1" && pwd) prog=$2 tools=$3
@@ -363,6 +364,14 @@ PY
 expect bench-real-harness 0 python3 "$root/bench/real/run.py" --weft "$weft" --test
 grep -q '^stress-switch-short .* yes$' "$tmp/out" && grep -q '^geometric mean' "$tmp/out" &&
   ok "bench-real-table" || bad "bench-real-table" "$(head -c 400 "$tmp/out")"
+
+# README.md and docs/ (tests/tools/readme.py): every command of the
+# README's shell blocks run as written or listed there as not runnable,
+# every relative link and anchor resolved, every source path named there
+# present, docs/benchmarks.md what tools/benchdoc.py makes of docs/results/.
+if python3 "$root/tests/tools/readme.py" "$b" "$prog" "$tools" > "$tmp/readme" 2>&1; then
+  ok "readme ($(grep -c '^PASS' "$tmp/readme") checks)"
+else bad readme "$(grep '^FAIL' "$tmp/readme" | head -8)"; fi
 
 # make install into a DESTDIR, run through the installed launcher without
 # WEFT_LIB, read the manual pages, then make uninstall.
