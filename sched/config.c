@@ -27,7 +27,8 @@
  *                     default deadlock=on, off in secure-execution mode),
  *                     cpuprofile=FILE (a CPU profile of the tasks in
  *                     pprof's format, written at exit; pprof.c),
- *                     mutexprofile=FILE (contended mutex waits, the same).
+ *                     mutexprofile=FILE (contended mutex waits, the same),
+ *                     blockprofile=FILE (where tasks waited, the same).
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
  *   WEFT_STACK_MAX    most a task's stack may grow to (suffix k/m/g), never
@@ -141,11 +142,14 @@ static void parse_debug(const char *s)
 				wt_cfg.deadlock = k;
 			continue;
 		}
-		if (!strcmp(tok, "cpuprofile") || !strcmp(tok, "mutexprofile")) {
+		if (!strcmp(tok, "cpuprofile") || !strcmp(tok, "mutexprofile") ||
+		    !strcmp(tok, "blockprofile")) {
 			if (!eq[1])
 				wt_print("weft: WEFTDEBUG: %s= names no file; ignored\n", tok);
 			else
-				memcpy(tok[0] == 'c' ? wt_cfg.cpuprofile_path : wt_cfg.mutexprofile_path,
+				memcpy(tok[0] == 'c'   ? wt_cfg.cpuprofile_path
+				       : tok[0] == 'm' ? wt_cfg.mutexprofile_path
+						       : wt_cfg.blockprofile_path,
 				       eq + 1, strlen(eq + 1) + 1);
 			continue;
 		}

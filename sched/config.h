@@ -31,6 +31,7 @@ struct wt_config {
 	char trace_path[256];           /* WEFTDEBUG=trace=FILE, "" = off (timeline.c) */
 	char cpuprofile_path[256];      /* WEFTDEBUG=cpuprofile=FILE, "" = off (pprof.c) */
 	char mutexprofile_path[256];    /* WEFTDEBUG=mutexprofile=FILE, "" = off (pprof.c) */
+	char blockprofile_path[256];    /* WEFTDEBUG=blockprofile=FILE, "" = off (pprof.c) */
 	int sigquit;                    /* WEFT_SIGQUIT: WT_SIGQUIT_* */
 	bool sigquit_set;               /* WEFT_SIGQUIT was given */
 	bool secure;                    /* secure-execution mode: nothing read */

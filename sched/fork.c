@@ -133,6 +133,10 @@ static void reset(bool reclaimed)
 		t->tp_pinned = 0; /* the parent's pins: the child switches by system call */
 		t->fork_pinned = false;
 		t->in_fork = false;
+		/* glibc's child of a threaded parent gives the forking
+		 * thread's getrandom state back to its pool (tls.c:
+		 * wt_tls_pin_rng): the task takes one again. */
+		t->rng_pinned = false;
 		/* Signals sent to the parent's task, waiting: the parent's
 		 * (a child starts with none pending, fork(2)). */
 		atomic_store_explicit(&t->sigpend, 0, memory_order_relaxed);

@@ -50,6 +50,7 @@
 
 #include "runtime.h"
 #include "real.h"
+#include "pprof.h"
 #include "proc.h"
 #include "sighandler.h"
 #include "sigtask.h"
@@ -272,8 +273,11 @@ static int park(const void *addr, const struct how *h)
 		 * that parks (sleeps, posts, locks) reuses t->waiter and
 		 * t->timer, and must not find this wait's still in use. */
 		t->sig_hold = true;
+		int64_t b0 = wt_bprof_begin(); /* the block profile: 0 when off */
 		/* Returns once woken; lock released, then release run. */
 		wt_park_commit(&b->lock, h->release, h->release_arg);
+		if (unlikely(b0))
+			wt_bprof_waited(b0);
 		if (deadline >= 0)
 			wt_timer_del(&t->timer);
 		t->wait_on = NULL;

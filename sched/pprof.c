@@ -96,6 +96,8 @@
 #include "sigtask.h"
 #include "symbol.h"
 #include "task.h"
+#include "text.h"
+#include "unwind.h"
 
 #define MAXF 32          /* frames kept of a sample */
 #define NREC (1u << 15)  /* samples kept: 160 s of two busy workers */
@@ -111,9 +113,22 @@ struct rec {
 	uintptr_t pc[MAXF];
 };
 
-bool wt_mprof_on;                    /* [const after start] WEFTDEBUG=mutexprofile=FILE */
-static struct rec *mrecs;            /* [const after start] NREC contended waits */
+_Atomic bool wt_mprof_on;            /* [atomic] mutex waits are recorded */
+static struct rec *mrecs;            /* [set once, release] NREC contended waits */
 static _Atomic uint32_t nmrec;       /* [atomic] slots claimed */
+static bool mprof_at_start;          /* [const after start] WEFTDEBUG=mutexprofile=FILE */
+_Atomic bool wt_bprof_on;            /* [atomic] waits are sampled */
+static struct rec *brecs;            /* [set once, release] NREC sampled waits */
+static _Atomic uint32_t nbrec;       /* [atomic] slots claimed */
+static bool bprof_at_start;          /* [const after start] WEFTDEBUG=blockprofile=FILE */
+/* The block profile's rate: a wait of at least this long is a sample; a
+ * shorter wait of d ns is one with probability d / BLOCK_RATE_NS, and
+ * then counts BLOCK_RATE_NS / d waits of BLOCK_RATE_NS ns (so the
+ * expected totals are the waits' own: Go's rule). */
+#define BLOCK_RATE_NS 1000000
+/* [atomic] the kind weft profile asked for with the request in req */
+enum { KIND_CPU, KIND_MUTEX, KIND_BLOCK };
+static _Atomic int req_kind;
 bool wt_prof_on;                     /* [set once: start, or the first request] ticks are recognized */
 static _Atomic bool active;          /* [atomic] a new worker makes its timer */
 /* [atomic] weft profile's request: sender << 32 | seconds << 20 | fd; 0 none */
@@ -178,7 +193,19 @@ void wt_prof_start(struct wt_m *m0)
 		mrecs = wmap(NREC * sizeof(struct rec));
 		prof_pid = wt_pid;
 		wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
-		wt_mprof_on = mrecs != NULL;
+		mprof_at_start = mrecs != NULL;
+		atomic_store(&wt_mprof_on, mprof_at_start);
+	}
+	if (wt_cfg.blockprofile_path[0]) {
+		brecs = wmap(NREC * sizeof(struct rec));
+		prof_pid = wt_pid;
+		wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
+		/* libunwind now, on the initial thread, not in a task's wait. */
+		const struct wt_unw *u = brecs ? wt_unwind() : NULL;
+		if (u && !u->backtrace)
+			wt_print("weft: blockprofile: this libunwind has no unw_backtrace; no profile\n");
+		bprof_at_start = u && u->backtrace;
+		atomic_store(&wt_bprof_on, bprof_at_start);
 	}
 	if (!wt_cfg.cpuprofile_path[0])
 		return;
@@ -204,7 +231,13 @@ bool wt_prof_signal(const siginfo_t *si, void *ucv)
 {
 	uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
 	if (si->si_code == SI_QUEUE && si->si_pid != wt_pid && si->si_pid > 0 &&
-	    v >> 32 == WT_PROF_MAGIC) {
+	    (v >> 32 == WT_PROF_MAGIC || v >> 32 == WT_PROF_MAGIC_MUTEX ||
+	     v >> 32 == WT_PROF_MAGIC_BLOCK)) {
+		atomic_store_explicit(&req_kind,
+				      v >> 32 == WT_PROF_MAGIC_MUTEX	 ? KIND_MUTEX
+				      : v >> 32 == WT_PROF_MAGIC_BLOCK ? KIND_BLOCK
+									 : KIND_CPU,
+				      memory_order_relaxed);
 		atomic_store_explicit(&req, (uint64_t)si->si_pid << 32 | (uint32_t)v, memory_order_relaxed);
 		wt_sysmon_kick();
 		return true;
@@ -400,6 +433,8 @@ static uint32_t loc_id(struct writer *w, uintptr_t pc, bool leaf)
 	struct wt_sym s;
 	wt_symbolize(pc, !leaf, &s, true);
 	const char *name = s.name;
+	if (name && !strncmp(name, "wt_own_", 7))
+		name += 7; /* the hidden alias of an interposed name (shim.h: WT_OWN) */
 	if (!name && w->hex) { /* kept in the arena: the string table points at it */
 		char *hex = w->hex + 24 * (size_t)(id - 1);
 		int k = 0;
@@ -557,9 +592,12 @@ WT_DORMANT_TEXT __attribute__((destructor)) static void prof_at_exit(void)
 	if (at_start)
 		write_path(wt_cfg.cpuprofile_path, recs,
 			   atomic_load_explicit(&nrec, memory_order_relaxed), "cpu", "nanoseconds");
-	if (wt_mprof_on)
+	if (mprof_at_start)
 		write_path(wt_cfg.mutexprofile_path, mrecs,
 			   atomic_load_explicit(&nmrec, memory_order_relaxed), "delay", "nanoseconds");
+	if (bprof_at_start)
+		write_path(wt_cfg.blockprofile_path, brecs,
+			   atomic_load_explicit(&nbrec, memory_order_relaxed), "delay", "nanoseconds");
 }
 
 /* FILE with each "%p" replaced by the process id, written with the first
@@ -605,9 +643,13 @@ static void write_path(const char *f, struct rec *base, uint32_t n, const char *
  * its own (privfd.c); gives every worker a timer on its thread's CPU
  * clock for the seconds asked (workers made meanwhile make their own),
  * then deletes them and writes the samples taken meanwhile. */
+static void waits_window(int fd, int kind, int secs);
+
 static void *profiler(void *arg)
 {
 	uint64_t q = (uint64_t)(uintptr_t)arg;
+	int kind = (int)(q >> 62);
+	q &= ~(3ull << 62);
 	int secs = (int)((q >> 20) & 0xfff), cfd = (int)(q & 0xfffff), sender = (int)(q >> 32);
 	int fd = -1;
 	if (wt_privfd_own(0) == 0) {
@@ -621,6 +663,10 @@ static void *profiler(void *arg)
 			wt_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
 			fd = -1;
 		}
+	}
+	if (fd >= 0 && kind != KIND_CPU) {
+		waits_window(fd, kind, secs);
+		goto done;
 	}
 	if (fd >= 0 && !recs) {
 		void *p = wmap(NREC * sizeof(struct rec));
@@ -674,6 +720,8 @@ void wt_prof_poll(void)
 	uint64_t q = atomic_exchange(&req, 0);
 	if (!q || atomic_exchange(&busy, true))
 		return;
+	/* The kind in the top bits: a pid is below 2^22. */
+	q |= (uint64_t)atomic_load_explicit(&req_kind, memory_order_relaxed) << 62;
 	atomic_fetch_add(&wt_nthreads, 1);
 	if (wt_thread_spawn(profiler, (void *)(uintptr_t)q, 256 << 10) != 0) {
 		atomic_fetch_sub(&wt_nthreads, 1);
@@ -710,10 +758,11 @@ void wt_mprof_unlock(const void *m, void *site)
 
 static void mrec(uintptr_t site, uint64_t ns)
 {
+	struct rec *b = __atomic_load_n(&mrecs, __ATOMIC_ACQUIRE);
 	uint32_t i = atomic_fetch_add_explicit(&nmrec, 1, memory_order_relaxed);
-	if (i >= NREC)
+	if (!b || i >= NREC)
 		return;
-	struct rec *r = &mrecs[i];
+	struct rec *r = &b[i];
 	struct wt_task *t = wt_cur();
 	r->n = 1;
 	r->pc[0] = site;
@@ -738,4 +787,106 @@ void wt_mprof_waited(const void *m, void *site, int64_t t0)
 	uintptr_t hs = atomic_load_explicit(&unlocked[i].site, memory_order_relaxed);
 	if (atomic_load_explicit(&unlocked[i].m, memory_order_relaxed) == (uintptr_t)m && hs)
 		mrec(hs, ns);
+}
+
+/* ---- weft profile --mutex / --block: waits for a while, on request ---- */
+
+/* The profiler thread, for a mutex or block profile of secs seconds into
+ * fd: the records' buffer made if the process has none, the recording
+ * turned on (and off again after, unless WEFTDEBUG asked for it from the
+ * start), and the records taken meanwhile written. */
+static void waits_window(int fd, int kind, int secs)
+{
+	bool block = kind == KIND_BLOCK;
+	struct rec **buf = block ? &brecs : &mrecs;
+	_Atomic uint32_t *cnt = block ? &nbrec : &nmrec;
+	_Atomic bool *on = block ? &wt_bprof_on : &wt_mprof_on;
+	bool keep = block ? bprof_at_start : mprof_at_start;
+	if (block) {
+		const struct wt_unw *u = wt_unwind();
+		if (!u || !u->backtrace)
+			return;
+	}
+	if (!__atomic_load_n(buf, __ATOMIC_ACQUIRE)) {
+		void *p = wmap(NREC * sizeof(struct rec));
+		if (!p)
+			return;
+		__atomic_store_n(buf, (struct rec *)p, __ATOMIC_RELEASE);
+	}
+	struct timespec start;
+	wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&start, 0, 0, 0, 0);
+	uint32_t from = atomic_load(cnt);
+	atomic_store(on, true);
+	struct timespec d = { secs, 0 };
+	while (wt_syscall6(SYS_nanosleep, (long)&d, (long)&d, 0, 0, 0, 0) == -EINTR)
+		;
+	if (!keep)
+		atomic_store(on, false);
+	uint32_t to = atomic_load(cnt);
+	encode(fd, *buf, from < NREC ? from : NREC, to < NREC ? to : NREC, &start, "delay",
+	       "nanoseconds");
+}
+
+/* ---- the block profile ---- */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27, x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* A sample by the rate above of a wait that began at t0 (wt_nanotime):
+ * the task's stack from the interposed call the program made (libweft's
+ * frames inside it dropped) by libunwind's backtrace, its count and
+ * delay. */
+static void bprof_sample(int64_t t0)
+{
+	int64_t now = wt_nanotime(), d = now - t0;
+	if (d <= 0)
+		d = 1;
+	uint64_t count = 1, ns = (uint64_t)d;
+	if (d < BLOCK_RATE_NS) {
+		if ((int64_t)(mix((uint64_t)now ^ (uint64_t)t0 << 17) % BLOCK_RATE_NS) >= d)
+			return;
+		count = (uint64_t)(BLOCK_RATE_NS / d);
+		ns = BLOCK_RATE_NS;
+	}
+	struct rec *b = __atomic_load_n(&brecs, __ATOMIC_ACQUIRE);
+	const struct wt_unw *u = wt_unwind();
+	if (!b || !u || !u->backtrace)
+		return;
+	void *f[MAXF + 24];
+	int n = u->backtrace(f, MAXF + 24), k = 0;
+	while (k < n && wt_pc_in_weft((uintptr_t)f[k]))
+		k++;
+	if (k > 0 && k < n)
+		k--; /* the interposed function the program called: its name leads */
+	uint32_t i = atomic_fetch_add_explicit(&nbrec, 1, memory_order_relaxed);
+	if (i >= NREC)
+		return;
+	struct rec *r = &b[i];
+	r->n = 0;
+	for (; k < n && r->n < MAXF; k++)
+		r->pc[r->n++] = (uintptr_t)f[k];
+	r->ticks = (uint16_t)(count < 65535 ? count : 65535);
+	r->ns = ns;
+	struct wt_task *t = wt_cur();
+	r->task = t ? t->id : 0;
+	if (t)
+		wt_task_name_copy(t, r->name);
+	else
+		memset(r->name, 0, sizeof r->name);
+	atomic_store_explicit(&r->ready, 1, memory_order_release);
+}
+
+/* Context: a task that waited since t0 and runs again: after a park
+ * (condition variables, joins, sleeps, the poller, mutexes, semaphores)
+ * or a blocking system call.  May take the loader's lock (libunwind's
+ * lookups); allocates nothing of the program's; keeps errno. */
+void wt_bprof_waited(int64_t t0)
+{
+	int e = errno;
+	bprof_sample(t0);
+	errno = e;
 }

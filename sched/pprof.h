@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include "base.h"
+#include "timer.h"
 
 struct wt_m;
 extern bool wt_prof_on;                    /* [const after start] profiling */
@@ -17,11 +18,24 @@ bool wt_prof_signal(const siginfo_t *si, void *uc); /* SIGURG handler: a tick or
 /* si_value of weft profile's SIGURG: WT_PROF_MAGIC << 32 | seconds << 20 |
  * the caller's descriptor ("wefp" in ASCII; tools/pprof.py sends it). */
 #define WT_PROF_MAGIC 0x77656670u
+#define WT_PROF_MAGIC_MUTEX 0x7765666du /* "wefm": the mutex profile */
+#define WT_PROF_MAGIC_BLOCK 0x77656662u /* "wefb": the block profile */
 /* WEFTDEBUG=mutexprofile=FILE: contended waits for a mutex of weft's, by
  * the waiter's call site and the unlocking holder's, count and delay. */
-extern bool wt_mprof_on;                   /* [const after start] */
+extern _Atomic bool wt_mprof_on;           /* [atomic] recording */
+static inline bool wt_mprof_active(void)
+{
+	return atomic_load_explicit(&wt_mprof_on, memory_order_relaxed);
+}
 void wt_mprof_unlock(const void *m, void *site); /* the program unlocked m at site */
 void wt_mprof_waited(const void *m, void *site, int64_t t0); /* got m, waiting since t0 */
+/* WEFTDEBUG=blockprofile=FILE: waits of the tasks, sampled, by stack. */
+extern _Atomic bool wt_bprof_on;           /* [atomic] sampling */
+static inline int64_t wt_bprof_begin(void) /* 0, or the wait's start (ns) */
+{
+	return unlikely(atomic_load_explicit(&wt_bprof_on, memory_order_relaxed)) ? wt_nanotime() : 0;
+}
+void wt_bprof_waited(int64_t t0);          /* the task waited since t0 */
 bool wt_prof_req(void);                    /* sysmon: a request waits */
 void wt_prof_poll(void);                   /* sysmon: starts its profiler thread */
 

@@ -336,7 +336,7 @@ static int lock_slow(pthread_mutex_t *m, int64_t deadline, bool cancel, void *si
 	/* Acquire: pairs with the release exchange in wt_mutex_unlock. */
 	int64_t t0 = 0; /* the mutex profile: when the first park began */
 	while (atomic_exchange_explicit(w, 2, memory_order_acquire) != 0) {
-		if (unlikely(wt_mprof_on) && !t0)
+		if (unlikely(wt_mprof_active()) && !t0)
 			t0 = wt_nanotime();
 		wt_wait_reason("pthread_mutex_lock");
 		int r = wt_park(w, still_locked, 0, deadline, cancel);
@@ -643,7 +643,7 @@ WT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 		return kind < 0 ? EINVAL : special_unlock(m);
 	} else {
 		r = wt_mutex_unlock(m);
-		if (unlikely(wt_mprof_on))
+		if (unlikely(wt_mprof_active()))
 			wt_mprof_unlock(m, __builtin_return_address(0));
 		wt_prio_point(); /* a real-time waiter above the caller runs now */
 	}

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "../sched/runtime.h"
+#include "../sched/pprof.h"
 #include "../sched/preempt.h"
 #include "../sched/prio.h"
 #include "../sched/pshared.h"
@@ -58,9 +59,12 @@
 		if (!wt_cur()) {                          \
 			r_ = (call);                      \
 		} else {                                  \
+			int64_t b0_ = wt_bprof_begin();   \
 			wt_entersyscall();                \
 			r_ = (call);                      \
 			wt_exitsyscall();                 \
+			if (unlikely(b0_))                \
+				wt_bprof_waited(b0_);     \
 		}                                         \
 		r_;                                       \
 	})
@@ -80,6 +84,7 @@
 			r_ = (call);                              \
 		} else {                                          \
 			wt_testcancel();                          \
+			int64_t b0_ = wt_bprof_begin();           \
 			wt_entersyscall();                        \
 			if (wt_cancel_call_begin(t_)) {           \
 				wt_cancel_call_end(t_);           \
@@ -90,6 +95,8 @@
 			int e_ = errno;                           \
 			wt_cancel_call_end(t_);                   \
 			wt_exitsyscall();                         \
+			if (unlikely(b0_))                        \
+				wt_bprof_waited(b0_);             \
 			if (r_ < 0 && e_ == EINTR) /* -1 or -EINTR */ \
 				wt_testcancel();                  \
 		}                                                 \

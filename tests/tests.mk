@@ -141,7 +141,7 @@ soak: preload-build $(TB)/preload/dlopen_tls $(TB)/preload/alloc_threads $(TB)/p
 $(TB)/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -pthread -o $@ $<
-test-tools: all $(TB)/preload/basic_join $(TB)/tools/stack_target $(TB)/tools/top_target $(TB)/tools/fork_trace $(TB)/tools/core_abort $(TB)/tools/cpu_burn $(TB)/tools/lock_hot
+test-tools: all $(TB)/preload/basic_join $(TB)/tools/stack_target $(TB)/tools/top_target $(TB)/tools/fork_trace $(TB)/tools/core_abort $(TB)/tools/cpu_burn $(TB)/tools/lock_hot $(TB)/tools/block_mix
 	sh tests/tools/run.sh $(B) $(abspath $(TB)/preload/basic_join) $(abspath $(TB)/tools)
 
 -include tests/unit/unit.mk

@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
-"""weft profile [--seconds N] [-o FILE] [--svg OUT.svg] PID: a CPU profile
-of running weft program PID for N seconds (default 10), written to FILE
-(default PID.pprof) in the pprof format (`go tool pprof -top FILE` reads
-it), and its flame graph to OUT.svg if asked.  PID runs on; its tasks are
-sampled at about 100 Hz of each worker's CPU time, labelled with task id
-and thread name.  As weft stack asks for its dump (stack.py): an unlinked,
-empty temporary file on descriptor D here, and SIGURG queued to PID with
-the value ("wefp" << 32 | N << 20 | D); weft's profiler thread in PID
-writes the profile there, ending with its period field, which this waits
-for.  Exit status: 0 with the profile; 1 when PID is not a weft program,
+"""weft profile [--mutex | --block] [--seconds N] [-o FILE] [--svg OUT.svg] PID:
+a profile of running weft program PID for N seconds (default 10), written
+to FILE (default PID.pprof) in the pprof format (`go tool pprof -top FILE`
+reads it), and its flame graph to OUT.svg if asked.  PID runs on.  By
+default a CPU profile: its tasks are sampled at about 100 Hz of each
+worker's CPU time, labelled with task id and thread name.  --mutex: the
+contended waits for mutexes meanwhile (count and delay, by the waiter's
+call site and the unlocking holder's), as WEFTDEBUG=mutexprofile=FILE
+records; --block: where tasks waited meanwhile (condition variables,
+joins, sleeps, the poller, blocking calls; sampled, by stack), as
+WEFTDEBUG=blockprofile=FILE.  As weft stack asks for its dump (stack.py):
+an unlinked, empty temporary file on descriptor D here, and SIGURG queued
+to PID with the value (MAGIC << 32 | N << 20 | D, MAGIC "wefp", "wefm" or
+"wefb"); weft's profiler thread in PID writes the profile there, ending
+with its period field, which this waits for.  Exit status: 0 with the profile; 1 when PID is not a weft program,
 not the caller's, exits or does not answer; 2 for a usage error.
 
 weft flame FILE [-o OUT.svg] [--value N]: an SVG flame graph of a pprof
@@ -193,14 +198,20 @@ def flame(prof, vi=None, title="weft flame graph"):
 
 
 MAGIC = 0x77656670  # sched/pprof.h: WT_PROF_MAGIC
+MAGICS = {"cpu": MAGIC, "mutex": 0x7765666d, "block": 0x77656662}  # and _MUTEX, _BLOCK
 
 
 def profile_main(argv):
     import ctypes, errno, os, signal, tempfile, time
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import stack
-    secs, out, svg, args = 10, None, None, list(argv)
-    while len(args) >= 2 and args[0] in ("--seconds", "-o", "--svg"):
+    secs, out, svg, args, kind = 10, None, None, list(argv), "cpu"
+    while args and (args[0] in ("--mutex", "--block") or
+                    (len(args) >= 2 and args[0] in ("--seconds", "-o", "--svg"))):
+        if args[0] in ("--mutex", "--block"):
+            kind = args[0][2:]
+            args = args[1:]
+            continue
         if args[0] == "--seconds":
             try:
                 secs = int(args[1])
@@ -218,8 +229,8 @@ def profile_main(argv):
         print(__doc__.strip())
         return 0
     if len(args) != 1 or not args[0].isdigit() or int(args[0]) <= 0:
-        print("weft: profile: expected one process id (weft profile [--seconds N] [-o FILE] "
-              "[--svg OUT.svg] PID)", file=sys.stderr)
+        print("weft: profile: expected one process id (weft profile [--mutex | --block] "
+              "[--seconds N] [-o FILE] [--svg OUT.svg] PID)", file=sys.stderr)
         return 2
     pid = int(args[0])
     out = out or "%d.pprof" % pid
@@ -229,7 +240,7 @@ def profile_main(argv):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.sigqueue.argtypes = [ctypes.c_int, ctypes.c_int, stack.Sigval]
         v = stack.Sigval()
-        v.sival_ptr = MAGIC << 32 | secs << 20 | f.fileno()
+        v.sival_ptr = MAGICS[kind] << 32 | secs << 20 | f.fileno()
         if libc.sigqueue(pid, signal.SIGURG, v) != 0:
             e = ctypes.get_errno()
             stack.fail("cannot signal process %d (%s): %s" % (pid, name, os.strerror(e)))
@@ -257,7 +268,8 @@ def profile_main(argv):
     with open(out, "wb") as g:
         g.write(data)
     n = sum(s["values"][0] for s in prof["samples"] if s["values"])
-    print("weft profile: pid %d (%s): %d samples in %d s written to %s" % (pid, name, n, secs, out))
+    what = {"cpu": "samples", "mutex": "contended mutex waits", "block": "waits"}[kind]
+    print("weft profile: pid %d (%s): %d %s in %d s written to %s" % (pid, name, n, what, secs, out))
     if svg:
         with open(svg, "w") as g:
             g.write(flame(prof, None, "weft profile: pid %d (%s)" % (pid, name)))

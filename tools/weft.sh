@@ -24,11 +24,13 @@ usage: weft run PROG [ARGS...]           run PROG with libweft.so preloaded
                                         PID and their CPU use, as top -H (q
                                         quits; -b: plain text; weft top --help)
        weft trace FILE                  summarise a WEFTDEBUG=trace=FILE trace
-       weft profile [--seconds N] [-o FILE] [--svg OUT.svg] PID
+       weft profile [--mutex | --block] [--seconds N] [-o FILE] [--svg OUT.svg] PID
                                         a CPU profile (pprof format) of running
-                                        weft program PID for N s (default 10)
+                                        weft program PID for N s (default 10);
+                                        --mutex: its contended mutex waits,
+                                        --block: where its tasks waited
        weft flame [-o OUT.svg] FILE     an SVG flame graph of a pprof profile
-                                        (WEFTDEBUG=cpuprofile=FILE's)
+                                        (WEFTDEBUG=cpuprofile=FILE's and the rest)
        weft --version | -V              the version
        weft --help | -h | help          this text
 Settings are environment variables (GOMAXPROCS, WEFT_*, WEFTDEBUG): man weft.

@@ -37,6 +37,7 @@ RUN = {
     "build/weft stack PID": 0,
     "build/weft top -b -n 3 PID": 0,
     "build/weft profile --seconds 5 -o cpu.pprof --svg cpu.svg PID": 0,
+    "build/weft profile --mutex --seconds 5 -o mu.pprof PID": 0,
     "build/weft flame -o cpu.svg cpu.pprof": 0,
     "build/weft --help": 0,
     "build/weft --version": 0,

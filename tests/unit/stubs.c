@@ -287,3 +287,11 @@ long wt_fdgate_make(long nr, long a, long b, long c)
 struct wt_real real = { .clock_gettime = clock_gettime };
 _Atomic int wt_real_ready = 1;
 void wt_real_resolve(void) {}
+
+/* The block profile (pprof.c): off. */
+_Atomic bool wt_bprof_on;
+
+void wt_bprof_waited(int64_t t0)
+{
+	(void)t0;
+}

@@ -396,3 +396,11 @@ bool wt_spawn_through_interposers(void)
 	return true;
 }
 
+
+/* The block profile (pprof.c): off. */
+_Atomic bool wt_bprof_on;
+
+void wt_bprof_waited(int64_t t0)
+{
+	(void)t0;
+}
