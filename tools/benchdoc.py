@@ -48,7 +48,7 @@ def machine_line(r):
 def real_table(r):
     out = [machine_line(r) + "  Medians of %s runs each side, native and weft alternating;"
            " wall and CPU in seconds, peak RSS in MB (the largest `ru_maxrss` of the case's"
-           " processes), peak OS threads (sampled)." % r.get("runs", "?"), "",
+           " processes), peak OS threads (sampled); all of a case's processes counted." % r.get("runs", "?"), "",
            "| program | wall native | wall weft | weft/native | CPU native / weft"
            " | RSS native / weft | OS threads native / weft | outputs equal |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
