@@ -14,7 +14,8 @@ brackets), images and HTML lines (anchors, comments) are left out.
 The Markdown handled is what README.md uses: paragraphs, "- " lists with
 indented continuation lines, ``` code blocks, | tables | (each row becomes
 a tagged paragraph: the first cell is the tag, the others follow with
-their column headings), `code` (bold) and **strong** (bold).
+their column headings), `code` (bold), **strong** (bold) and *emphasis*
+(italic).
 """
 import re, sys
 
@@ -37,9 +38,12 @@ def inline(text):
     """Markdown inline markup to roff fonts."""
     text = links(text).replace("\\|", "|")
     out, pos = [], 0
-    for m in re.finditer(r"`([^`]*)`|\*\*([^*]+)\*\*", text):
+    for m in re.finditer(r"`([^`]*)`|\*\*([^*]+)\*\*|(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", text):
         out.append(esc(text[pos:m.start()]))
-        out.append("\\fB" + esc(m.group(1) if m.group(1) is not None else m.group(2)) + "\\fR")
+        if m.group(3) is not None:
+            out.append("\\fI" + esc(m.group(3)) + "\\fR")
+        else:
+            out.append("\\fB" + esc(m.group(1) if m.group(1) is not None else m.group(2)) + "\\fR")
         pos = m.end()
     out.append(esc(text[pos:]))
     s = "".join(out)
