@@ -216,27 +216,27 @@ static const struct wt_unw *bprof_unwinder(void)
 	return u;
 }
 
+/* A wait profile asked for from the start: its records' buffer, turned
+ * on.  The block profile's libunwind is loaded at its first sample: a
+ * call into a library dlopen'ed here, inside the loader's constructors
+ * (bash starts weft there), faulted in the lazy binder. */
+static bool waits_start(struct rec **buf, _Atomic bool *on)
+{
+	*buf = wmap(NREC * sizeof(struct rec));
+	prof_pid = wt_pid;
+	wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
+	atomic_store(on, *buf != NULL);
+	return *buf != NULL;
+}
+
 /* Context: start, the initial thread, before sysmon and the workers (they
  * read wt_prof_on); m0 runs main. */
 void wt_prof_start(struct wt_m *m0)
 {
-	if (wt_cfg.mutexprofile_path[0]) {
-		mrecs = wmap(NREC * sizeof(struct rec));
-		prof_pid = wt_pid;
-		wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
-		mprof_at_start = mrecs != NULL;
-		atomic_store(&wt_mprof_on, mprof_at_start);
-	}
-	if (wt_cfg.blockprofile_path[0]) {
-		brecs = wmap(NREC * sizeof(struct rec));
-		prof_pid = wt_pid;
-		wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
-		/* libunwind is loaded at the first sample: a call into a
-		 * library dlopen'ed here, inside the loader's constructors
-		 * (bash starts weft there), faulted in the lazy binder. */
-		bprof_at_start = brecs != NULL;
-		atomic_store(&wt_bprof_on, bprof_at_start);
-	}
+	if (wt_cfg.mutexprofile_path[0])
+		mprof_at_start = waits_start(&mrecs, &wt_mprof_on);
+	if (wt_cfg.blockprofile_path[0])
+		bprof_at_start = waits_start(&brecs, &wt_bprof_on);
 	if (!wt_cfg.cpuprofile_path[0])
 		return;
 	void *p = (void *)wt_syscall6(SYS_mmap, 0, NREC * sizeof(struct rec), PROT_READ | PROT_WRITE,
