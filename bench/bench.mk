@@ -54,4 +54,10 @@ bench-real: deps $(B)/libweft.so $(B)/weft
 	python3 bench/real/run.py --weft $(B)/weft --out $(B)/bench-real; rc=$$?; \
 	  cp $(B)/bench-real/results.json docs/results/bench-real.json && python3 tools/benchdoc.py; exit $$rc
 
-.PHONY: bench-real
+# What the profiles cost: bench-real's threaded cases under weft, plain
+# and with each of WEFTDEBUG's cpuprofile, mutexprofile and blockprofile
+# (bench/real/profile_cost.py).
+bench-profile: deps $(B)/libweft.so $(B)/weft
+	python3 bench/real/profile_cost.py --weft $(B)/weft --out $(B)/bench-real
+
+.PHONY: bench-real bench-profile

@@ -55,6 +55,7 @@
 #include "cpuclock.h"
 #include "rtq.h"
 #include "fork.h"
+#include "getrandom.h"
 #include "setxid.h"
 #include "throw.h"
 #include "shmap.h"
@@ -134,8 +135,8 @@ static void reset(bool reclaimed)
 		t->fork_pinned = false;
 		t->in_fork = false;
 		/* glibc's child of a threaded parent gives the forking
-		 * thread's getrandom state back to its pool (tls.c:
-		 * wt_tls_pin_rng): the task takes one again. */
+		 * thread's getrandom state back to its pool (getrandom.c):
+		 * the task takes one again. */
 		t->rng_pinned = false;
 		/* Signals sent to the parent's task, waiting: the parent's
 		 * (a child starts with none pending, fork(2)). */
@@ -147,6 +148,7 @@ static void reset(bool reclaimed)
 
 	wt_lockrank_fork_reset();
 	wt_setxid_fork_reset();
+	wt_rng_fork_reset();
 	wt_shmap_fork_reset();
 	wt_privfd_fork_reset();
 	wt_ptrace_fork_reset();

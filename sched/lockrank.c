@@ -61,6 +61,7 @@ static const char *const names[WT_RANK_COUNT] = {
 	[WT_RANK_PSHARED] = "PSHARED",
 	[WT_RANK_SHMAP] = "SHMAP",
 	[WT_RANK_SLAB] = "SLAB",
+	[WT_RANK_RNG] = "RNG",
 	[WT_RANK_PRIVFD] = "PRIVFD",
 };
 

@@ -56,6 +56,8 @@
  *   SHMAP         shmap.c: the table of shared ranges (its readers take
  *                 no lock); taken alone, by the program's mmap and kin
  *   SLAB          slab.c: each slab's free list
+ *   RNG           getrandom.c: the getrandom states of ended tasks; taken
+ *                 alone
  *   PRIVFD        privfd.c: the helper's mailbox, one request at a time; innermost
  *                 (files are opened for callers that hold any of the above)
  */
@@ -86,6 +88,7 @@ enum wt_lockrank {
 	WT_RANK_PSHARED,
 	WT_RANK_SHMAP,
 	WT_RANK_SLAB,
+	WT_RANK_RNG,
 	WT_RANK_PRIVFD,
 	WT_RANK_COUNT
 };

@@ -121,11 +121,23 @@ _Atomic bool wt_bprof_on;            /* [atomic] waits are sampled */
 static struct rec *brecs;            /* [set once, release] NREC sampled waits */
 static _Atomic uint32_t nbrec;       /* [atomic] slots claimed */
 static bool bprof_at_start;          /* [const after start] WEFTDEBUG=blockprofile=FILE */
-/* The block profile's rate: a wait of at least this long is a sample; a
- * shorter wait of d ns is one with probability d / BLOCK_RATE_NS, and
- * then counts BLOCK_RATE_NS / d waits of BLOCK_RATE_NS ns (so the
- * expected totals are the waits' own: Go's rule). */
-#define BLOCK_RATE_NS 1000000
+/* The block profile's rate R: a wait of at least R ns is a sample; a
+ * shorter wait of d ns is one with probability d / R, and then counts
+ * R / d waits of R ns (so the expected totals are the waits' own: Go's
+ * rule).  Each sample costs a backtrace by libunwind (about 100 µs for a
+ * CPython stack, its cache cold in each task), and a program's tasks may
+ * wait for many task-seconds each second (CPython's 200 threads: a fixed
+ * R of 10 ms took 7,800 samples in a 1 s run, and doubled its time), so
+ * R follows the waiting: every BLOCK_WINDOW_NS it becomes the waits'
+ * total of the last window over BLOCK_PER_WINDOW, never under
+ * BLOCK_RATE_MIN_NS: about 200 samples a second at most, and every wait
+ * of 1 ms or more sampled in a program that waits little. */
+#define BLOCK_RATE_MIN_NS 1000000
+#define BLOCK_WINDOW_NS 100000000
+#define BLOCK_PER_WINDOW 20
+static _Atomic int64_t brate = BLOCK_RATE_MIN_NS; /* [atomic] R */
+static _Atomic int64_t bwaited;                   /* [atomic] the window's waits, ns */
+static _Atomic int64_t bwindow;                   /* [atomic] the window's end, 0 none yet */
 /* [atomic] the kind weft profile asked for with the request in req */
 enum { KIND_CPU, KIND_MUTEX, KIND_BLOCK };
 static _Atomic int req_kind;
@@ -185,28 +197,46 @@ void wt_prof_worker(struct wt_m *m)
 
 static void *wmap(size_t n);
 
+/* libunwind for the block profile, with a cache per thread: its global
+ * one takes a lock and blocks every signal around each step (two
+ * sigprocmask calls a frame: a 17-frame backtrace of CPython cost about
+ * 100 µs, and CPython's 200 threads ran 2.2 times as long).  The policy
+ * is the process's; the task dump sets the same.  Context: a thread that
+ * may take the loader's lock. */
+static const struct wt_unw *bprof_unwinder(void)
+{
+	static _Atomic bool set;
+	const struct wt_unw *u = wt_unwind();
+	if (u && !atomic_load_explicit(&set, memory_order_relaxed)) {
+		u->set_caching_policy(*u->local_addr_space, UNW_CACHE_PER_THREAD);
+		if (!u->backtrace && !atomic_load(&set))
+			wt_print("weft: blockprofile: this libunwind has no unw_backtrace; no stacks\n");
+		atomic_store(&set, true);
+	}
+	return u;
+}
+
+/* A wait profile asked for from the start: its records' buffer, turned
+ * on.  The block profile's libunwind is loaded at its first sample: a
+ * call into a library dlopen'ed here, inside the loader's constructors
+ * (bash starts weft there), faulted in the lazy binder. */
+static bool waits_start(struct rec **buf, _Atomic bool *on)
+{
+	*buf = wmap(NREC * sizeof(struct rec));
+	prof_pid = wt_pid;
+	wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
+	atomic_store(on, *buf != NULL);
+	return *buf != NULL;
+}
+
 /* Context: start, the initial thread, before sysmon and the workers (they
  * read wt_prof_on); m0 runs main. */
 void wt_prof_start(struct wt_m *m0)
 {
-	if (wt_cfg.mutexprofile_path[0]) {
-		mrecs = wmap(NREC * sizeof(struct rec));
-		prof_pid = wt_pid;
-		wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
-		mprof_at_start = mrecs != NULL;
-		atomic_store(&wt_mprof_on, mprof_at_start);
-	}
-	if (wt_cfg.blockprofile_path[0]) {
-		brecs = wmap(NREC * sizeof(struct rec));
-		prof_pid = wt_pid;
-		wt_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&t0, 0, 0, 0, 0);
-		/* libunwind now, on the initial thread, not in a task's wait. */
-		const struct wt_unw *u = brecs ? wt_unwind() : NULL;
-		if (u && !u->backtrace)
-			wt_print("weft: blockprofile: this libunwind has no unw_backtrace; no profile\n");
-		bprof_at_start = u && u->backtrace;
-		atomic_store(&wt_bprof_on, bprof_at_start);
-	}
+	if (wt_cfg.mutexprofile_path[0])
+		mprof_at_start = waits_start(&mrecs, &wt_mprof_on);
+	if (wt_cfg.blockprofile_path[0])
+		bprof_at_start = waits_start(&brecs, &wt_bprof_on);
 	if (!wt_cfg.cpuprofile_path[0])
 		return;
 	void *p = (void *)wt_syscall6(SYS_mmap, 0, NREC * sizeof(struct rec), PROT_READ | PROT_WRITE,
@@ -803,7 +833,7 @@ static void waits_window(int fd, int kind, int secs)
 	_Atomic bool *on = block ? &wt_bprof_on : &wt_mprof_on;
 	bool keep = block ? bprof_at_start : mprof_at_start;
 	if (block) {
-		const struct wt_unw *u = wt_unwind();
+		const struct wt_unw *u = bprof_unwinder();
 		if (!u || !u->backtrace)
 			return;
 	}
@@ -845,19 +875,28 @@ static void bprof_sample(int64_t t0)
 	int64_t now = wt_nanotime(), d = now - t0;
 	if (d <= 0)
 		d = 1;
+	atomic_fetch_add_explicit(&bwaited, d, memory_order_relaxed);
+	int64_t end = atomic_load_explicit(&bwindow, memory_order_relaxed);
+	if (now >= end && atomic_compare_exchange_strong(&bwindow, &end, now + BLOCK_WINDOW_NS)) {
+		int64_t w = atomic_exchange_explicit(&bwaited, 0, memory_order_relaxed);
+		int64_t r = end ? w / BLOCK_PER_WINDOW : BLOCK_RATE_MIN_NS;
+		atomic_store_explicit(&brate, r > BLOCK_RATE_MIN_NS ? r : BLOCK_RATE_MIN_NS,
+				      memory_order_relaxed);
+	}
+	int64_t rate = atomic_load_explicit(&brate, memory_order_relaxed);
 	uint64_t count = 1, ns = (uint64_t)d;
-	if (d < BLOCK_RATE_NS) {
-		if ((int64_t)(mix((uint64_t)now ^ (uint64_t)t0 << 17) % BLOCK_RATE_NS) >= d)
+	if (d < rate) {
+		if ((int64_t)(mix((uint64_t)now ^ (uint64_t)t0 << 17) % (uint64_t)rate) >= d)
 			return;
-		count = (uint64_t)(BLOCK_RATE_NS / d);
-		ns = BLOCK_RATE_NS;
+		count = (uint64_t)(rate / d);
+		ns = (uint64_t)rate;
 	}
 	struct rec *b = __atomic_load_n(&brecs, __ATOMIC_ACQUIRE);
-	const struct wt_unw *u = wt_unwind();
+	const struct wt_unw *u = bprof_unwinder();
 	if (!b || !u || !u->backtrace)
 		return;
-	void *f[MAXF + 24];
-	int n = u->backtrace(f, MAXF + 24), k = 0;
+	void *f[MAXF + 8];
+	int n = u->backtrace(f, MAXF + 8), k = 0;
 	while (k < n && wt_pc_in_weft((uintptr_t)f[k]))
 		k++;
 	if (k > 0 && k < n)

@@ -88,7 +88,7 @@ struct wt_task {
 	                                 * while not 0 the kernel-known base of the worker
 	                                 * running it is its tp */
 	bool rng_pinned;                /* [owner m] its first getrandom-family call ran
-	                                 * pinned (tls.c: wt_tls_pin_rng) */
+	                                 * pinned (getrandom.c) */
 	bool fork_pinned;               /* [owner m] pinned from fork's prepare handler to its
 	                                 * parent handler (fork.c) */
 	bool in_fork;                   /* [owner m; handler] between weft's two fork handlers,

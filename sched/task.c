@@ -111,6 +111,7 @@
 #include "start.h"
 #include "syscall.h"
 #include "sysmon.h"
+#include "getrandom.h"
 #include "task.h"
 #include "pollwatch.h"
 #include "thread.h"
@@ -525,6 +526,7 @@ void wt_task_after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 	 * itself goes with the stack (wt_stack_free: kept in a home slot for
 	 * its next task, else freed). */
 	if (!t->main) {
+		wt_rng_task_end(t->tp);
 		wt_tls_tcache_free(t->tp);
 		t->dtv_keep = wt_tls_dtv_keep(t->tp);
 	}

@@ -754,31 +754,6 @@ struct wt_pin wt_tls_pin(void)
 	return pin;
 }
 
-/* glibc 2.41 and later give each thread a vDSO getrandom state at its
- * first call of getrandom, arc4random or a temporary-name function
- * (mkstemp, mkdtemp, mktemp, tempnam; tmpfile where the file system has
- * no O_TMPFILE).  With every signal blocked it takes one from a shared
- * pool, and when the pool is empty counts the CPUs, maps a page of states
- * and may name it: reads of TLS between system calls.  In trap mode a
- * kernel switch there makes the next read a fault with SIGSEGV blocked,
- * and the kernel kills the process (1 run in 40 of a test whose main
- * calls mkstemp once beside busy threads, on glibc 2.41).  So these calls
- * run pinned until the task has made one of those that surely take a
- * state (`takes`: not tmpfile, nor getentropy, which 2.41 makes by system
- * call); the state then stays in the task's TCB for its life, and
- * glibc's later calls block no signal.  A call that found no memory for a
- * state leaves none, and the task's next call tries again unpinned: a
- * machine out of memory.  Context: a task or a thread weft did not
- * create. */
-struct wt_pin wt_tls_pin_rng(bool takes)
-{
-	struct wt_task *t;
-	if (likely(!wt_tls_trap) || !(t = wt_cur()) || t->rng_pinned)
-		return (struct wt_pin){ 0, 0, 0 };
-	t->rng_pinned = takes;
-	return wt_tls_pin();
-}
-
 /* On m's thread, running a context that is not pinned. */
 static void pin_mode_leave(struct wt_m *m)
 {

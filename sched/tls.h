@@ -114,9 +114,5 @@ struct wt_pin { struct wt_task *t; struct wt_m *m; uintptr_t tp; };
 /* Around libc calls that block every signal and then touch TLS. */
 struct wt_pin wt_tls_pin(void);
 void wt_tls_unpin(struct wt_pin pin);
-/* A pin for a call into glibc's random-number functions until the task
- * has made one that `takes` its getrandom state (tls.c); none after, and
- * none outside trap mode. */
-struct wt_pin wt_tls_pin_rng(bool takes);
 
 #endif

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""bench/real/profile_cost.py [--only NAME,...] [-n N] [--out DIR]: what
+weft's profiles cost.  Each bench-real case (run.py's, same programs and
+data) runs under weft N times in each of four settings, alternating
+(plain, cpuprofile, mutexprofile, blockprofile, plain, ...), after a
+warm-up run of each: WEFTDEBUG=cpuprofile=FILE, mutexprofile=FILE and
+blockprofile=FILE, each FILE written at exit into a temporary directory.
+Prints per case the median wall time of each setting and its ratio to
+plain weft, then the geometric mean of each ratio.  Timing only: the
+outputs are not compared (bench-real does that).
+
+Default cases: the threaded ones whose time is the program's own work
+(stress-ng's mutex, futex, switch and pthread, c-pipeline, the
+thread-per-task C++ program, OpenMP, Boehm GC, CPython's 200 threads,
+sort and zstd); --only picks others by name.
+"""
+import argparse, math, os, shutil, statistics, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run as real  # noqa: E402  (bench/real/run.py: the cases)
+
+DEFAULT = ["stress-mutex", "stress-futex", "stress-switch", "stress-pthread", "c-pipeline",
+           "cxx-thread-per-task", "openmp", "boehm-gc", "python-200-threads", "sort", "zstd"]
+KINDS = ["cpuprofile", "mutexprofile", "blockprofile"]
+
+
+def once(weft, argv, env, timeout):
+    t0 = time.monotonic()
+    p = subprocess.run([weft, "run", "--"] + argv, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, cwd=real.ROOT, env=env, timeout=timeout)
+    return time.monotonic() - t0, p.returncode
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="profile_cost")
+    ap.add_argument("--only", help="comma-separated case names")
+    ap.add_argument("-n", type=int, default=5)
+    ap.add_argument("--out", default=os.path.join(real.ROOT, "build", "bench-real"))
+    ap.add_argument("--weft", default=os.path.join(real.ROOT, "build", "weft"))
+    ap.add_argument("--timeout", type=float, default=300)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    real.build(a.out)
+    real.gen_data(a.out)
+    want = a.only.split(",") if a.only else DEFAULT
+    cases = [(n, argv) for n, argv, _ in real.cases(a.out) if n in want]
+    tmp = tempfile.mkdtemp(prefix="weft-profcost-")
+    ratios = {k: [] for k in KINDS}
+    print("%-22s %9s %s" % ("case", "weft (s)", "  ".join("%-22s" % k for k in KINDS)))
+    try:
+        for name, argv in cases:
+            argv = argv() if callable(argv) else argv
+            envs = {"plain": dict(os.environ)}
+            for k in KINDS:
+                e = dict(os.environ)
+                e["WEFTDEBUG"] = "%s=%s/%s.%s.%%p" % (k, tmp, name, k)
+                envs[k] = e
+            times = {k: [] for k in envs}
+            failed = None
+            for r in range(a.n + 1):
+                for k, e in envs.items():
+                    t, rc = once(a.weft, argv, e, a.timeout)
+                    if rc != 0:
+                        failed = "%s exit %d" % (k, rc)
+                    if r:
+                        times[k].append(t)
+                for f in os.listdir(tmp):
+                    os.unlink(os.path.join(tmp, f))
+            if failed:
+                print("%-22s failed: %s" % (name, failed))
+                continue
+            base = statistics.median(times["plain"])
+            cells = []
+            for k in KINDS:
+                m = statistics.median(times[k])
+                ratios[k].append(m / base)
+                cells.append("%7.3f s %5.3fx      " % (m, m / base))
+            print("%-22s %9.3f %s" % (name, base, "  ".join(cells)), flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    geo = ["%-22s" % ("%.3fx" % math.exp(sum(map(math.log, v)) / len(v)) if v else "-")
+           for v in ratios.values()]
+    print("%-22s %9s %s" % ("geometric mean", "", "  ".join(geo)))
+
+
+if __name__ == "__main__":
+    main()
