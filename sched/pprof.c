@@ -64,14 +64,22 @@
  * address, which the exported call passes down; a condition variable's
  * re-lock names weft's code) and to the call site of the pthread_mutex_
  * unlock that let it go (the last unlock of that mutex, in a table by
- * its address, `unlocked`).  Frames beyond the call site are not
- * walked: the waiter is a task in a system-call-free path, where
- * libunwind would cost more than the waits it measures.
+ * its address, `unlocked`).  The waiter's frames above its call site are
+ * walked (libunwind) for a sample of the waits only, chosen as the block
+ * profile chooses its samples (below): a backtrace costs more than many
+ * short waits.
+ *
+ * WEFTDEBUG=blockprofile=FILE and weft profile --block: every park and
+ * blocking system call of a task while the profile is on is timed (two
+ * clock reads), and a sample of them by delay (Go's block-profile rule,
+ * with a rate that follows the waiting) records the task's stack from
+ * the interposed call the program made.
  *
  * Cost while profiling is off: one predictable branch in
  * wt_worker_init_self, one compare of si_code in the SIGURG handler, one
- * in pthread_mutex_unlock and one in a lock's slow path; nothing on a
- * switch.
+ * in pthread_mutex_unlock and one in a lock's slow path, and a relaxed
+ * load and branch around each park and blocking system call (the block
+ * profile's wt_bprof_begin); nothing on a switch.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -135,9 +143,13 @@ static bool bprof_at_start;          /* [const after start] WEFTDEBUG=blockprofi
 #define BLOCK_RATE_MIN_NS 1000000
 #define BLOCK_WINDOW_NS 100000000
 #define BLOCK_PER_WINDOW 20
-static _Atomic int64_t brate = BLOCK_RATE_MIN_NS; /* [atomic] R */
-static _Atomic int64_t bwaited;                   /* [atomic] the window's waits, ns */
-static _Atomic int64_t bwindow;                   /* [atomic] the window's end, 0 none yet */
+struct sampler {
+	_Atomic int64_t rate;   /* [atomic] R */
+	_Atomic int64_t waited; /* [atomic] the window's waits, ns */
+	_Atomic int64_t window; /* [atomic] the window's end, 0 none yet */
+};
+static struct sampler bsamp = { BLOCK_RATE_MIN_NS, 0, 0 }; /* the block profile's */
+static struct sampler msamp = { BLOCK_RATE_MIN_NS, 0, 0 }; /* the mutex profile's stacks */
 /* [atomic] the kind weft profile asked for with the request in req */
 enum { KIND_CPU, KIND_MUTEX, KIND_BLOCK };
 static _Atomic int req_kind;
@@ -766,6 +778,10 @@ bool wt_prof_req(void)
 
 /* ---- the mutex profile ---- */
 
+struct sampler;
+static bool sampled(struct sampler *s, int64_t d, int64_t now, uint64_t *count, uint64_t *ns);
+static int program_stack(uintptr_t *pcs, int max, bool entry);
+
 /* [atomic, relaxed] the last unlock of each mutex while the profile is on, by a hash of its address: the mutex and the unlock's
  * call site.  A waiter that got the mutex charges its wait to that site
  * too (the holder that made it wait, as Go charges the unlocker); two
@@ -786,7 +802,7 @@ void wt_mprof_unlock(const void *m, void *site)
 	atomic_store_explicit(&unlocked[i].m, (uintptr_t)m, memory_order_relaxed);
 }
 
-static void mrec(uintptr_t site, uint64_t ns)
+static void mrec(const uintptr_t *pcs, int n, uint64_t ns)
 {
 	struct rec *b = __atomic_load_n(&mrecs, __ATOMIC_ACQUIRE);
 	uint32_t i = atomic_fetch_add_explicit(&nmrec, 1, memory_order_relaxed);
@@ -794,8 +810,8 @@ static void mrec(uintptr_t site, uint64_t ns)
 		return;
 	struct rec *r = &b[i];
 	struct wt_task *t = wt_cur();
-	r->n = 1;
-	r->pc[0] = site;
+	memcpy(r->pc, pcs, (size_t)n * sizeof *pcs);
+	r->n = (uint16_t)n;
 	r->ticks = 1;
 	r->ns = ns;
 	r->task = t ? t->id : 0;
@@ -808,15 +824,36 @@ static void mrec(uintptr_t site, uint64_t ns)
 
 /* Context: the task that waited for m since t0 (wt_nanotime) and now holds
  * it; site: the program's call of the lock, NULL for weft's own (a
- * condition variable's re-lock).  No lock, no allocation. */
+ * condition variable's re-lock).  Every wait is a record, its exact
+ * delay charged to the waiter's call site and the holder's; the waiter's
+ * stack above its call site is added to a sample of them, chosen by the
+ * block profile's rule (above: about 200 a second at most, as each costs
+ * a backtrace), so a profile's top lines are exact and its stacks
+ * representative.  No allocation of the program's; keeps errno (a stack
+ * may take the loader's lock: libunwind). */
 void wt_mprof_waited(const void *m, void *site, int64_t t0)
 {
-	uint64_t ns = (uint64_t)(wt_nanotime() - t0);
-	mrec(site ? (uintptr_t)site : (uintptr_t)__builtin_return_address(0), ns);
+	int64_t now = wt_nanotime(), d = now - t0;
+	uint64_t count, sns;
+	uintptr_t pcs[MAXF];
+	int n = 0;
+	if (d <= 0)
+		d = 1;
+	if (sampled(&msamp, d, now, &count, &sns)) {
+		int e = errno;
+		n = program_stack(pcs, MAXF, false);
+		errno = e;
+	}
+	uintptr_t s = site ? (uintptr_t)site : (uintptr_t)__builtin_return_address(0);
+	if (n == 0 || (site && pcs[0] != s)) {
+		pcs[0] = s;
+		n = 1;
+	}
+	mrec(pcs, n, (uint64_t)d);
 	unsigned i = slot_of(m);
 	uintptr_t hs = atomic_load_explicit(&unlocked[i].site, memory_order_relaxed);
 	if (atomic_load_explicit(&unlocked[i].m, memory_order_relaxed) == (uintptr_t)m && hs)
-		mrec(hs, ns);
+		mrec(&hs, 1, (uint64_t)d);
 }
 
 /* ---- weft profile --mutex / --block: waits for a while, on request ---- */
@@ -870,44 +907,68 @@ static uint64_t mix(uint64_t x)
  * the task's stack from the interposed call the program made (libweft's
  * frames inside it dropped) by libunwind's backtrace, its count and
  * delay. */
+/* Is a wait of d ns that ended at now a sample, by s's rate (above)?
+ * Then *count and *ns are what it stands for. */
+static bool sampled(struct sampler *s, int64_t d, int64_t now, uint64_t *count, uint64_t *ns)
+{
+	atomic_fetch_add_explicit(&s->waited, d, memory_order_relaxed);
+	int64_t end = atomic_load_explicit(&s->window, memory_order_relaxed);
+	if (now >= end && atomic_compare_exchange_strong(&s->window, &end, now + BLOCK_WINDOW_NS)) {
+		int64_t w = atomic_exchange_explicit(&s->waited, 0, memory_order_relaxed);
+		int64_t r = end ? w / BLOCK_PER_WINDOW : BLOCK_RATE_MIN_NS;
+		atomic_store_explicit(&s->rate, r > BLOCK_RATE_MIN_NS ? r : BLOCK_RATE_MIN_NS,
+				      memory_order_relaxed);
+	}
+	int64_t rate = atomic_load_explicit(&s->rate, memory_order_relaxed);
+	*count = 1, *ns = (uint64_t)d;
+	if (d >= rate)
+		return true;
+	if ((int64_t)(mix((uint64_t)now ^ (uint64_t)d << 17) % (uint64_t)rate) >= d)
+		return false;
+	*count = (uint64_t)(rate / d);
+	*ns = (uint64_t)rate;
+	return true;
+}
+
+/* The caller's stack into pcs (at most max), from the program's frames:
+ * libweft's own dropped, but for the outermost of them (the interposed
+ * function the program called, whose name then leads) if `entry`.  0
+ * without libunwind. */
+static int program_stack(uintptr_t *pcs, int max, bool entry)
+{
+	const struct wt_unw *u = bprof_unwinder();
+	if (!u || !u->backtrace)
+		return 0;
+	void *f[MAXF + 8];
+	int n = u->backtrace(f, MAXF + 8), k = 0, m = 0;
+	while (k < n && wt_pc_in_weft((uintptr_t)f[k]))
+		k++;
+	if (entry && k > 0 && k < n)
+		k--;
+	for (; k < n && m < max; k++)
+		pcs[m++] = (uintptr_t)f[k];
+	return m;
+}
+
 static void bprof_sample(int64_t t0)
 {
 	int64_t now = wt_nanotime(), d = now - t0;
 	if (d <= 0)
 		d = 1;
-	atomic_fetch_add_explicit(&bwaited, d, memory_order_relaxed);
-	int64_t end = atomic_load_explicit(&bwindow, memory_order_relaxed);
-	if (now >= end && atomic_compare_exchange_strong(&bwindow, &end, now + BLOCK_WINDOW_NS)) {
-		int64_t w = atomic_exchange_explicit(&bwaited, 0, memory_order_relaxed);
-		int64_t r = end ? w / BLOCK_PER_WINDOW : BLOCK_RATE_MIN_NS;
-		atomic_store_explicit(&brate, r > BLOCK_RATE_MIN_NS ? r : BLOCK_RATE_MIN_NS,
-				      memory_order_relaxed);
-	}
-	int64_t rate = atomic_load_explicit(&brate, memory_order_relaxed);
-	uint64_t count = 1, ns = (uint64_t)d;
-	if (d < rate) {
-		if ((int64_t)(mix((uint64_t)now ^ (uint64_t)t0 << 17) % (uint64_t)rate) >= d)
-			return;
-		count = (uint64_t)(rate / d);
-		ns = (uint64_t)rate;
-	}
+	uint64_t count, ns;
 	struct rec *b = __atomic_load_n(&brecs, __ATOMIC_ACQUIRE);
-	const struct wt_unw *u = bprof_unwinder();
-	if (!b || !u || !u->backtrace)
+	if (!sampled(&bsamp, d, now, &count, &ns) || !b)
 		return;
-	void *f[MAXF + 8];
-	int n = u->backtrace(f, MAXF + 8), k = 0;
-	while (k < n && wt_pc_in_weft((uintptr_t)f[k]))
-		k++;
-	if (k > 0 && k < n)
-		k--; /* the interposed function the program called: its name leads */
+	uintptr_t pcs[MAXF];
+	int n = program_stack(pcs, MAXF, true);
+	if (!n)
+		return;
 	uint32_t i = atomic_fetch_add_explicit(&nbrec, 1, memory_order_relaxed);
 	if (i >= NREC)
 		return;
 	struct rec *r = &b[i];
-	r->n = 0;
-	for (; k < n && r->n < MAXF; k++)
-		r->pc[r->n++] = (uintptr_t)f[k];
+	memcpy(r->pc, pcs, (size_t)n * sizeof *pcs);
+	r->n = (uint16_t)n;
 	r->ticks = (uint16_t)(count < 65535 ? count : 65535);
 	r->ns = ns;
 	struct wt_task *t = wt_cur();

@@ -661,18 +661,25 @@ void wt_park_commit(wt_spin_t *unlock, wt_park_release_fn release, void *arg)
 	wt_mcall(after_park, &pc);
 }
 
-static void after_yield(struct wt_m *m, struct wt_task *t, void *arg)
+/* t, switched out runnable, back on m's proc (its runnext if `next`), or
+ * on the global queue if m lost the proc meanwhile. */
+static void requeue(struct wt_m *m, struct wt_task *t, bool next)
 {
-	(void)arg;
 	atomic_store(&t->state, WT_RUNNABLE);
 	if (m->p) {
-		wt_runq_put(m->p, t, false);
+		wt_runq_put(m->p, t, next);
 		return;
 	}
 	wt_lock(&wt_sched.lock); /* the task gave up a proc it had lost */
 	wt_globrunq_put(t);
 	wt_unlock(&wt_sched.lock);
 	wt_wakep();
+}
+
+static void after_yield(struct wt_m *m, struct wt_task *t, void *arg)
+{
+	(void)arg;
+	requeue(m, t, false);
 }
 
 void wt_yield(void)
@@ -783,15 +790,7 @@ static void after_preempt(struct wt_m *m, struct wt_task *t, void *arg)
 static void after_aside(struct wt_m *m, struct wt_task *t, void *arg)
 {
 	(void)arg;
-	atomic_store(&t->state, WT_RUNNABLE);
-	if (m->p) {
-		wt_runq_put(m->p, t, true);
-		return;
-	}
-	wt_lock(&wt_sched.lock); /* the task gave up a proc it had lost */
-	wt_globrunq_put(t);
-	wt_unlock(&wt_sched.lock);
-	wt_wakep();
+	requeue(m, t, true);
 }
 
 void wt_step_aside(void)

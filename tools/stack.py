@@ -63,11 +63,16 @@ def parse(argv):
         if timeout <= 0:
             usage("--timeout wants a positive number of seconds")
         args = args[2:]
+    return pid_of(args, usage), timeout
+
+
+def pid_of(args, usage):
+    """The one process id args hold; usage(message) otherwise."""
     if len(args) != 1:
         usage("expected one process id")
     if not re.fullmatch(r"[0-9]+", args[0]) or int(args[0]) <= 0:
         usage("%r is not a process id" % args[0])
-    return int(args[0]), timeout
+    return int(args[0])
 
 
 def check(pid):

@@ -72,11 +72,7 @@ def parse(argv):
                 opts["delay" if a == "-d" else "timeout"] = f
         except ValueError:
             usage("%s wants a positive number, not %r" % (a, v))
-    if len(args) != 1:
-        usage("expected one process id")
-    if not re.fullmatch(r"[0-9]+", args[0]) or int(args[0]) <= 0:
-        usage("%r is not a process id" % args[0])
-    return int(args[0]), opts
+    return stack.pid_of(args, usage), opts
 
 
 class Gone(Exception):

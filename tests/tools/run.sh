@@ -524,9 +524,10 @@ expect profile-usage 2 "$weft" profile --seconds 0 1; one_weft_line profile-usag
 
 # Mutex profile (WEFTDEBUG=mutexprofile): TOOLS/lock_hot's contended hot
 # lock's waiter call site (take_hot) comes first by delay, within 20 % of
-# the waits the program measured itself, and the same delay is charged to
-# the holder's unlock site (release_hot), at GOMAXPROCS 1 and 2; go tool
-# pprof reads the file.
+# the waits the program measured itself, the same delay is charged to the
+# holder's unlock site (release_hot), and a sampled wait carries the
+# waiter's stack (take_hot < run), at GOMAXPROCS 1 and 2; go tool pprof
+# reads the file.
 for g in 1 2; do
   rm -f "$tmp/mu.pb"
   env GOMAXPROCS=$g WEFTDEBUG=mutexprofile="$tmp/mu.pb" timeout 60 "$weft" run "$tools/lock_hot" > "$tmp/out" 2> "$tmp/err"
@@ -545,6 +546,9 @@ print(top[:3], by.get("take_hot"), by.get("release_hot"), measured)
 assert top and top[0] in ("take_hot", "release_hot"), top
 assert abs(by["take_hot"] - measured) <= 0.2 * measured, "waiter side off by more than 20 %"
 assert abs(by.get("release_hot", 0) - measured) <= 0.2 * measured, "holder side off by more than 20 %"
+# lock_hot's contended waits are long (a waiter waits out several holds):
+# each is one of the waits that carry the waiter's stack above its call site.
+assert any(s["stack"][:2] == ["take_hot", "run"] for s in p["samples"]), "no waiter's stack"
 PY
 done
 if command -v go > /dev/null 2>&1; then
