@@ -5,7 +5,9 @@
  * a preemption may be on its way as they start to wait, then wait 3 ms
  * each on a pipe nothing is written to.  A handler of the program's that
  * interrupts one still ends it with EINTR, as natively (POSIX: these
- * calls are never restarted).
+ * calls are never restarted); that signal is sent every 100 ms until the
+ * wait is over, so a first one that comes before the wait (a loaded
+ * machine) leaves the next to end it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,11 +81,15 @@ static void on_usr1(int s)
 	(void)s;
 }
 
+static atomic_int waited;
+
 static void *interrupted(void *arg)
 {
 	int kind = (int)(long)arg;
 	int r = wait_one(kind, 5000);
-	return (void *)(long)(r < 0 && errno == EINTR);
+	int v = r < 0 && errno == EINTR;
+	atomic_store(&waited, 1);
+	return (void *)(long)v;
 }
 
 int main(void)
@@ -110,9 +116,15 @@ int main(void)
 	for (long k = 0; k < KINDS; k++) {
 		pthread_t w;
 		void *v;
+		atomic_store(&waited, 0);
 		pthread_create(&w, NULL, interrupted, (void *)k);
-		usleep(100000); /* it is waiting by now */
-		pthread_kill(w, SIGUSR1);
+		/* Sent until the wait is over: on a loaded machine the first
+		 * may come before the thread waits (its handler runs then). */
+		while (!atomic_load(&waited)) {
+			usleep(100000);
+			if (!atomic_load(&waited))
+				pthread_kill(w, SIGUSR1);
+		}
 		pthread_join(w, &v);
 		printf("a handled SIGUSR1 ends %s with EINTR: %s\n", kind_name[k], v ? "yes" : "no");
 	}
