@@ -209,22 +209,22 @@ void wt_prof_worker(struct wt_m *m)
 
 static void *wmap(size_t n);
 
-/* libunwind for the block profile, with a cache per thread: its global
- * one takes a lock and blocks every signal around each step (two
- * sigprocmask calls a frame: a 17-frame backtrace of CPython cost about
- * 100 µs, and CPython's 200 threads ran 2.2 times as long).  The policy
- * is the process's; the task dump sets the same.  Context: a thread that
- * may take the loader's lock. */
+/* libunwind for the profiles' stacks, stepped from getcontext's context
+ * with its global cache.  Not unw_backtrace: its fast path gives every
+ * thread a 256 KiB cache, zeroed at the thread's first backtrace (a
+ * program that starts 4,000 short threads took 100,000 page faults
+ * instead of 17,000, and ran 1.7 times as long).  Not the cache per
+ * thread: libunwind's thread-local cache is tens of KiB a task.  The
+ * global cache costs two sigprocmask calls a frame (it blocks signals
+ * around its lock).  The policy is the process's (a task dump sets the
+ * cache per thread while it walks).  Context: a thread that may take the
+ * loader's lock. */
 static const struct wt_unw *bprof_unwinder(void)
 {
 	static _Atomic bool set;
 	const struct wt_unw *u = wt_unwind();
-	if (u && !atomic_load_explicit(&set, memory_order_relaxed)) {
-		u->set_caching_policy(*u->local_addr_space, UNW_CACHE_PER_THREAD);
-		if (!u->backtrace && !atomic_load(&set))
-			wt_print("weft: blockprofile: this libunwind has no unw_backtrace; no stacks\n");
-		atomic_store(&set, true);
-	}
+	if (u && !atomic_exchange(&set, true))
+		u->set_caching_policy(*u->local_addr_space, UNW_CACHE_GLOBAL);
 	return u;
 }
 
@@ -869,11 +869,8 @@ static void waits_window(int fd, int kind, int secs)
 	_Atomic uint32_t *cnt = block ? &nbrec : &nmrec;
 	_Atomic bool *on = block ? &wt_bprof_on : &wt_mprof_on;
 	bool keep = block ? bprof_at_start : mprof_at_start;
-	if (block) {
-		const struct wt_unw *u = bprof_unwinder();
-		if (!u || !u->backtrace)
-			return;
-	}
+	if (block && !bprof_unwinder()) /* libunwind, loaded here rather than in a task's wait */
+		return;
 	if (!__atomic_load_n(buf, __ATOMIC_ACQUIRE)) {
 		void *p = wmap(NREC * sizeof(struct rec));
 		if (!p)
@@ -905,7 +902,7 @@ static uint64_t mix(uint64_t x)
 
 /* A sample by the rate above of a wait that began at t0 (wt_nanotime):
  * the task's stack from the interposed call the program made (libweft's
- * frames inside it dropped) by libunwind's backtrace, its count and
+ * frames inside it dropped) by libunwind, its count and
  * delay. */
 /* Is a wait of d ns that ended at now a sample, by s's rate (above)?
  * Then *count and *ns are what it stands for. */
@@ -937,16 +934,24 @@ static bool sampled(struct sampler *s, int64_t d, int64_t now, uint64_t *count, 
 static int program_stack(uintptr_t *pcs, int max, bool entry)
 {
 	const struct wt_unw *u = bprof_unwinder();
-	if (!u || !u->backtrace)
+	ucontext_t uc;
+	unw_cursor_t c;
+	if (!u || getcontext(&uc) != 0 || u->init_local(&c, (unw_context_t *)&uc) < 0)
 		return 0;
-	void *f[MAXF + 8];
-	int n = u->backtrace(f, MAXF + 8), k = 0, m = 0;
-	while (k < n && wt_pc_in_weft((uintptr_t)f[k]))
+	uintptr_t f[MAXF + 8];
+	int n = 0, k = 0, m = 0;
+	do {
+		unw_word_t ip;
+		if (u->get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		f[n++] = (uintptr_t)ip;
+	} while (n < MAXF + 8 && u->step(&c) > 0);
+	while (k < n && wt_pc_in_weft(f[k]))
 		k++;
 	if (entry && k > 0 && k < n)
 		k--;
 	for (; k < n && m < max; k++)
-		pcs[m++] = (uintptr_t)f[k];
+		pcs[m++] = f[k];
 	return m;
 }
 
@@ -962,7 +967,7 @@ static void bprof_sample(int64_t t0)
 	uintptr_t pcs[MAXF];
 	int n = program_stack(pcs, MAXF, true);
 	if (!n)
-		return;
+		return; /* no libunwind: said once by wt_unwind */
 	uint32_t i = atomic_fetch_add_explicit(&nbrec, 1, memory_order_relaxed);
 	if (i >= NREC)
 		return;

@@ -31,7 +31,6 @@ static bool load(void)
 	U.step = dlsym(h, STR(unw_step));
 	U.set_caching_policy = dlsym(h, STR(unw_set_caching_policy));
 	U.local_addr_space = dlsym(h, STR(unw_local_addr_space));
-	U.backtrace = dlsym(h, "unw_backtrace"); /* not in every version's header */
 	return U.init_local && U.init_local2 && U.get_reg && U.step && U.set_caching_policy &&
 	       U.local_addr_space;
 }

@@ -16,7 +16,6 @@ struct wt_unw {
 	int (*step)(unw_cursor_t *);
 	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
 	unw_addr_space_t *local_addr_space;
-	int (*backtrace)(void **, int); /* the caller's return addresses; NULL if missing */
 };
 
 /* libunwind's calls, NULL if it cannot be loaded (a one-line weft: message
