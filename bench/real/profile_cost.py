@@ -6,15 +6,18 @@ data) runs under weft N times in each of four settings, alternating
 warm-up run of each: WEFTDEBUG=cpuprofile=FILE, mutexprofile=FILE and
 blockprofile=FILE, each FILE written at exit into a temporary directory.
 Prints per case the median wall time of each setting and its ratio to
-plain weft, then the geometric mean of each ratio.  Timing only: the
-outputs are not compared (bench-real does that).
+plain weft, then the geometric mean of each ratio; then the same for
+CPU time (user + system of the run's whole process tree, from
+RUSAGE_CHILDREN), which the machine's other load and its timer ticks
+disturb less than wall time.  Timing only: the outputs are not compared
+(bench-real does that).
 
 Default cases: the threaded ones whose time is the program's own work
 (stress-ng's mutex, futex, switch and pthread, c-pipeline, the
 thread-per-task C++ program, OpenMP, Boehm GC, CPython's 200 threads,
 sort and zstd); --only picks others by name.
 """
-import argparse, math, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, math, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -25,11 +28,17 @@ DEFAULT = ["stress-mutex", "stress-futex", "stress-switch", "stress-pthread", "c
 KINDS = ["cpuprofile", "mutexprofile", "blockprofile"]
 
 
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def once(weft, argv, env, timeout):
-    t0 = time.monotonic()
+    """(wall s, CPU s, exit status) of one run."""
+    c0, t0 = cpu_children(), time.monotonic()
     p = subprocess.run([weft, "run", "--"] + argv, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, cwd=real.ROOT, env=env, timeout=timeout)
-    return time.monotonic() - t0, p.returncode
+    return time.monotonic() - t0, cpu_children() - c0, p.returncode
 
 
 def main():
@@ -47,6 +56,9 @@ def main():
     cases = [(n, argv) for n, argv, _ in real.cases(a.out) if n in want]
     tmp = tempfile.mkdtemp(prefix="weft-profcost-")
     ratios = {k: [] for k in KINDS}
+    cratios = {k: [] for k in KINDS}
+    crows = []
+    print("wall time, median of %d" % a.n)
     print("%-22s %9s %s" % ("case", "weft (s)", "  ".join("%-22s" % k for k in KINDS)))
     try:
         for name, argv in cases:
@@ -57,14 +69,16 @@ def main():
                 e["WEFTDEBUG"] = "%s=%s/%s.%s.%%p" % (k, tmp, name, k)
                 envs[k] = e
             times = {k: [] for k in envs}
+            cpus = {k: [] for k in envs}
             failed = None
             for r in range(a.n + 1):
                 for k, e in envs.items():
-                    t, rc = once(a.weft, argv, e, a.timeout)
+                    t, c, rc = once(a.weft, argv, e, a.timeout)
                     if rc != 0:
                         failed = "%s exit %d" % (k, rc)
                     if r:
                         times[k].append(t)
+                        cpus[k].append(c)
                 for f in os.listdir(tmp):
                     os.unlink(os.path.join(tmp, f))
             if failed:
@@ -77,11 +91,23 @@ def main():
                 ratios[k].append(m / base)
                 cells.append("%7.3f s %5.3fx      " % (m, m / base))
             print("%-22s %9.3f %s" % (name, base, "  ".join(cells)), flush=True)
+            cbase = statistics.median(cpus["plain"])
+            ccells = []
+            for k in KINDS:
+                m = statistics.median(cpus[k])
+                cratios[k].append(m / cbase)
+                ccells.append("%7.3f s %5.3fx      " % (m, m / cbase))
+            crows.append("%-22s %9.3f %s" % (name, cbase, "  ".join(ccells)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    geo = ["%-22s" % ("%.3fx" % math.exp(sum(map(math.log, v)) / len(v)) if v else "-")
-           for v in ratios.values()]
-    print("%-22s %9s %s" % ("geometric mean", "", "  ".join(geo)))
+    geo = lambda rs: ["%-22s" % ("%.3fx" % math.exp(sum(map(math.log, v)) / len(v)) if v else "-")
+                      for v in rs.values()]
+    print("%-22s %9s %s" % ("geometric mean", "", "  ".join(geo(ratios))))
+    print("\nCPU time, median of %d" % a.n)
+    print("%-22s %9s %s" % ("case", "weft (s)", "  ".join("%-22s" % k for k in KINDS)))
+    for row in crows:
+        print(row)
+    print("%-22s %9s %s" % ("geometric mean", "", "  ".join(geo(cratios))))
 
 
 if __name__ == "__main__":
