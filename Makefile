@@ -22,13 +22,13 @@ ifeq ($(DEB_ARCH),)
 $(error weft: ARCH=$(ARCH) is not supported (arch/ has: $(patsubst arch/%/arch.h,%,$(wildcard arch/*/arch.h))))
 endif
 CFLAGS  ?= -O2 -g
-# make DEBUG=1: the lock-order check (sched/lockrank.c) is compiled in.
+# make DEBUG=1: the lock-order check (sched/base/lockrank.c) is compiled in.
 ifeq ($(DEBUG),1)
 CFLAGS  += -DWT_DEBUG_LOCKS
 endif
 WFLAGS  := -Wall -Wextra -Wno-unused-parameter -std=gnu11
 # The runtime never uses the stack protector: g0 may run on another TCB.
-LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread -Iarch/$(ARCH)
+LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread -Isched -Iarch/$(ARCH)
 # DEBS: the Debian packages (make deps); a|b|c is the first of a, b, c the
 # release has: Debian 12 has OpenJDK 17, Debian 13 21 and 25; criterion's
 # library links libgit2-1.5 on 12, libgit2-1.9 on 13; unstable's static
@@ -48,7 +48,7 @@ DEBS    := gcc-$(ARCH)-linux-gnu g++-$(ARCH)-linux-gnu qemu-user-static|qemu-use
            libffi8:$(DEB_ARCH) libgit2-1.5:$(DEB_ARCH)|libgit2-1.9:$(DEB_ARCH) libgc-dev:$(DEB_ARCH) libcriterion-dev
 endif
 
-LIB_SRC := $(wildcard sched/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.c)
+LIB_SRC := $(wildcard sched/*.c sched/*/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.c)
 LIB_ASM := $(wildcard arch/$(ARCH)/*.S)
 LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(patsubst %.S,$(B)/obj/%.o,$(LIB_ASM))
 

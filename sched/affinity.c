@@ -26,7 +26,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "proc.h"
-#include "slab.h"
+#include "base/slab.h"
 
 static uint64_t start_mask[WT_AFF_WORDS]; /* [alllock; written once] the process's at start */
 static bool start_read;                   /* [alllock] */

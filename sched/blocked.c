@@ -33,7 +33,7 @@
 
 #include "runtime.h"
 #include "blocked.h"
-#include "print.h"
+#include "base/print.h"
 #include "readfile.h"
 #include "text.h"
 

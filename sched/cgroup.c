@@ -37,7 +37,7 @@
 #include "affinity.h"
 #include "cgroup.h"
 #include "config.h"
-#include "print.h"
+#include "base/print.h"
 #include "privfd.h"
 #include "proc.h"
 #include "readfile.h"

@@ -60,7 +60,7 @@
 #include "arch.h"
 #include "cgroup.h"
 #include "config.h"
-#include "print.h"
+#include "base/print.h"
 #include "tls.h"
 
 struct wt_config wt_cfg = { .tls_mode = WT_TLS_AUTO, .maxthreads = 10000, .thread_idle_ms = 1000, .sigquit = WT_SIGQUIT_EXIT,

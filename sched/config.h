@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "base.h"
+#include "base/base.h"
 
 enum { WT_SIGQUIT_OFF = 0, WT_SIGQUIT_EXIT = 1, WT_SIGQUIT_CONTINUE = 2 };
 /* WEFTDEBUG=deadlock= (deadlock.c): off, on (lock cycles reported), abort

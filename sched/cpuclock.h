@@ -37,7 +37,7 @@ int64_t wt_cpu_self_ns(void);
 void wt_cpu_acct_start(void);
 /* t's CPU time in ns, as another thread reads it.  Context: any; the
  * caller holds sched.alllock, or reads t's id again afterwards (task
- * records are never unmapped, slab.c) and drops the figure if it moved. */
+ * records are never unmapped, base/slab.c) and drops the figure if it moved. */
 int64_t wt_cpu_task_ns(struct wt_task *t);
 /* The id the program sees for t (gettid): the process id for main (in a
  * fork child: the task that forked), WT_TASK_ID_BASE + its number for the

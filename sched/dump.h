@@ -4,7 +4,7 @@
 
 #include <signal.h>
 
-#include "base.h"
+#include "base/base.h"
 
 /* si_value of weft stack's SIGURG: WT_STACK_MAGIC << 32 | the caller's
  * descriptor ("weft" in ASCII; tools/stack.py sends it). */

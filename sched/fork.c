@@ -56,7 +56,7 @@
 #include "rtq.h"
 #include "fork.h"
 #include "setxid.h"
-#include "throw.h"
+#include "base/throw.h"
 #include "shmap.h"
 #include "tracer.h"
 #include "pshared.h"

@@ -52,11 +52,11 @@
 #include "netpoll.h"
 #include "privfd.h"
 #include "vfork.h"
-#include "print.h"
+#include "base/print.h"
 #include "proc.h"
 #include "rtq.h"
 #include "runq.h"
-#include "slab.h"
+#include "base/slab.h"
 #include "task.h"
 #include "uring.h"
 

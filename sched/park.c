@@ -49,7 +49,7 @@
 #include <time.h>
 
 #include "runtime.h"
-#include "real.h"
+#include "base/real.h"
 #include "proc.h"
 #include "sighandler.h"
 #include "sigtask.h"

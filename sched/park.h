@@ -5,7 +5,7 @@
 #ifndef WEFT_PARK_H
 #define WEFT_PARK_H
 
-#include "base.h"
+#include "base/base.h"
 
 /* How a wait ended: wt_park's result. */
 enum wt_park_result {

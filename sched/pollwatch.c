@@ -50,7 +50,7 @@
 #include "netpoll.h"
 #include "pollwatch.h"
 #include "sigtask.h"
-#include "slab.h"
+#include "base/slab.h"
 #include "vfork.h"
 
 #define WATCH_MAX 256 /* the longest set kept: its record fits a page or so */

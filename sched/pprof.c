@@ -87,7 +87,7 @@
 #include "arch.h"
 #include "config.h"
 #include "pprof.h"
-#include "print.h"
+#include "base/print.h"
 #include "privfd.h"
 #include "sysmon.h"
 #include "thread.h"

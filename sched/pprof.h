@@ -7,7 +7,7 @@
 
 #include <signal.h>
 
-#include "base.h"
+#include "base/base.h"
 
 struct wt_m;
 extern bool wt_prof_on;                    /* [const after start] profiling */

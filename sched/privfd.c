@@ -123,7 +123,7 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
-#include "lock.h"
+#include "base/lock.h"
 #include "privfd.h"
 #include "setxid.h"
 #include "thread.h"

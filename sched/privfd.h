@@ -29,7 +29,7 @@ void wt_privfd_init(void);
 long wt_privfd_run(long (*fn)(void *), void *arg);
 /* One raw system call run as wt_privfd_run runs fn. */
 long wt_privfd_syscall(long nr, long a, long b, long c, long d, long e, long f);
-/* write(2) to a descriptor of weft's own table (print.h: struct wt_wbuf). */
+/* write(2) to a descriptor of weft's own table (base/print.h: struct wt_wbuf). */
 long wt_privfd_write(int fd, const void *buf, size_t n);
 
 /* The calling thread, one of weft's own that never needs the program's
@@ -42,7 +42,7 @@ int wt_privfd_own(int keep);
  * handler. */
 void wt_privfd_say(const char *buf, size_t n);
 /* The calling thread's table is weft's own: its descriptor 2 is not the
- * program's stderr (print.c says its messages through wt_privfd_say).
+ * program's stderr (base/print.c says its messages through wt_privfd_say).
  * One gettid when such a thread exists; reads no TLS.  Context: any. */
 bool wt_privfd_self(void);
 

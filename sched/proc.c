@@ -34,7 +34,7 @@
  * Direct task-to-task switches keep Go's guarantee that a parked task's
  * context is saved before its park lock is released: the lock is released
  * by m->after, which only the next context on the worker runs.  The count
- * of weft locks a context holds (lock.h: wt_locks_held, which holds
+ * of weft locks a context holds (base/lock.h: wt_locks_held, which holds
  * program handlers back) is a thread-local, so the context's; locks are
  * the thread's: the switching side hands its count to the worker last
  * thing before the switch (wt_locks_hand, after wt_cpu_switch's clock
@@ -100,7 +100,7 @@
 #include "syscall.h"
 #include "sysmon.h"
 #include "task.h"
-#include "throw.h"
+#include "base/throw.h"
 #include "timeline.h"
 #include "tls.h"
 #include "worker.h"
@@ -557,7 +557,7 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	 * brought t back on another worker, where the switch below loaded the
 	 * g0 of the first, live on its own thread (the soak's one SIGSEGV in
 	 * wt_schedule, with m NULL on another worker's g0 stack).  The window
-	 * counts as a lock (lock.h), so the trampoline defers those handlers
+	 * counts as a lock (base/lock.h), so the trampoline defers those handlers
 	 * to t's switch-in (sighandler.c). */
 	wt_locks_inc();
 	struct wt_m *m = t->m;

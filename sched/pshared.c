@@ -49,10 +49,10 @@
 #include "crash.h"
 #include "pshared.h"
 #include "shmap.h"
-#include "print.h"
+#include "base/print.h"
 #include "sigtask.h"
-#include "slab.h"
-#include "lock.h"
+#include "base/slab.h"
+#include "base/lock.h"
 #include "worker.h"
 
 #define NSLOT 255

@@ -27,7 +27,7 @@
  */
 #include "runtime.h"
 #include "rtq.h"
-#include "throw.h"
+#include "base/throw.h"
 
 static struct {
 	wt_lock_t lock;

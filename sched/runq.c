@@ -14,7 +14,7 @@
 #include "runtime.h"
 #include "rtq.h"
 #include "runq.h"
-#include "throw.h"
+#include "base/throw.h"
 
 static inline struct wt_task *ld(struct wt_p *p, uint32_t i)
 {

@@ -10,7 +10,7 @@
  *   wt_sched         the global scheduler state: global run queue, idle
  *                    procs and workers, the lists of all tasks and workers.
  *
- * Protection annotations are those of base.h.  The calls between the parts
+ * Protection annotations are those of base/base.h.  The calls between the parts
  * live in one header per subsystem, next to its .c.
  */
 #ifndef WEFT_RUNTIME_H
@@ -19,8 +19,8 @@
 #include <signal.h>
 
 #include "arch.h"
-#include "base.h"
-#include "lock.h"
+#include "base/base.h"
+#include "base/lock.h"
 #include "park.h"
 #include "timer.h"
 
@@ -340,7 +340,7 @@ struct wt_m {
 	void *after_arg;                /* [owner m] */
 	/* [owner m] weft locks the context that switched out last still held
 	 * (a parking task's bucket lock, which `after` releases): the next
-	 * context on m counts them as its own (lock.h: wt_locks_held). */
+	 * context on m counts them as its own (base/lock.h: wt_locks_held). */
 	int handed_locks;
 	uint64_t fastrand;              /* [owner m] */
 	/* preempt.c: sysmon's requests to this worker and its answers. */

@@ -64,15 +64,15 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
-#include "print.h"
+#include "base/print.h"
 #include "privfd.h"
 #include "readfile.h"
 #include "setxid.h"
 #include "vfork.h"
 #include "sigtask.h"
-#include "slab.h"
+#include "base/slab.h"
 #include "sysmon.h"
-#include "throw.h"
+#include "base/throw.h"
 #include "timer.h"
 #include "worker.h"
 

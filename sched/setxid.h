@@ -8,7 +8,7 @@
 
 #include <signal.h>
 
-#include "base.h"
+#include "base/base.h"
 
 /* Makes system call nr(a, b, c) (setuid, setresuid, setgroups, ...) on
  * every thread, the caller's last.  0 or -errno.  Context: any; blocks

@@ -66,7 +66,7 @@
 #include <sys/syscall.h>
 
 #include "arch.h"
-#include "lock.h"
+#include "base/lock.h"
 #include "park.h"
 #include "shmap.h"
 

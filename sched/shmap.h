@@ -5,7 +5,7 @@
 #ifndef WEFT_SHMAP_H
 #define WEFT_SHMAP_H
 
-#include "base.h"
+#include "base/base.h"
 
 /* Whether the futex word at addr may be in memory another process maps:
  * in a range a MAP_SHARED mmap, an mremap of one or a shmat made, or

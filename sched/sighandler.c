@@ -15,7 +15,7 @@
  * SIGQUIT: the task dump), with the program's mask and flags, so the kernel
  * blocks during it what it would during the handler; SA_RESETHAND is done
  * here, at the call.  The trampoline looks at the interrupted context:
- *  - holding no weft lock (lock.h: wt_locks_held, the interrupted
+ *  - holding no weft lock (base/lock.h: wt_locks_held, the interrupted
  *    context's count, read through the thread pointer the signal came
  *    with) and outside weft, or in wt_syscall6_sigok (a wait holding
  *    nothing: an idle worker's sleep, the poller's epoll_wait, a task
@@ -101,7 +101,7 @@
 
 #include "runtime.h"
 #include "dump.h"
-#include "real.h"
+#include "base/real.h"
 #include "sighandler.h"
 #include "sigstack.h"
 #include "sigtask.h"
@@ -110,7 +110,7 @@
 #include "sysmon.h"
 #include "task.h"
 #include "text.h"
-#include "throw.h"
+#include "base/throw.h"
 #include "worker.h"
 #include "park.h"
 

@@ -124,8 +124,8 @@
 
 #include "runtime.h"
 #include "config.h"
-#include "print.h"
-#include "slab.h"
+#include "base/print.h"
+#include "base/slab.h"
 #include "stack.h"
 #include "stack_pack.h"
 #include "syscall.h"

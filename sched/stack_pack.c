@@ -33,8 +33,8 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
-#include "lock.h"
-#include "slab.h"
+#include "base/lock.h"
+#include "base/slab.h"
 #include "stack.h"
 #include "stack_pack.h"
 #include "syscall.h"

@@ -2,7 +2,7 @@
 #ifndef WEFT_START_H
 #define WEFT_START_H
 
-#include "base.h"
+#include "base/base.h"
 
 /* On the initial thread, before main, or from the first entry that needs
  * the runtime: 0 when weft runs the program, else -ENOTSUP (weft stays off:

@@ -38,10 +38,10 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "lock.h"
-#include "print.h"
+#include "base/lock.h"
+#include "base/print.h"
 #include "privfd.h"
-#include "slab.h"
+#include "base/slab.h"
 #include "symbol.h"
 
 struct fsym {

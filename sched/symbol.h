@@ -5,7 +5,7 @@
 #ifndef WEFT_SYMBOL_H
 #define WEFT_SYMBOL_H
 
-#include "base.h"
+#include "base/base.h"
 
 struct wt_sym {
 	const char *name;               /* NULL = unknown */

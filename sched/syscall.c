@@ -73,7 +73,7 @@
 #include "sigtask.h"
 #include "syscall.h"
 #include "sysmon.h"
-#include "throw.h"
+#include "base/throw.h"
 #include "timeline.h"
 #include "worker.h"
 

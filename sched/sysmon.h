@@ -2,7 +2,7 @@
 #ifndef WEFT_SYSMON_H
 #define WEFT_SYSMON_H
 
-#include "base.h"
+#include "base/base.h"
 
 void wt_sysmon_start(void);
 void wt_sysmon_kick(void);                 /* an earlier timer was added */

@@ -104,9 +104,9 @@
 #include "prio.h"
 #include "preempt.h"
 #include "proc.h"
-#include "real.h"
+#include "base/real.h"
 #include "sigtask.h"
-#include "slab.h"
+#include "base/slab.h"
 #include "stack.h"
 #include "start.h"
 #include "syscall.h"
@@ -117,7 +117,7 @@
 #include "unjoined.h"
 #include "timeline.h"
 #include "pshared.h"
-#include "throw.h"
+#include "base/throw.h"
 #include "tidaddr.h"
 #include "tls.h"
 #include "tls_static.h"
@@ -368,7 +368,7 @@ void wt_task_release(struct wt_task *t, struct wt_p *p, int ended)
 }
 
 /* sysmon: the task records of released tasks give their pages back
- * (slab.c), and so does an empty table of unjoined ones.  Context: sysmon. */
+ * (base/slab.c), and so does an empty table of unjoined ones.  Context: sysmon. */
 void wt_task_scavenge(int64_t now)
 {
 	wt_slab_trim(&task_slab, now);

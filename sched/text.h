@@ -2,7 +2,7 @@
 #ifndef WEFT_TEXT_H
 #define WEFT_TEXT_H
 
-#include "base.h"
+#include "base/base.h"
 
 void wt_text_init(void);                   /* initial thread, at start */
 bool wt_pc_in_weft(uintptr_t pc);          /* libweft's own code */

@@ -42,8 +42,8 @@
 
 #include "runtime.h"
 #include "sigtask.h"
-#include "real.h"
-#include "slab.h"
+#include "base/real.h"
+#include "base/slab.h"
 #include "syscall.h"
 #include "thread.h"
 #include "text.h"

@@ -31,7 +31,7 @@
 
 #include "runtime.h"
 #include "cpuclock.h"
-#include "lock.h"
+#include "base/lock.h"
 #include "pshared.h"
 #include "shmap.h"
 #include "tidaddr.h"

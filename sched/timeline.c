@@ -40,8 +40,8 @@
 
 #include "runtime.h"
 #include "config.h"
-#include "print.h"
-#include "slab.h"
+#include "base/print.h"
+#include "base/slab.h"
 #include "timeline.h"
 #include "timer.h"
 

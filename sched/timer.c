@@ -23,10 +23,10 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
-#include "real.h"
-#include "slab.h"
+#include "base/real.h"
+#include "base/slab.h"
 #include "sysmon.h"
-#include "throw.h"
+#include "base/throw.h"
 
 #define HEAP0 1024
 static struct wt_timer *heap0[HEAP0] WT_BSS_LARGE; /* [T.lock] the heap until it outgrows it */

@@ -6,7 +6,7 @@
 
 #include <time.h>
 
-#include "base.h"
+#include "base/base.h"
 
 int64_t wt_nanotime(void);                 /* CLOCK_MONOTONIC, ns */
 int64_t wt_abs_to_mono(clockid_t clk, const struct timespec *abs); /* deadline in mono ns */

@@ -69,10 +69,10 @@
 
 #include "runtime.h"
 #include "config.h"
-#include "print.h"
+#include "base/print.h"
 #include "readfile.h"
-#include "real.h"
-#include "slab.h"
+#include "base/real.h"
+#include "base/slab.h"
 #include "tls.h"
 #include "tls_static.h"
 #include "worker.h"

@@ -55,9 +55,9 @@
 
 #include "runtime.h"
 #include "config.h"
-#include "print.h"
-#include "slab.h"
-#include "throw.h"
+#include "base/print.h"
+#include "base/slab.h"
+#include "base/throw.h"
 #include "tls.h"
 #include "tls_static.h"
 

@@ -36,7 +36,7 @@
 #include "runtime.h"
 #include "task.h"
 #include "config.h"
-#include "print.h"
+#include "base/print.h"
 #include "runq.h"
 #include "stack.h"
 #include "tls_static.h"

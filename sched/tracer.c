@@ -47,7 +47,7 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
-#include "lock.h"
+#include "base/lock.h"
 #include "sigtask.h"
 #include "tracer.h"
 #include "worker.h"

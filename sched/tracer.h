@@ -7,7 +7,7 @@
 
 #include <signal.h>
 
-#include "base.h"
+#include "base/base.h"
 
 /* ptrace(req, pid, addr, data) as a raw system call on the worker that
  * traces pid: the one that answered for pid before, else each worker but

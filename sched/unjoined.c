@@ -34,8 +34,8 @@
 #include <sys/syscall.h>
 
 #include "arch.h"
-#include "lock.h"
-#include "slab.h"
+#include "base/lock.h"
+#include "base/slab.h"
 #include "task.h"
 #include "unjoined.h"
 
@@ -144,7 +144,7 @@ bool wt_unjoined_find(uintptr_t pt, struct wt_unjoined *copy)
 	return u != NULL;
 }
 
-/* sysmon: released records give their pages back (slab.c), and a table
+/* sysmon: released records give their pages back (base/slab.c), and a table
  * that stayed empty for a second its bucket pages (100,000 unjoined tasks
  * write all 32 of them). */
 void wt_unjoined_scavenge(int64_t now)

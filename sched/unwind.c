@@ -10,8 +10,8 @@
 #include <dlfcn.h>
 #include <sched.h>
 
-#include "base.h"
-#include "print.h"
+#include "base/base.h"
+#include "base/print.h"
 #include "unwind.h"
 
 #define STR_(x) #x

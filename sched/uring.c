@@ -87,11 +87,11 @@
 #include "runtime.h"
 #include "netpoll.h"
 #include "park.h"
-#include "print.h"
+#include "base/print.h"
 #include "privfd.h"
 #include "proc.h"
 #include "task.h"
-#include "throw.h"
+#include "base/throw.h"
 #include "uring.h"
 
 #define SQ_ENTRIES 256

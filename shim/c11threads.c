@@ -25,7 +25,7 @@
  * pthread keys, which weft leaves to glibc too: the values live in the
  * calling task's own descriptor, and a task's exit runs their destructors,
  * sched/task.c), and the versions of these names in libpthread.so.0 of a
- * glibc before 2.34 (not supported, sched/real.h).
+ * glibc before 2.34 (not supported, sched/base/real.h).
  */
 #include <threads.h>
 

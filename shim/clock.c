@@ -10,7 +10,7 @@
 
 #include "shim.h"
 #include "../sched/cpuclock.h"
-#include "../sched/print.h"
+#include "base/print.h"
 
 static void to_ts(int64_t ns, struct timespec *ts)
 {

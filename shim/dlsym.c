@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "shim.h"
-#include "../sched/throw.h"
+#include "base/throw.h"
 
 extern __typeof__(pthread_create) wt_own_pthread_create; /* pthread_create.c */
 

@@ -18,7 +18,7 @@
 #include "../sched/prio.h"
 #include "../sched/pshared.h"
 #include "../sched/sigtask.h"
-#include "../sched/real.h"
+#include "base/real.h"
 #include "../sched/start.h"
 #include "../sched/syscall.h"
 #include "../sched/task.h"

@@ -17,8 +17,8 @@
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 
-#include "../../sched/base.h"
-#include "../../sched/real.h"
+#include "base/base.h"
+#include "base/real.h"
 #include "arch.h"
 
 #define RDFSBASE_RAX_LEN 5 /* f3 48 0f ae c0 */

@@ -46,7 +46,7 @@
 
 #include "stubs.h"
 #include "sched/privfd.h"
-#include "sched/real.h"
+#include "sched/base/real.h"
 
 struct wt_sched wt_sched;
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));

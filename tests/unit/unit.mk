@@ -4,8 +4,8 @@
 # scheduler, below) and runs them; test-unit-tsan and test-unit-asan run
 # the same under the sanitizers.
 UNIT_DIR    := $(B)/tests/unit
-UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/throw.c \
-               sched/slab.c arch/$(ARCH)/syscall.c \
+UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/base/lock.c sched/base/print.c sched/base/throw.c \
+               sched/base/slab.c arch/$(ARCH)/syscall.c \
                sched/stack.c sched/stack_pack.c sched/unjoined.c sched/netpoll.c sched/rtq.c \
                sched/shmap.c
 UNIT_SRC    := $(wildcard tests/unit/*.c)
@@ -13,7 +13,7 @@ UNIT_ASM    := arch/$(ARCH)/syscall_sigok.S
 UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC)) \
                $(patsubst %.S,$(UNIT_DIR)/obj/%.o,$(UNIT_ASM))
 UNIT_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
-               -D_GNU_SOURCE -pthread -fno-stack-protector -I. -Iarch/$(ARCH)
+               -D_GNU_SOURCE -pthread -fno-stack-protector -I. -Isched -Iarch/$(ARCH)
 
 # criterion for another instruction set: its Debian packages cannot be
 # installed beside this machine's (the two libnanomsg5 builds differ in
@@ -49,8 +49,8 @@ $(UNIT_DIR)/unit: $(UNIT_OBJ) $(filter %.so.3,$(CRITERION))
 # context switch run test tasks on real worker threads, with the test
 # doubles of tests/unit/proc/stubs_proc.c.  A binary of their own: the
 # doubles above replace proc.c.
-PROC_SCHED := sched/proc.c sched/runq.c sched/rtq.c sched/park.c sched/timer.c sched/lock.c sched/print.c \
-              sched/throw.c sched/slab.c sched/worker.c sched/thread.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
+PROC_SCHED := sched/proc.c sched/runq.c sched/rtq.c sched/park.c sched/timer.c sched/base/lock.c sched/base/print.c \
+              sched/base/throw.c sched/base/slab.c sched/worker.c sched/thread.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
               $(wildcard arch/$(ARCH)/tp.c)
 PROC_SRC   := $(wildcard tests/unit/proc/*.c) tests/unit/criterion_tsan.c
 PROC_ASM   := arch/$(ARCH)/syscall_sigok.S arch/$(ARCH)/switch.S arch/$(ARCH)/entry.S
