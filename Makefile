@@ -90,7 +90,7 @@ $(B)/obj/%.o: %.S | glibc-check deps
 # -z noseparate-code: two loadable segments, not four (the headers and
 # read-only data share the code's): every process the library is
 # preloaded into maps it with 2 system calls fewer and a page fault or two
-# fewer (sched/start.c: a dormant process costs what the loader does).
+# fewer (sched/core/start.c: a dormant process costs what the loader does).
 # sched/bss.ld puts what the loader writes on one page; -z norelro keeps
 # .dynamic and .got on it (RELRO would give them a page of their own and
 # an mprotect; .got.plt, lazily bound, is writable either way).

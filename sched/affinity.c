@@ -21,11 +21,11 @@
 #include <errno.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "affinity.h"
 #include "cgroup.h"
-#include "config.h"
-#include "proc.h"
+#include "core/config.h"
+#include "core/proc.h"
 #include "base/slab.h"
 
 static uint64_t start_mask[WT_AFF_WORDS]; /* [alllock; written once] the process's at start */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 #define WT_AFF_WORDS 16 /* 1024 CPUs, glibc's cpu_set_t */
 
@@ -24,7 +24,7 @@ int wt_aff_set(struct wt_task *t, size_t len, const void *mask);
 bool wt_aff_own(struct wt_task *t, uint64_t out[WT_AFF_WORDS]);
 /* A new task's own mask, before anyone sees it: false when out of memory. */
 bool wt_aff_start(struct wt_task *t, const uint64_t m[WT_AFF_WORDS]);
-/* A released task's mask goes back (task.c). */
+/* A released task's mask goes back (core/task.c). */
 void wt_aff_release(struct wt_task *t);
 /* sched_getaffinity on t: the bytes written (the kernel's mask size), or
  * -EINVAL / -EFAULT as the kernel answers for len. */

@@ -1,7 +1,7 @@
 /*
  * blocked.c — is a worker's thread blocked in the kernel, in a system call
  * weft did not intercept (stdio's internal read, an inline `syscall`
- * instruction, glibc's internal lock waits)?  sysmon asks (preempt.c:
+ * instruction, glibc's internal lock waits)?  sysmon asks (core/preempt.c:
  * wt_sysmon_preempt) when a proc's tick has not moved for a tick of its own
  * and the worker's CPU clock stood still.
  *
@@ -19,7 +19,7 @@
  *     waits keep the proc on purpose), or in a call that a handled signal
  *     would end with EINTR (poll, epoll_wait, nanosleep, sigtimedwait, a
  *     timed futex wait, ...) gets no; without /proc the answer is yes,
- *     since the signal handler decides in the end (preempt.c: it enters
+ *     since the signal handler decides in the end (core/preempt.c: it enters
  *     the implicit call only on a system call outside weft).  So it is
  *     under qemu-user, whose /proc shows its host's calls (proc_ours).
  * Neither reads nor writes scheduler state: both only look at the thread.
@@ -31,11 +31,11 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "blocked.h"
 #include "base/print.h"
 #include "readfile.h"
-#include "text.h"
+#include "core/text.h"
 
 /* Context: any.  tid's CPU time in ns, -1 if the kernel says no. */
 int64_t wt_thread_cpu_ns(int tid)

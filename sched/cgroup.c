@@ -17,7 +17,7 @@
  * task, before sysmon makes a worker for it (wt_cgroup_first; at start
  * only for a bad GOMAXPROCS's message); wt_procs_update from sysmon then
  * and about once a second, unless GOMAXPROCS is set: a
- * changed limit resizes the procs at run time (proc.c: wt_procs_resize).
+ * changed limit resizes the procs at run time (core/proc.c: wt_procs_resize).
  * Files are read with raw system calls into fixed buffers: no malloc, no
  * errno, no interposed open, and in weft's own descriptor table (privfd.c:
  * the helper thread), never the program's.  The paths are written once by
@@ -33,13 +33,13 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "affinity.h"
 #include "cgroup.h"
-#include "config.h"
+#include "core/config.h"
 #include "base/print.h"
 #include "privfd.h"
-#include "proc.h"
+#include "core/proc.h"
 #include "readfile.h"
 
 #define PATHMAX 4096

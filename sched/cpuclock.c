@@ -47,20 +47,20 @@
  * a thread CPU clock id (~id << 3 | per-thread | sched), which keeps 28
  * bits of it.  A task's clock id is that encoding of its id; the
  * per-thread clock of the process id is main's.  (The TCB's tid, which
- * glibc writes as owner into mutexes, is another number, task.c.)
+ * glibc writes as owner into mutexes, is another number, core/task.c.)
  */
 #include <errno.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "blocked.h"
 #include "cpuclock.h"
 #include "sighandler.h"
 #include "sigtask.h"
-#include "start.h"
-#include "task.h"
+#include "core/start.h"
+#include "core/task.h"
 #include "tls.h"
-#include "timer.h"
+#include "core/timer.h"
 
 #define WINDOW_NS 100000 /* 100 us: a CPU clock read costs at most 0.4% of a worker */
 

@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <time.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 /* Set once a thread CPU clock was first read: from then on every switch
  * is counted. */

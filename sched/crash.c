@@ -31,7 +31,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "crash.h"
 #include "dump.h"
 #include "base/print.h"
@@ -42,11 +42,11 @@
 #include "stack.h"
 #include "privfd.h"
 #include "symbol.h"
-#include "task.h"
+#include "core/task.h"
 #include "timeline.h"
 #include "tls.h"
 #include "unwind.h"
-#include "worker.h"
+#include "core/worker.h"
 
 
 /* One frame: names from symbol.c (ELF symbol tables, static functions
@@ -338,7 +338,7 @@ void wt_crash_init(void)
 }
 
 /* Context: the thread itself (a worker or sysmon), once.  The fault
- * handler and the SIGURG handler (preempt.c), with the program's SIGURG
+ * handler and the SIGURG handler (core/preempt.c), with the program's SIGURG
  * handler it chains to, run here; pages cost only once touched. */
 char *wt_crash_altstack(void)
 {

@@ -8,7 +8,7 @@
 #include <setjmp.h>
 #include <ucontext.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 void wt_crash_init(void);
 char *wt_crash_altstack(void);

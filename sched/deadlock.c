@@ -13,7 +13,7 @@
  *   weft: deadlock: end of report; the program goes on waiting, as it
  *   would natively (WEFTDEBUG=deadlock=abort exits with 134, ...)
  *
- * The nouns.  A task waits on a key of the parking lot (park.c records it
+ * The nouns.  A task waits on a key of the parking lot (core/park.c records it
  * in t->wait_on, the call that parked in t->wait_reason).  Four kinds of
  * wait name an object that a task holds:
  *   mutex      pthread_mutex_lock parks on &m->__lock, the mutex's first
@@ -37,7 +37,7 @@
  * blocking call, a process-shared or robust mutex, which glibc runs in the
  * kernel) names nobody who could be waiting for the waiter: it ends no
  * cycle, and a cycle is never reported through it.  The runtime starts
- * with a program's second thread (start.c): a program that never made
+ * with a program's second thread (core/start.c): a program that never made
  * one waits natively and is not looked at.
  *
  * Protocol (sysmon, every look, about twice a second; nothing on any lock
@@ -106,18 +106,18 @@
 #include <sys/uio.h>
 #include <pthread.h>
 
-#include "runtime.h"
-#include "config.h"
+#include "core/runtime.h"
+#include "core/config.h"
 #include "deadlock.h"
 #include "dump.h"
 #include "base/lock.h"
-#include "park.h"
+#include "core/park.h"
 #include "base/print.h"
 #include "base/real.h"
 #include "sigtask.h"
-#include "start.h"
-#include "task.h"
-#include "timer.h"
+#include "core/start.h"
+#include "core/task.h"
+#include "core/timer.h"
 
 #define LOOK_NS 500000000ll         /* a look every 0.5 s */
 #define WAIT_MIN 1000000000ll       /* a wait of 1 s before it counts */

@@ -5,8 +5,8 @@
 #ifndef WEFT_DEADLOCK_H
 #define WEFT_DEADLOCK_H
 
-#include "runtime.h"
-#include "config.h"
+#include "core/runtime.h"
+#include "core/config.h"
 
 /* Context: sysmon, every cycle; returns at once until the next look is due
  * (about twice a second), and always with deadlock=off. */

@@ -11,7 +11,7 @@
  * A task the program named (pthread_setname_np, prctl) has a line
  * "  thread name NAME" after its first.
  *
- * WEFT_SIGQUIT (config.c) says what SIGQUIT does: dump-exit (the default,
+ * WEFT_SIGQUIT (core/config.c) says what SIGQUIT does: dump-exit (the default,
  * as Go: dump, then exit with status 2), dump-continue, or off (SIGQUIT
  * keeps its native meaning).  A program that installs its own SIGQUIT
  * handler replaces weft's, as natively; shim/signal.c reports SIG_DFL to a
@@ -59,7 +59,7 @@
  * holds an unlinked, empty temporary file on its descriptor N and queues
  * SIGURG (weft's own signal, never blocked, ignored natively; SIGQUIT
  * would change the program's own SIGQUIT behaviour) with si_value
- * WT_STACK_MAGIC << 32 | N.  preempt.c's handler hands it to
+ * WT_STACK_MAGIC << 32 | N.  core/preempt.c's handler hands it to
  * wt_dump_signal, which records (sender, N) and kicks sysmon, as for
  * SIGQUIT; the dumper opens /proc/SENDER/fd/N (the kernel checks that
  * this process may look into the sender's descriptors: same user), takes
@@ -119,8 +119,8 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "runtime.h"
-#include "config.h"
+#include "core/runtime.h"
+#include "core/config.h"
 #include "cpuclock.h"
 #include "dump.h"
 #include "sighandler.h"
@@ -128,14 +128,14 @@
 #include "privfd.h"
 #include "base/real.h"
 #include "sigtask.h"
-#include "task.h"
-#include "thread.h"
+#include "core/task.h"
+#include "core/thread.h"
 #include "base/slab.h"
 #include "symbol.h"
-#include "sysmon.h"
+#include "core/sysmon.h"
 #include "unwind.h"
 #include "timeline.h"
-#include "worker.h"
+#include "core/worker.h"
 
 #define MAXFRAMES 64
 
@@ -176,7 +176,7 @@ static void on_sigquit(int sig, siginfo_t *si, void *uc)
 	wt_sysmon_kick();
 }
 
-/* Context: the SIGURG handler (preempt.c), any worker.  Is si weft stack's
+/* Context: the SIGURG handler (core/preempt.c), any worker.  Is si weft stack's
  * request?  Then it is recorded for sysmon.  Async-signal-safe. */
 bool wt_dump_signal(const siginfo_t *si)
 {
@@ -300,7 +300,7 @@ static bool dump_task(struct wt_wbuf *o, const struct snap *sn, int tid)
 {
 	struct wt_task *t = sn->t;
 	/* Acquire: pairs with the release fence in wt_task_resumed and the
-	 * state stores made after the context was saved (proc.c). */
+	 * state stores made after the context was saved (core/proc.c). */
 	uint32_t c1 = atomic_load_explicit(&t->resumes, memory_order_acquire);
 	int st = atomic_load_explicit(&t->state, memory_order_acquire);
 	if (t->id != sn->id)
@@ -616,7 +616,7 @@ static void *dumper(void *arg)
 	return NULL;
 }
 
-/* Context: sysmon.  glibc is still in its single-threaded mode (thread.c):
+/* Context: sysmon.  glibc is still in its single-threaded mode (core/thread.c):
  * the dumper, a glibc thread that allocates, may be made once glibc has
  * switched, which it does here while the only task waits or is queued
  * (the only worker held idle meanwhile).  A running task needs no walk:

@@ -42,7 +42,7 @@
  *
  * No thread of weft's is being created while the clone runs: the prepare
  * handler waits for the creations under way and holds off new ones until
- * the parent handler (worker.c: the spawn gate; qemu-user's child hangs
+ * the parent handler (core/worker.c: the spawn gate; qemu-user's child hangs
  * making its first thread otherwise).
  */
 #include <dlfcn.h>
@@ -50,10 +50,10 @@
 #include <pthread.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
-#include "start.h"
+#include "core/runtime.h"
+#include "core/start.h"
 #include "cpuclock.h"
-#include "rtq.h"
+#include "core/rtq.h"
 #include "fork.h"
 #include "setxid.h"
 #include "base/throw.h"
@@ -67,11 +67,11 @@
 #include "sigtask.h"
 #include "stack.h"
 #include "syscall.h"
-#include "sysmon.h"
-#include "task.h"
+#include "core/sysmon.h"
+#include "core/task.h"
 #include "timeline.h"
 #include "tls.h"
-#include "worker.h"
+#include "core/worker.h"
 
 static bool child_trap; /* the parent used trap mode */
 
@@ -283,7 +283,7 @@ void wt_fork_window(bool in)
  * between the two handlers (glibc's fork takes malloc's and stdio's
  * internal locks, and a worker asleep on one has its proc handed on).
  */
-/* A dormant process's fork (start.c) is glibc's alone: the handlers,
+/* A dormant process's fork (core/start.c) is glibc's alone: the handlers,
  * registered all the same once the program registers its own, do
  * nothing. */
 static void atfork_prepare(void)

@@ -48,16 +48,16 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "netpoll.h"
 #include "privfd.h"
 #include "vfork.h"
 #include "base/print.h"
-#include "proc.h"
-#include "rtq.h"
-#include "runq.h"
+#include "core/proc.h"
+#include "core/rtq.h"
+#include "core/runq.h"
 #include "base/slab.h"
-#include "task.h"
+#include "core/task.h"
 #include "uring.h"
 
 /* What weft last saw of a number: whether it is a socket (for SO_RCVTIMEO

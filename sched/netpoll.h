@@ -5,7 +5,7 @@
 #ifndef WEFT_NETPOLL_H
 #define WEFT_NETPOLL_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 enum { WT_IO_READ = 0, WT_IO_WRITE = 1 };
 /* What weft knows of a descriptor number. */

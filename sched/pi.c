@@ -4,7 +4,7 @@
  * A PTHREAD_PRIO_INHERIT mutex (not robust, not process-shared) is weft's
  * own: its __lock word holds the holder's id (the tid field of its TCB,
  * as glibc writes it) and WT_PI_WAITERS while someone waits, the layout of
- * glibc's; waiters park on the word (park.c).  A private PI futex a task
+ * glibc's; waiters park on the word (core/park.c).  A private PI futex a task
  * runs itself through syscall() (FUTEX_LOCK_PI, ...: shim/syscall.c) is
  * the same kind of word, holding the id gettid gives the holder.  The kernel's PI futexes are
  * not used: they name OS threads, and a task moves between workers.
@@ -25,12 +25,12 @@
  */
 #include <errno.h>
 
-#include "runtime.h"
-#include "park.h"
+#include "core/runtime.h"
+#include "core/park.h"
 #include "pi.h"
 #include "prio.h"
-#include "rtq.h"
-#include "task.h"
+#include "core/rtq.h"
+#include "core/task.h"
 #include "cpuclock.h"
 
 /* A waiter sleeps only while the word still says someone waits: an

@@ -6,7 +6,7 @@
 #ifndef WEFT_PI_H
 #define WEFT_PI_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 #define WT_PI_WAITERS 0x80000000u    /* glibc's FUTEX_WAITERS */
 #define WT_PI_TID(v) ((int)((unsigned)(v) & ~WT_PI_WAITERS))

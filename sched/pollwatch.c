@@ -36,7 +36,7 @@
  * table while its task does not wait (natively poll holds none): at most
  * KEEP_MAX tasks keep one at a time (a count), the others make and close
  * theirs per wait as before.  A task keeps its instance until it waits on
- * another set or exits (wt_pollwatch_exit, task.c).  A fork child's
+ * another set or exits (wt_pollwatch_exit, core/task.c).  A fork child's
  * instance is its parent's (an epoll instance is shared across fork): the
  * child's first wait closes its copy of the number and makes its own.
  *
@@ -46,7 +46,7 @@
  */
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "netpoll.h"
 #include "pollwatch.h"
 #include "sigtask.h"

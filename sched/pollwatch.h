@@ -7,7 +7,7 @@
 
 #include <poll.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 /* An instance watching fds[0..n) as make(fds, n) makes one (a descriptor,
  * or -1): t's kept one when it watches this very set and nothing of it was

@@ -7,7 +7,7 @@
  * that thread's CPU time: 100 Hz per busy worker, none while it sleeps),
  * delivered to that thread alone (SIGEV_THREAD_ID).  The carrier is
  * SIGURG, weft's own signal: tasks never block it at the thread level,
- * natively it is ignored, and its handler (preempt.c) already tells
+ * natively it is ignored, and its handler (core/preempt.c) already tells
  * weft's uses apart by si_code and si_value; this one has si_code
  * SI_TIMER and the address of `cookie` as its value.  SIGPROF was
  * rejected: it is the program's (setitimer(ITIMER_PROF), gperftools, the
@@ -83,19 +83,19 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "arch.h"
-#include "config.h"
+#include "core/config.h"
 #include "pprof.h"
 #include "base/print.h"
 #include "privfd.h"
-#include "sysmon.h"
-#include "thread.h"
-#include "timer.h"
-#include "worker.h"
+#include "core/sysmon.h"
+#include "core/thread.h"
+#include "core/timer.h"
+#include "core/worker.h"
 #include "sigtask.h"
 #include "symbol.h"
-#include "task.h"
+#include "core/task.h"
 
 #define MAXF 32          /* frames kept of a sample */
 #define NREC (1u << 15)  /* samples kept: 160 s of two busy workers */
@@ -197,7 +197,7 @@ void wt_prof_start(struct wt_m *m0)
 	wt_prof_worker(m0);
 }
 
-/* Context: the SIGURG handler (preempt.c), any thread.  Is si a profiling
+/* Context: the SIGURG handler (core/preempt.c), any thread.  Is si a profiling
  * tick?  Then the interrupted task's stack is recorded.  Async-signal-safe:
  * reads of the task's own stack and one atomic add. */
 bool wt_prof_signal(const siginfo_t *si, void *ucv)

@@ -11,7 +11,7 @@
 
 struct wt_m;
 extern bool wt_prof_on;                    /* [const after start] profiling */
-void wt_prof_start(struct wt_m *m0);       /* start.c: before sysmon; m0 runs main */
+void wt_prof_start(struct wt_m *m0);       /* core/start.c: before sysmon; m0 runs main */
 void wt_prof_worker(struct wt_m *m);       /* a new worker, on its own thread */
 bool wt_prof_signal(const siginfo_t *si, void *uc); /* SIGURG handler: a tick or a request? */
 /* si_value of weft profile's SIGURG: WT_PROF_MAGIC << 32 | seconds << 20 |

@@ -2,12 +2,12 @@
  * prio.c — scheduling policy, real-time priority and niceness of tasks.
  *
  * The kernel keeps these per thread; under weft a thread is a task, and a
- * worker runs many tasks, so they live in the task (runtime.h: policy,
+ * worker runs many tasks, so they live in the task (core/runtime.h: policy,
  * rtprio, nice, boost, eff, under rtq.lock) and never reach the worker:
  * every worker keeps the kernel-level policy and niceness the process
  * started with, and a task's SCHED_FIFO priority is not lent to the tasks
  * that run on its worker after it.  Among tasks weft honours them itself
- * (rtq.c): a runnable task with a real-time policy runs before every
+ * (core/rtq.c): a runnable task with a real-time policy runs before every
  * SCHED_OTHER one, a higher priority first; SCHED_FIFO keeps its place when
  * preempted, SCHED_RR goes to the back of its list once its time slice
  * (the kernel's sched_rr_timeslice_ms) is used.  SCHED_BATCH and
@@ -58,18 +58,18 @@
 #include <sys/syscall.h>
 #include <linux/capability.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "affinity.h"
 #include "prio.h"
-#include "proc.h"
+#include "core/proc.h"
 #include "base/print.h"
 #include "readfile.h"
-#include "rtq.h"
-#include "runq.h"
+#include "core/rtq.h"
+#include "core/runq.h"
 #include "base/slab.h"
 #include "syscall.h"
-#include "sysmon.h"
-#include "timer.h"
+#include "core/sysmon.h"
+#include "core/timer.h"
 
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000

@@ -9,8 +9,8 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "runtime.h"
-#include "rtq.h"
+#include "core/runtime.h"
+#include "core/rtq.h"
 
 /* The process changed its credentials, capabilities or resource limits:
  * the privilege checks read them again.  Context: any, after the change. */
@@ -44,7 +44,7 @@ void wt_prio_start(struct wt_task *t, const struct wt_prio_init *in);
 void wt_prio_init_main(struct wt_task *t);
 /* [atomic, relaxed] some task of the process had a real-time policy (the
  * main task at start, or one set since): sysmon then keeps its short look
- * while every proc is busy (sysmon.c). */
+ * while every proc is busy (core/sysmon.c). */
 extern _Atomic bool wt_prio_rt_seen;
 
 /* sched_setscheduler / sched_setparam on task t: policy WT_PRIO_KEEP keeps

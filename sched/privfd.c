@@ -29,7 +29,7 @@
  * them, so closes there never drop the program's locks.
  *
  * Who has one:
- *   - the helper, one raw thread of weft's (thread.c: wt_thread_raw's
+ *   - the helper, one raw thread of weft's (core/thread.c: wt_thread_raw's
  *     halves), every signal blocked but SIGSEGV and SIGBUS (trap mode's
  *     repairs), made at the first request and kept:
  *     sysmon cannot own a private table (the workers it starts must share
@@ -38,7 +38,7 @@
  *     only there), so that the clone itself allocates nothing and may come
  *     from sysmon, g0 or a task.  A program that never needs it never has
  *     it; with GOMAXPROCS unset sysmon's first cgroup lookup needs it
- *     once the program has a second task (sysmon.c), so most threaded
+ *     once the program has a second task (core/sysmon.c), so most threaded
  *     processes have one more OS thread ("weft-files").
  *     It counts in wt_nthreads: at WEFT_MAXTHREADS it is not made, and
  *     the requests fail (-ENOSYS) until a thread is free: sysmon's probe
@@ -122,14 +122,14 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "base/lock.h"
 #include "privfd.h"
 #include "setxid.h"
-#include "thread.h"
-#include "timer.h"
+#include "core/thread.h"
+#include "core/timer.h"
 #include "vfork.h"
-#include "worker.h"
+#include "core/worker.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1U << 1)

@@ -27,7 +27,7 @@
  *     A holder exits once its last slot is given back (a task exits), so a
  *     program that used many ids at once keeps no extra thread afterwards;
  *     1,000 tasks at once hold three.  Holders count against
- *     WEFT_MAXTHREADS (worker.c) as workers do; at the cap none starts.
+ *     WEFT_MAXTHREADS (core/worker.c) as workers do; at the cap none starts.
  *     glibc puts a robust mutex such a
  *     task holds on that task's TCB list, which no OS thread registers with
  *     the kernel: if the process dies holding it, nobody is told
@@ -36,7 +36,7 @@
  * Rejected: a block per process sized by pid_max (/proc/sys/kernel/pid_max
  * is 4,194,304 wherever systemd sets it, leaving the 255 slots above; and
  * processes that read it before and after a change would lay their ids out
- * differently); a tid lent by a worker (workers exit when idle: worker.c).
+ * differently); a tid lent by a worker (workers exit when idle: core/worker.c).
  * The fake tid is back in the TCB when glibc's call returns: private locks
  * (weft's own, shim/pthread_mutex.c) keep using it.
  */
@@ -45,7 +45,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "config.h"
+#include "core/config.h"
 #include "crash.h"
 #include "pshared.h"
 #include "shmap.h"
@@ -53,7 +53,7 @@
 #include "sigtask.h"
 #include "base/slab.h"
 #include "base/lock.h"
-#include "worker.h"
+#include "core/worker.h"
 
 #define NSLOT 255
 #define PSHARED_BASE (1 << 22)

@@ -4,7 +4,7 @@
 #ifndef WEFT_PSHARED_H
 #define WEFT_PSHARED_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "tls.h"
 
 /* The current task's owner id for process-shared objects (allocated on its

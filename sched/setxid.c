@@ -63,7 +63,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "base/print.h"
 #include "privfd.h"
 #include "readfile.h"
@@ -71,10 +71,10 @@
 #include "vfork.h"
 #include "sigtask.h"
 #include "base/slab.h"
-#include "sysmon.h"
+#include "core/sysmon.h"
 #include "base/throw.h"
-#include "timer.h"
-#include "worker.h"
+#include "core/timer.h"
+#include "core/worker.h"
 
 enum { SLOT_FREE = 0, SLOT_SENT, SLOT_APPLYING, SLOT_DONE, SLOT_GONE };
 

@@ -67,7 +67,7 @@
 
 #include "arch.h"
 #include "base/lock.h"
-#include "park.h"
+#include "core/park.h"
 #include "shmap.h"
 
 #ifndef MAP_SHARED_VALIDATE

@@ -23,7 +23,7 @@
  *    the same siginfo and ucontext the kernel gave;
  *  - holding a weft lock, wherever the pc is (libc or the vDSO called
  *    under the lock: a clock read, a memcpy, a file read; a task's switch
- *    out counts as one, proc.c: wt_mcall), or inside weft
+ *    out counts as one, core/proc.c: wt_mcall), or inside weft
  *    elsewhere, it keeps the siginfo on the worker (m): the
  *    worker runs it at its next point outside weft's locks and switches
  *    (wt_sig_defer_run: a task's switch-in, yield, end of a park, release
@@ -37,8 +37,8 @@
  *    be delivered as it returns, and the trampoline looks again.  Signals a
  *    task raised for itself (SI_TKILL from this process) go back to the
  *    task's queue instead, so they run on that task, not on the thread; if
- *    the task was switching out to park, the park ends (park.c:
- *    wt_park_intr_locked, from proc.c's after_park).  So does a
+ *    the task was switching out to park, the park ends (core/park.c:
+ *    wt_park_intr_locked, from core/proc.c's after_park).  So does a
  *    process-directed one for a task that does not block it, unless the
  *    main task takes it (keep_on_task): the task was chosen for it.
  * A process-directed signal the main task does not block is moved to it
@@ -59,7 +59,7 @@
  * (memcpy), the
  * scheduling checks' file reads and the TLS images' copies are among the
  * others.  Rejected: keeping libc out of every locked section by hand
- * (the way park.c reads the clock before its bucket lock), which the next
+ * (the way core/park.c reads the clock before its bucket lock), which the next
  * change breaks silently; a per-worker depth bumped by every entry into
  * weft (an entry costs a store more on paths that take no lock, and the
  * lock is what a handler can wait for).  The count costs one increment
@@ -99,24 +99,24 @@
 #include <sys/syscall.h>
 #include <ucontext.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "dump.h"
 #include "base/real.h"
 #include "sighandler.h"
 #include "sigstack.h"
 #include "sigtask.h"
-#include "start.h"
+#include "core/start.h"
 #include "syscall.h"
-#include "sysmon.h"
-#include "task.h"
-#include "text.h"
+#include "core/sysmon.h"
+#include "core/task.h"
+#include "core/text.h"
 #include "base/throw.h"
-#include "worker.h"
-#include "park.h"
+#include "core/worker.h"
+#include "core/park.h"
 
 /* ---- the program's handlers ----
  * For each signal whose kernel handler is weft's (the trampoline, crash.c's
- * fault handler, preempt.c's SIGURG handler), the handler the program set,
+ * fault handler, core/preempt.c's SIGURG handler), the handler the program set,
  * if any.  Written by sigaction on any thread (and by a delivery that
  * forgets a one-shot handler); read by the handlers, on any thread, at any
  * moment.  A reader must see a record whole, the old one or the new, and
@@ -264,7 +264,7 @@ bool wt_sig_handler_take(int sig, struct sigaction *out)
 
 /* ---- sigaction ---- */
 
-/* SIGSEGV, SIGBUS (crash.c) and SIGURG (preempt.c): weft's handler stays
+/* SIGSEGV, SIGBUS (crash.c) and SIGURG (core/preempt.c): weft's handler stays
  * in the kernel; the program's is only recorded, and chained from weft's. */
 static bool kept(int sig)
 {
@@ -419,7 +419,7 @@ int wt_sig_action(int sig, const struct sigaction *sa, struct sigaction *old)
 }
 
 
-/* The kernel's dispositions at a dormant start (start.c), read before
+/* The kernel's dispositions at a dormant start (core/start.c), read before
  * weft's handlers replace those of the signals it keeps.  [the start] */
 static WT_BSS_LARGE struct sigaction adopted[65];
 
@@ -926,7 +926,7 @@ static bool to_main(int sig, const siginfo_t *si)
  * no-switch text) or made a blocking call that lost its proc, and the task
  * came back on another worker, or on the same worker struct taken over by
  * a new thread (an idle worker's thread exits and the next worker made
- * takes its struct: worker.c).  sigreturn will run on `to`'s thread.  It
+ * takes its struct: core/worker.c).  sigreturn will run on `to`'s thread.  It
  * restores the alternate signal stack the frame recorded, the first
  * thread's: two threads sharing one would run their SIGURG and fault
  * handlers on the same memory, and one whose thread has exited is unmapped

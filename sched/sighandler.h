@@ -8,7 +8,7 @@
 
 #include <signal.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 /* sigaction for a signal weft takes (wt_sig_takes): the kernel keeps
  * weft's handler (SIGSEGV, SIGBUS, SIGURG) or gets the trampoline, and the
@@ -39,7 +39,7 @@ bool wt_sig_handler_take(int sig, struct sigaction *out);
 /* The signals with a handler recorded (bit sig-1). */
 uint64_t wt_sig_handled(void);
 void wt_sig_handlers_fork_reset(void);      /* fork child */
-/* A start after the program ran without the runtime (start.c: dormant):
+/* A start after the program ran without the runtime (core/start.c: dormant):
  * read reads the kernel's dispositions, before weft installs its own
  * handlers; adopt then records and installs them as sigaction would have
  * (the trampoline for a handler).  Context: the start, initial thread. */

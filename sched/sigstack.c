@@ -21,7 +21,7 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "sigstack.h"
 
 #ifndef SS_AUTODISARM

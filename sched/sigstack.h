@@ -7,7 +7,7 @@
 
 #include <signal.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 /* sigaltstack on t: sets t's alternate stack from ss (may be NULL), the
  * previous one in *old (may be NULL), as the kernel does for a thread; sp

@@ -4,7 +4,7 @@
  * A task's signal mask (pthread_sigmask, sigprocmask) is a field of the
  * task; the worker thread carries it while the task runs.  m->sigmask is
  * what weft last set on the thread, so a switch between tasks with equal
- * masks costs two compares and no system call.  Ordering (proc.c):
+ * masks costs two compares and no system call.  Ordering (core/proc.c):
  *   1. before the switch, the switching side blocks on the thread what the
  *      next task blocks more (wt_sig_preswitch): the mask only grows;
  *   2. the switch; m->after releases the previous task's locks;
@@ -27,11 +27,11 @@
  *           - a queued waiter is taken out of its wait (wt_park_interrupt);
  *           - a task running on a worker gets a poke: SIGURG queued to that
  *             thread with a marker (SI_QUEUE, sival WT_POKE, our pid).
- *   task:   every switch-in, mask change (wt_sig_setmask) and park (park.c,
+ *   task:   every switch-in, mask change (wt_sig_setmask) and park (core/park.c,
  *           under the bucket lock) reads sigpend after its own writes and
  *           a full fence.
  * A task switched back into a park (t->sig_hold) raises nothing until the
- * park has finished with t->waiter and t->timer (park.c raises then): a
+ * park has finished with t->waiter and t->timer (core/park.c raises then): a
  * handler that sleeps or waits reuses both.
  * The pairs are store-buffer (Dekker) pairs, a fence on each side: either
  * the task's load sees the bit or the sender sees the task's store
@@ -65,7 +65,7 @@
  * measured with bench/signal_rate (modes 3-5, a sender that pthread_kills
  * a busy thread and waits for its handler's sem_post): the task the
  * handler readied waited about 1 ms in runnext behind the task that ran
- * on (proc.c: wt_ready_m now wakes a worker for it), and a signal that
+ * on (core/proc.c: wt_ready_m now wakes a worker for it), and a signal that
  * landed inside weft (a loop of pthread_getschedparam) waited for
  * sysmon's pokes, which mostly landed inside weft again (shim/sched.c now
  * runs it as the call returns).  Medians of 5 runs of 1 s, natively /
@@ -92,14 +92,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "sighandler.h"
-#include "park.h"
+#include "core/park.h"
 #include "sigtask.h"
 #include "syscall.h"
-#include "task.h"
-#include "text.h"
-#include "worker.h"
+#include "core/task.h"
+#include "core/text.h"
+#include "core/worker.h"
 
 #define WT_POKE 0x77656674 /* "weft" */
 
@@ -229,7 +229,7 @@ void wt_sig_switchin_slow(struct wt_task *t)
 	}
 	if ((atomic_load_explicit(&t->sigpend, memory_order_relaxed) || wt_sig_proc_for(t)) &&
 	    !t->sig_hold)
-		deliver(t); /* held: park.c delivers once the park is over */
+		deliver(t); /* held: core/park.c delivers once the park is over */
 	/* Signals that interrupted weft on this worker (sighandler.c). */
 	wt_sig_defer_check(t->m);
 }
@@ -302,7 +302,7 @@ void wt_sig_handler_leave(struct wt_task *t, uint64_t old)
 		deliver(t);
 }
 
-/* Context: t, exiting (task.c), after its destructors: what t may still
+/* Context: t, exiting (core/task.c), after its destructors: what t may still
  * take runs now, as natively the thread takes a signal the kernel chose it
  * for at its next return from the kernel; then t blocks every signal, so
  * routers pass it by, and what is pending for the process goes to other
@@ -379,7 +379,7 @@ bool wt_sig_wait_end(struct wt_task *t, int r, int err, unsigned intr)
 /* ---- sigsuspend and pause on a task ----
  * The task's mask becomes the call's for the wait (so senders see what it
  * takes), and the task parks on its own handler count: a signal it takes
- * interrupts the park (park.c: wt_park_interrupt, and the look at sigpend
+ * interrupts the park (core/park.c: wt_park_interrupt, and the look at sigpend
  * before it queues), and its handler runs as the task resumes.  The call
  * returns once a program handler ran on the task (t->sighandled moved), so
  * a wake-up that ran none is waited through, or a cancel of a call marked
@@ -488,7 +488,7 @@ void wt_sig_poke(struct wt_m *m)
  * coalesces, as the kernel's pending one would), and a marked SIGURG of
  * weft's (the carrier) is raised; whichever SIGURG the thread takes next,
  * carrier or request, its handler runs the kept one (wt_sig_urg_owed,
- * preempt.c).  A carrier merged into a request is harmless; one that finds
+ * core/preempt.c).  A carrier merged into a request is harmless; one that finds
  * the slot emptied does a poke's work (it may have absorbed one), outside
  * weft only (wt_sig_urg).  A SIGURG the task blocks is raised as a signal,
  * for its sigwait, whose rt_sigtimedwait takes it from the kernel. */
@@ -634,7 +634,7 @@ bool wt_sig_poked(void *uc)
 	struct wt_task *t = wt_cur();
 	wt_sig_redeliver(uc);
 	/* A task finishing a park (t->sig_hold) takes its signals as the
-	 * park returns (park.c). */
+	 * park returns (core/park.c). */
 	if (!t || t->sig_hold)
 		return false;
 	uint64_t pend = (atomic_load_explicit(&t->sigpend, memory_order_relaxed) |
@@ -656,7 +656,7 @@ bool wt_sig_poked(void *uc)
 	return true;
 }
 
-/* SIGURG that is not a preemption request (preempt.c's handler asks here
+/* SIGURG that is not a preemption request (core/preempt.c's handler asks here
  * first): a poke, or one for a task that blocks SIGURG.  true: handled;
  * false: the program's own, to chain. */
 bool wt_sig_urg(siginfo_t *si, void *uc)
@@ -698,7 +698,7 @@ uint64_t wt_sig_thread_init(struct wt_m *m)
 }
 
 /* Context: start, on the initial thread of a process whose main began
- * before weft started (start.c): from the read of the program's alternate
+ * before weft started (core/start.c): from the read of the program's alternate
  * stack and handlers to the main task's record of both, the kernel's are
  * weft's or the program's and the task's not set yet; a program handler
  * run there ran on weft's signal stack, not the one the program gave
@@ -742,5 +742,5 @@ void wt_sig_init(void)
 {
 	wt_pid = (int)wt_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	wt_sig_uid_refresh();
-	/* The SIGURG handler is preempt.c's; it hands pokes to wt_sig_urg. */
+	/* The SIGURG handler is core/preempt.c's; it hands pokes to wt_sig_urg. */
 }

@@ -11,7 +11,7 @@
 #ifndef WEFT_SIGTASK_H
 #define WEFT_SIGTASK_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 #define WT_SIGBIT(s) (1ull << ((s) - 1))
 #define WT_SIG_KEEP (WT_SIGBIT(SIGSEGV) | WT_SIGBIT(SIGBUS) | WT_SIGBIT(SIGURG) | \
@@ -27,7 +27,7 @@ void wt_sig_uid_refresh(void);             /* after a change of ids (setxid.c) *
 void wt_sig_info_self(siginfo_t *si, int sig, int code);
 uint64_t wt_sig_thread_init(struct wt_m *m); /* a worker thread, first thing */
 void wt_sig_block_all(void);               /* sysmon */
-/* A dormant start (start.c): hold returns the thread's mask and blocks all
+/* A dormant start (core/start.c): hold returns the thread's mask and blocks all
  * but the faults; release gives the thread its mask back, as m's. */
 uint64_t wt_sig_start_hold(void);
 void wt_sig_start_release(struct wt_m *m, uint64_t mask);
@@ -56,7 +56,7 @@ void wt_sig_poke(struct wt_m *m);          /* SIGURG to m's thread */
  * on the thread would absorb it (sigtask.c).  Context: t on m, or m's g0
  * (a handler included). */
 void wt_sig_raise(struct wt_m *m, struct wt_task *t, int sig, const siginfo_t *si, bool sigok);
-/* The SIGURG handler (preempt.c), after its own work, on any SIGURG: the
+/* The SIGURG handler (core/preempt.c), after its own work, on any SIGURG: the
  * program's SIGURG kept on this thread's worker, if the task it runs
  * takes it (*si its siginfo; then the caller runs the program's handler).
  * Context: the SIGURG handler. */

@@ -122,15 +122,15 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
-#include "runtime.h"
-#include "config.h"
+#include "core/runtime.h"
+#include "core/config.h"
 #include "base/print.h"
 #include "base/slab.h"
 #include "stack.h"
 #include "stack_pack.h"
 #include "syscall.h"
 #include "tls.h"
-#include "unjoined.h"
+#include "core/unjoined.h"
 
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
@@ -1062,11 +1062,11 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
 }
 
 /* A joinable task has exited (context: the next context of its worker,
- * with no lookup by pthread_t in progress: task.c): its home slot goes
+ * with no lookup by pthread_t in progress: core/task.c): its home slot goes
  * back now, warm, instead of at its join, so the next spawn reuses it (a
  * program that creates many threads and joins them later runs them on a
  * few warm slots); its pthread_t stays reserved, with a small record of
- * what its join needs (unjoined.c), until the join or detach
+ * what its join needs (core/unjoined.c), until the join or detach
  * (wt_stack_unjoined_end).  A slot keeps at most 64 such addresses (its
  * later TCBs sit that many alignments lower at most), so an owner that
  * finds them all taken keeps its stack and record until its join, as does
@@ -1110,7 +1110,7 @@ void wt_stack_unjoined_end(uintptr_t tp, int ended)
 }
 
 /* addr lies in the arena: a pthread_t there is a slot owner's, an
- * unjoined task's (unjoined.c) or stale. */
+ * unjoined task's (core/unjoined.c) or stale. */
 bool wt_stack_in_arena(uintptr_t addr)
 {
 	return atomic_load_explicit(&inited, memory_order_acquire) && A.nslots > 0 &&

@@ -4,7 +4,7 @@
 #ifndef WEFT_STACK_H
 #define WEFT_STACK_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 /* 0 or -errno; fixed: exactly size bytes, no growth (stack.c). */
 int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed);
@@ -13,7 +13,7 @@ void wt_stack_touched(uintptr_t addr, size_t len); /* the program remapped it */
 /* Before the kernel writes [buf, buf + len): a guard page there moves first. */
 void wt_stack_prepare(const void *buf, size_t len);
 /* How a released task ended, remembered by its free home slot so that a
- * stale pthread_t gets glibc's answers (task.c: wt_task_ended). */
+ * stale pthread_t gets glibc's answers (core/task.c: wt_task_ended). */
 enum { WT_ENDED_UNKNOWN = 0, WT_ENDED_JOINED = 1, WT_ENDED_DETACHED = 2 };
 void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended); /* ended: WT_ENDED_* */
 struct wt_task *wt_stack_owner(uintptr_t addr); /* task whose slot holds addr */

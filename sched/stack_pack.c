@@ -32,13 +32,13 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "base/lock.h"
 #include "base/slab.h"
 #include "stack.h"
 #include "stack_pack.h"
 #include "syscall.h"
-#include "timer.h"
+#include "core/timer.h"
 
 #define PAGE 4096ul
 #define PACK_GUARD_MAX (64ul << 10) /* largest guard packed */

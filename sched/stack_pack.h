@@ -5,7 +5,7 @@
 #ifndef WEFT_STACK_PACK_H
 #define WEFT_STACK_PACK_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 #define WT_SLOT_SIZE (64ul << 20) /* an arena slot (stack.c) */
 #define WT_PACK_TAG 1ul          /* low bit of a slot's owner word: a pack, not a task */

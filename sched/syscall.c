@@ -9,7 +9,7 @@
  *     since its previous look (the same syscalltick) is taken with a CAS
  *     SYSCALL -> IDLE and handed to another worker if there is work
  *     (wt_handoffp), so the other tasks keep running.  sysmon looks again
- *     20 µs after it first sees a call with work behind it (sysmon.c), so
+ *     20 µs after it first sees a call with work behind it (core/sysmon.c), so
  *     a proc changes hands about 20 µs into a blocking call; a first
  *     sighting alone does not shorten sysmon's later sleeps (most calls
  *     are over by the second look).  As in Go, a
@@ -20,12 +20,12 @@
  *     it when the proc has work queued (Go's entersyscall wakes a sysmon in
  *     its deep sleep the same way); wt_sysmon_slow makes that one kick per
  *     long sleep, and sysmon clears it for a while after kicks that found
- *     the call over (sysmon.c): a program making many short calls (an
+ *     the call over (core/sysmon.c): a program making many short calls (an
  *     SQLite database writing its file) would otherwise wake sysmon at
  *     every one, and sysmon would take a CPU from a busy worker each time.
  *   exitsyscall: CAS SYSCALL -> RUNNING; success means nobody took it.
  *     Otherwise the worker tries an idle proc; failing that, the task
- *     goes to a busy proc's runnext (proc.c: wt_ready_busy; that proc's
+ *     goes to a busy proc's runnext (core/proc.c: wt_ready_busy; that proc's
  *     task gives way within about 1 ms) or the head of the global queue,
  *     and the worker sleeps until a proc is handed to it.
  * Between enter and exit the worker touches nothing of the proc: the CAS
@@ -38,7 +38,7 @@
  * Implicit calls: the same bracket around a system call nobody intercepted
  * (stdio's internal read, an inline `syscall` instruction, glibc's internal
  * lock waits), entered from outside.  When sysmon finds such a worker
- * blocked (blocked.c), it signals it; the SIGURG handler (preempt.c),
+ * blocked (blocked.c), it signals it; the SIGURG handler (core/preempt.c),
  * seeing the interrupted context sit on a system call outside libweft with
  * m->insyscall == 0, calls wt_implicit_enter, which does what
  * wt_entersyscall does and marks the worker (m->implicit, counted in
@@ -55,27 +55,27 @@
  * the task and stops the worker, as wt_exitsyscall does.  Until then the
  * task runs on a worker without a proc; sysmon signals such a worker whose
  * CPU clock advances, and the handler sends it through the stub at the
- * next safe point (preempt.c).  Only code interrupted inside a kernel call
+ * next safe point (core/preempt.c).  Only code interrupted inside a kernel call
  * outside libweft gives up its proc: a weft-internal futex wait, whose
  * caller may be using m->p, never does.
  *
- * Layering: this file and the scheduler (proc.c) call each other, as they
+ * Layering: this file and the scheduler (core/proc.c) call each other, as they
  * share who owns m->p: the bracket switches and finds procs through
- * proc.c (wt_mcall, wt_pidleget, wt_handoffp, wt_preempt_yield) and
- * worker.c (wt_stopm); the scheduler asks here, at each entry from a task,
- * which proc it may use (wt_curp, wt_implicit_*).  preempt.c sits above
+ * core/proc.c (wt_mcall, wt_pidleget, wt_handoffp, wt_preempt_yield) and
+ * core/worker.c (wt_stopm); the scheduler asks here, at each entry from a task,
+ * which proc it may use (wt_curp, wt_implicit_*).  core/preempt.c sits above
  * both: it calls wt_implicit_enter and wt_implicit_exit, and nothing here
  * calls it.
  */
-#include "runtime.h"
-#include "proc.h"
-#include "runq.h"
+#include "core/runtime.h"
+#include "core/proc.h"
+#include "core/runq.h"
 #include "sigtask.h"
 #include "syscall.h"
-#include "sysmon.h"
+#include "core/sysmon.h"
 #include "base/throw.h"
 #include "timeline.h"
-#include "worker.h"
+#include "core/worker.h"
 
 void wt_entersyscall(void)
 {
@@ -108,7 +108,7 @@ static void after_lost_proc(struct wt_m *m, struct wt_task *t, void *arg)
 	/* First in line: it may hold what tasks blocked in the kernel wait
 	 * for (a lock taken inside the call), and at WEFT_MAXTHREADS a new
 	 * task run before it could take the last thread and block too.  With
-	 * every proc busy, the runnext of one of them (proc.c: wt_ready_busy),
+	 * every proc busy, the runnext of one of them (core/proc.c: wt_ready_busy),
 	 * whose running task gives way within about 1 ms; else the head of
 	 * the global queue, taken before any proc's own queue. */
 	if (wt_ready_busy(t)) {
@@ -129,7 +129,7 @@ void wt_exitsyscall(void)
 	if (!t)
 		return;
 	struct wt_m *m = t->m;
-	/* The bracket's count and proc are this worker's (proc.c: wt_mcall
+	/* The bracket's count and proc are this worker's (core/proc.c: wt_mcall
 	 * makes the same check before it loads a g0). */
 	if (unlikely(m->curg != t))
 		wt_throw("a task leaves a system call on a worker that is not running it");
@@ -278,7 +278,7 @@ void wt_implicit_exit(struct wt_m *m)
 /* Context: wt_mcall, on a task about to switch out (a parking task holds
  * its bucket lock: no queueing here).  Ends an implicit system call: the
  * proc back, or none, and then the call is over all the same (insyscall 0,
- * m->p NULL) and g0 stops the worker once the switch is done (proc.c). */
+ * m->p NULL) and g0 stops the worker once the switch is done (core/proc.c). */
 void wt_implicit_switch_out(struct wt_m *m)
 {
 	if (!wt_implicit_settle(m) && m->insyscall == 1) {

@@ -6,7 +6,7 @@
 #ifndef WEFT_SYSCALL_H
 #define WEFT_SYSCALL_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 void wt_entersyscall(void);                /* task, before a call that may block */
 void wt_exitsyscall(void);                 /* task, after it; may switch */
@@ -17,7 +17,7 @@ void wt_exitsyscall(void);                 /* task, after it; may switch */
 int wt_sysmon_retake(int64_t now, int *seen);
 struct wt_p *wt_curp(void);                /* task: the proc it may use, NULL in a syscall */
 
-/* Implicit calls (entered by the SIGURG handler, preempt.c). */
+/* Implicit calls (entered by the SIGURG handler, core/preempt.c). */
 void wt_implicit_enter(struct wt_m *m);    /* signal handler: wt_entersyscall's work */
 bool wt_implicit_settle(struct wt_m *m);   /* task: try to end an implicit syscall, no switch */
 void wt_implicit_exit(struct wt_m *m);     /* task: end it; may switch (queue + stop worker) */

@@ -29,7 +29,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "cpuclock.h"
 #include "base/lock.h"
 #include "pshared.h"

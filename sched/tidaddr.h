@@ -6,7 +6,7 @@
 #ifndef WEFT_TIDADDR_H
 #define WEFT_TIDADDR_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 /* set_tid_address on the calling task t: addr becomes its clear-tid word
  * (NULL: none).  Returns t's id (gettid).  Context: t. */

@@ -13,20 +13,20 @@
  * dump and in a crash report.
  *
  * What is recorded, and where:
- *   RUN / STOP   proc.c, at every switch in and out of a task (execute,
+ *   RUN / STOP   core/proc.c, at every switch in and out of a task (execute,
  *                wt_mcall): the slices of each worker's track.  A STOP
  *                for a park carries the task's wait reason (the string
  *                weft keeps for the dump) and, for an IO wait, the
  *                descriptor;
- *   WAKE         proc.c (wt_ready_m, wt_inject): who readied whom.  The
+ *   WAKE         core/proc.c (wt_ready_m, wt_inject): who readied whom.  The
  *                record's flow id is kept in the woken task (tl_flow) and
  *                its next RUN carries it, so the writer draws an arrow
  *                from the waker's slice to the woken task's next slice
  *                without matching records across rings;
- *   CREATE, EXIT task.c; STEAL proc.c; PREEMPT (sysmon's request)
- *                preempt.c; RETAKE (a proc taken from a blocked system
+ *   CREATE, EXIT core/task.c; STEAL core/proc.c; PREEMPT (sysmon's request)
+ *                core/preempt.c; RETAKE (a proc taken from a blocked system
  *                call) and LOSTPROC syscall.c; HANDOFF (a proc handed to
- *                another worker) proc.c.
+ *                another worker) core/proc.c.
  *
  * Off (the default), each of those places costs one load and one
  * predictable branch on wt_tl_on.
@@ -38,12 +38,12 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
-#include "config.h"
+#include "core/runtime.h"
+#include "core/config.h"
 #include "base/print.h"
 #include "base/slab.h"
 #include "timeline.h"
-#include "timer.h"
+#include "core/timer.h"
 
 WT_DORMANT_DATA bool wt_tl_on;
 struct wt_tlbuf *_Atomic wt_tl_bufs;
@@ -183,7 +183,7 @@ void wt_tl_worker(struct wt_m *m)
 	m->tlbuf = buf_new(m->id, m->ostid);
 }
 
-/* Context: start.c, on the initial thread running main (m0), before
+/* Context: core/start.c, on the initial thread running main (m0), before
  * sysmon and any other worker start (creating them publishes wt_tl_on
  * and the rings to them).  Tracing starts here, with main's first slice. */
 void wt_tl_start(struct wt_m *m0)

@@ -6,7 +6,7 @@
 #ifndef WEFT_TIMELINE_H
 #define WEFT_TIMELINE_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 /* What a record says.  task is a task id; arg and arg2 as listed. */
 enum wt_tl_kind {
@@ -72,7 +72,7 @@ void wt_tl_switch(struct wt_m *m, struct wt_task *t, int why, struct wt_task *ne
 void wt_tl_wake(struct wt_m *m, struct wt_task *t);
 void wt_tl_event(struct wt_m *m, uint32_t kind, uint64_t task, uint64_t arg, uint64_t arg2);
 
-void wt_tl_start(struct wt_m *m0);         /* start.c: before sysmon; m0 runs main */
+void wt_tl_start(struct wt_m *m0);         /* core/start.c: before sysmon; m0 runs main */
 void wt_tl_worker(struct wt_m *m);         /* a new worker, on its own thread */
 void wt_tl_fork_reset(void);               /* fork child, alone: rings emptied */
 void wt_tl_fork_child(void);               /* fork child, end of reset: its track, writer */

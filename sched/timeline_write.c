@@ -68,19 +68,19 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "runtime.h"
-#include "config.h"
+#include "core/runtime.h"
+#include "core/config.h"
 #include "base/lock.h"
 #include "base/print.h"
 #include "privfd.h"
 #include "readfile.h"
-#include "runq.h"
+#include "core/runq.h"
 #include "sigtask.h"
 #include "base/slab.h"
 #include "symbol.h"
 #include "timeline.h"
-#include "timer.h"
-#include "worker.h"
+#include "core/timer.h"
+#include "core/worker.h"
 
 #define NAMES 1024                      /* start functions named, cache slots */
 #define PERIOD_NS 10000000ll            /* the writer's tick: 10 ms */

@@ -44,7 +44,7 @@
  * the process dies without a word (glibc's own code reads the TCB: errno,
  * a lazy PLT binding, pthread_create).  weft's handlers and masks keep
  * SIGSEGV and SIGBUS open (sigtask.c: wt_sig_eff; the raw clone at start,
- * thread.c; wt_stack_prepare); where glibc blocks every signal itself
+ * core/thread.c; wt_stack_prepare); where glibc blocks every signal itself
  * around a clone it runs pinned (wt_tls_pin: pthread_create, fork, vfork,
  * posix_spawn, a SIGEV_THREAD timer_create); the fault report pins before
  * it gives SIGSEGV its default action (crash.c).  Not covered: glibc's own
@@ -67,15 +67,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "runtime.h"
-#include "config.h"
+#include "core/runtime.h"
+#include "core/config.h"
 #include "base/print.h"
 #include "readfile.h"
 #include "base/real.h"
 #include "base/slab.h"
 #include "tls.h"
 #include "tls_static.h"
-#include "worker.h"
+#include "core/worker.h"
 
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;
@@ -457,7 +457,7 @@ void wt_tls_adapt(struct wt_m *m)
 	look_reset(m);
 }
 
-/* On m's thread, on g0, before the thread exits (worker.c): the kernel
+/* On m's thread, on g0, before the thread exits (core/worker.c): the kernel
  * keeps g0's own base, so nothing of the exit faults into the guard
  * window, which m's next thread takes over. */
 void wt_tls_worker_leave(struct wt_m *m)
@@ -548,7 +548,7 @@ int wt_tls_init(void)
 	if (spec_desc)
 		wt_off_specific = spec_desc[2];
 	/* The first block of key values lies just below specific[] (glibc
-	 * points main's specific[0] at it); task.c relies on that. */
+	 * points main's specific[0] at it); core/task.c relies on that. */
 	char *self = (char *)wt_tls_pd(wt_arch_get_tp());
 	if (wt_off_specific &&
 	    ((void **)(self + wt_off_specific))[0] != self + wt_off_specific - 32 * 2 * sizeof(void *))

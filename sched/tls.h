@@ -5,7 +5,7 @@
 #ifndef WEFT_TLS_H
 #define WEFT_TLS_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 int wt_tls_init(void);                     /* 0, or -ENOTSUP: glibc lacks what it needs */
 /* Builds a TCB + static TLS under top; returns its thread pointer, 0 when
@@ -87,7 +87,7 @@ bool wt_tls_fault(uintptr_t addr);         /* SIGSEGV: repaired a reverted fs? *
  * right one back now, about 20 ns, rather than at the next TLS access by
  * a fault, a few µs.  tp is the one in use (m->cur_tp, a task's tp).
  * Context: the thread itself; touches no TLS. */
-/* Trap mode: m switches tasks (proc.c, before wt_ctx_switch); every
+/* Trap mode: m switches tasks (core/proc.c, before wt_ctx_switch); every
  * WT_TLS_LOOK switches (a quarter of that in syscall mode, where each
  * switch costs a system call) it looks at its mode (tls.c).  Context: m. */
 #define WT_TLS_LOOK 4096

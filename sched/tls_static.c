@@ -53,8 +53,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
-#include "config.h"
+#include "core/runtime.h"
+#include "core/config.h"
 #include "base/print.h"
 #include "base/slab.h"
 #include "base/throw.h"

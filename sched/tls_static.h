@@ -5,7 +5,7 @@
 #ifndef WEFT_TLS_STATIC_H
 #define WEFT_TLS_STATIC_H
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 void wt_tls_static_init(void);
 char *wt_tls_stack_hi(uintptr_t tp, bool compact); /* a task's stack start */

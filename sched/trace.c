@@ -33,15 +33,15 @@
  * procs are never freed; the task list is walked under alllock, so no task
  * struct is released while it is read.
  */
-#include "runtime.h"
-#include "task.h"
-#include "config.h"
+#include "core/runtime.h"
+#include "core/task.h"
+#include "core/config.h"
 #include "base/print.h"
-#include "runq.h"
+#include "core/runq.h"
 #include "stack.h"
 #include "tls_static.h"
 #include "trace.h"
-#include "worker.h"
+#include "core/worker.h"
 
 static const char *bool_str(bool b)
 {

@@ -19,7 +19,7 @@
  *   2. it sends SIGURG with si_value = the request's id to the thread that
  *      answered for this pid last (a small table of pid -> tid), then to
  *      each other worker in turn;
- *   3. the thread's SIGURG handler (preempt.c hands it here:
+ *   3. the thread's SIGURG handler (core/preempt.c hands it here:
  *      wt_ptrace_signal) finds the request meant for its own tid, makes the
  *      system call, stores the result and wakes the caller;
  *   4. the caller waits on `done`, sending again every 10 ms (a SIGURG
@@ -28,7 +28,7 @@
  *      after 1 s.  The first answer other than ESRCH is the request's; the
  *      thread that gave it is remembered for the pid.
  * A worker that answered is a tracer: it never retires for idleness
- * (worker.c), since the kernel detaches every tracee of an exiting thread.
+ * (core/worker.c), since the kernel detaches every tracee of an exiting thread.
  *
  * Rejected: binding a tracing task to its worker (Go's LockOSThread, which
  * Go requires for ptrace) — every park, yield and hand-off of the
@@ -46,11 +46,11 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "base/lock.h"
 #include "sigtask.h"
 #include "tracer.h"
-#include "worker.h"
+#include "core/worker.h"
 
 static wt_lock_t ptrace_lock = WT_LOCK_INIT(WT_RANK_PTRACE);
 

@@ -41,7 +41,7 @@
  * accept in flight ended a program's accept with "Operation canceled"
  * (python-http, 1 request in 1,000, once in ten soak rounds).  Each
  * worker counts its calls in flight (m->uring_inflight) and does not
- * retire while any is (worker.c).
+ * retire while any is (core/worker.c).
  *
  * Where the kernel finishes a call: the retry after the poll wake-up runs
  * as task work on the OS thread that submitted (a worker), which the kernel
@@ -84,13 +84,13 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "netpoll.h"
-#include "park.h"
+#include "core/park.h"
 #include "base/print.h"
 #include "privfd.h"
-#include "proc.h"
-#include "task.h"
+#include "core/proc.h"
+#include "core/task.h"
 #include "base/throw.h"
 #include "uring.h"
 
@@ -339,7 +339,7 @@ static int call(uint8_t op, int fd, uint64_t addr, uint64_t off, uint32_t len, u
 		return WT_URING_NORING;
 	atomic_store_explicit(&t->uring_done, 0, memory_order_relaxed);
 	/* The submitting thread owns the call in the kernel: it must not exit
-	 * before the CQE (worker.c).  t stays on this worker until it parks. */
+	 * before the CQE (core/worker.c).  t stays on this worker until it parks. */
 	t->uring_m = t->m;
 	atomic_fetch_add_explicit(&t->uring_m->uring_inflight, 1, memory_order_relaxed);
 	if (submit(op, fd, addr, off, len, opflags, (uint64_t)(uintptr_t)t) < 0) {

@@ -7,7 +7,7 @@
 
 #include <sys/socket.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 /* How wt_uring_connect / wt_uring_accept ended. */
 enum wt_uring_end {

@@ -31,7 +31,7 @@
  * parent until the call is over: a handler of weft's in either would find
  * the task's TLS in the state above.
  *
- * In a dormant process (start.c) none of that applies: no task, the
+ * In a dormant process (core/start.c) none of that applies: no task, the
  * program's own dispositions in the kernel, no handler of weft's.  Only
  * wt_vfork_child() is set (a call of the child's still changes nothing of
  * the parent's); the mask is not touched, as glibc's vfork does not: a
@@ -42,9 +42,9 @@
 #include <signal.h>
 #include <sys/syscall.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 #include "sighandler.h"
-#include "start.h"
+#include "core/start.h"
 #include "syscall.h"
 #include "tls.h"
 #include "vfork.h"
@@ -72,7 +72,7 @@ void wt_vfork_enter(void)
 	bool on = wt_runtime_on();
 	vf.runtime = on;
 	if (!on) {
-		/* Dormant (start.c): the kernel holds the program's
+		/* Dormant (core/start.c): the kernel holds the program's
 		 * dispositions and no handler of weft's, and no task's state
 		 * is in the TLS, so the call is as glibc's: the mask is left
 		 * alone (3 system calls fewer for each command a shell runs). */

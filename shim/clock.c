@@ -141,7 +141,7 @@ WT_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
 {
 	wt_real_init();
 	/* A SIGEV_THREAD timer's helper thread is a second thread: a dormant
-	 * process starts the runtime first (sched/start.c). */
+	 * process starts the runtime first (sched/core/start.c). */
 	if (sev && sev->sigev_notify == SIGEV_THREAD && !wt_runtime_on())
 		(void)wt_runtime_start();
 	if (likely(clk >= 0 && clk != CLOCK_THREAD_CPUTIME_ID) || !wt_runtime_on())

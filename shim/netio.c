@@ -48,7 +48,7 @@
 #include "../sched/stack.h"
 #include "../sched/netpoll.h"
 #include "../sched/privfd.h"
-#include "../sched/task.h"
+#include "core/task.h"
 #include "../sched/uring.h"
 
 /* Arguments of one call, for its non-blocking and plain forms. */

@@ -31,7 +31,7 @@
 #include "../sched/privfd.h"
 #include "../sched/netpoll.h"
 #include "../sched/pollwatch.h"
-#include "../sched/task.h"
+#include "core/task.h"
 
 static long fail(long r)
 {

@@ -32,7 +32,7 @@
 #include "../sched/pprof.h"
 #include "../sched/prio.h"
 #include "../sched/sighandler.h"
-#include "../sched/task.h"
+#include "core/task.h"
 
 #define KIND_MASK 3
 #define KIND_PI 32

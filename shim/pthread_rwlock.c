@@ -34,7 +34,7 @@
  * before it parks, and parks only if validate, under the bucket lock, still
  * sees the bit set and the lock still unavailable to it.  Whoever clears a
  * bit wakes that queue — all readers, or one writer — so a bit cleared after
- * a waiter's validate finds the waiter queued (park.c's protocol).
+ * a waiter's validate finds the waiter queued (core/park.c's protocol).
  *
  * Who clears the bits:
  *   write unlock   kind 0: clears everything, wakes all readers and one
@@ -72,7 +72,7 @@
 #include "shim.h"
 #include "../sched/sighandler.h"
 #include "../sched/deadlock.h"
-#include "../sched/task.h"
+#include "core/task.h"
 
 #define R_MASK ((1u << 29) - 1)
 #define R_MAX ((1u << 28) - 1)

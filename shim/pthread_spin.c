@@ -11,7 +11,7 @@
 
 #include "shim.h"
 #include "../sched/sighandler.h"
-#include "../sched/proc.h"
+#include "core/proc.h"
 
 static inline bool take(_Atomic int *w)
 {

@@ -74,7 +74,7 @@ struct wt_task *wt_shim_task_of_id(pid_t id)
 	})
 
 /* A change of policy, priority, niceness or CPU mask on a dormant
- * process's initial thread (sched/start.c) starts the runtime first: the
+ * process's initial thread (sched/core/start.c) starts the runtime first: the
  * main task keeps what was set from then on, as glibc keeps the policy
  * pthread_setschedparam set (a later start would find only the kernel's,
  * and a thread would then inherit another policy than natively). */
@@ -95,7 +95,7 @@ static int sys_ret(long r)
 }
 
 /* A pthread_t of weft's whose task has exited and is not joined: its
- * record kept for its join, a small one left (sched/unjoined.c), or ended
+ * record kept for its join, a small one left (sched/core/unjoined.c), or ended
  * detached.  glibc's descriptor of such a thread holds tid 0 (the kernel
  * cleared it at the exit), and -1 once a join took it: the calls that
  * check it (the pthread_*sched* family) say ESRCH for both; the affinity
@@ -115,7 +115,7 @@ static int ended(pthread_t th)
 /* The live task th names, or NULL with *e set: ESRCH or GONE_UNJOINED for
  * a task that ended, 0 for a thread weft did not make (the libc table is
  * then ready for the caller's fallback to glibc).  A task found is used
- * inside a lookup section (sched/task.c), which the caller ends
+ * inside a lookup section (sched/core/task.c), which the caller ends
  * (wt_task_lookup_end). */
 static struct wt_task *task_of_pthread(pthread_t th, int *e)
 {

@@ -30,7 +30,7 @@
 #include "shim.h"
 #include "../sched/prio.h"
 #include "../sched/sighandler.h"
-#include "../sched/task.h"
+#include "core/task.h"
 
 struct wsem {
 	_Atomic uint64_t data;

@@ -24,7 +24,7 @@
 #include "../sched/sighandler.h"
 #include "../sched/sigstack.h"
 #include "../sched/sigtask.h"
-#include "../sched/task.h"
+#include "core/task.h"
 
 
 static uint64_t bits_of(const sigset_t *set)

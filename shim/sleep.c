@@ -12,7 +12,7 @@
 
 #include "shim.h"
 #include "../sched/cpuclock.h"
-#include "../sched/task.h"
+#include "core/task.h"
 
 /* Parks until deadline (mono ns).  Returns 0, or EINTR when a signal's
  * handler ran (it ran as the task resumed, sched/sigtask.c). */

@@ -16,7 +16,7 @@
 #include "shim.h"
 #include "../sched/fork.h"
 #include "../sched/netpoll.h"
-#include "../sched/worker.h"
+#include "core/worker.h"
 
 #define PINNED(call)                            \
 	({                                      \

@@ -73,7 +73,7 @@
 #include "../sched/privfd.h"
 #include "../sched/shmap.h"
 #include "../sched/stack.h"
-#include "../sched/task.h"
+#include "core/task.h"
 #include "../sched/uring.h"
 
 #ifndef FUTEX_LOCK_PI2

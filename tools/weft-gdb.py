@@ -8,7 +8,7 @@
 #
 # `info tasks` replaces gdb's Ada command of that name (also: `info
 # weft-tasks`).  It reads weft's own structures through libweft.so's debug
-# information: wt_sched.alltasks (sched/runtime.h, struct wt_task).
+# information: wt_sched.alltasks (sched/core/runtime.h, struct wt_task).
 #
 # `task N CMD` on a task that is switched out (waiting or runnable) loads the
 # registers its last switch saved (arch/x86_64/switch.S: the frame at

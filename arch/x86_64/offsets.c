@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "arch.h"
-#include "../../sched/runtime.h"
+#include "core/runtime.h"
 #include "../../sched/tls.h"
 
 struct tcbhead {

@@ -36,7 +36,7 @@
  * to a page between the large ones (a first touch of a page is a fault,
  * and on a paravirtualised guest each costs 20-40 µs). */
 #define WT_BSS_LARGE __attribute__((section(".bss.large")))
-/* What a dormant process (start.c) runs and writes from exec to exit: its
+/* What a dormant process (core/start.c) runs and writes from exec to exit: its
  * code in one group at the head of .text (the linker gathers .text.hot.*
  * there, beside .plt), its variables on the page of the writable segment
  * the loader writes anyway (sched/bss.ld: one page fault for all of it;

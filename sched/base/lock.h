@@ -27,7 +27,7 @@ typedef struct {
  * this is not zero.  A thread-local of the context (a task's, g0's, or a
  * thread's weft did not create), so taking a lock costs one increment of
  * a word at a fixed offset from the thread pointer and no system call; a
- * lock held across a switch goes with the worker (wt_locks_hand, proc.c).
+ * lock held across a switch goes with the worker (wt_locks_hand, core/proc.c).
  * Written only by its own context; a signal handler on the same thread
  * reads it, so every change is fenced against the lock word's access
  * with a signal fence (a compiler barrier): the count covers the whole

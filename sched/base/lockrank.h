@@ -28,7 +28,7 @@
  * Every other lock is taken alone: notably a waker readies tasks (SCHED)
  * after it drops the bucket, and timer callbacks run without TIMERS.
  * Ranks between locks that never nest only fix an order for new code.
- *   START         start.c: start_lock
+ *   START         core/start.c: start_lock
  *   SETXID        setxid.c: one change of ids at a time
  *   PTRACE        tracer.c: one ptrace request sent to another worker at a
  *                 time, and its table of tracers
@@ -41,17 +41,17 @@
  *   URING_SQ      uring.c: the submission queue
  *   URING_CQ      uring.c: draining the completion queue
  *   ALLTASKS      wt_sched.alllock: the list of all tasks
- *   PARK          park.c: the parking lot's buckets (wt_spin_t, its only
+ *   PARK          core/park.c: the parking lot's buckets (wt_spin_t, its only
  *                 users); two buckets are never held at once
- *   TIMERS        timer.c: the deadline heap
+ *   TIMERS        core/timer.c: the deadline heap
  *   SCHED         wt_sched.lock: global run queue, idle procs and workers
- *   RTQ           rtq.c: the real-time run queue and every task's policy
+ *   RTQ           core/rtq.c: the real-time run queue and every task's policy
  *                 and priority; taken under SCHED (a real-time task put on
  *                 the global queue goes here), ALLTASKS (priority
  *                 inheritance finds the holder) and PARK
  *   STACK_PACK    stack_pack.c: the lists of packed stacks' units
  *   STACK         stack.c: the arena's slot hints
- *   UNJOINED      unjoined.c: exited tasks by pthread_t
+ *   UNJOINED      core/unjoined.c: exited tasks by pthread_t
  *   PSHARED       pshared.c: the blocks of owner ids beyond the pid's
  *   SHMAP         shmap.c: the table of shared ranges (its readers take
  *                 no lock); taken alone, by the program's mmap and kin

@@ -61,7 +61,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
  * lacks it (glibc has each since 2.34), and its callers handle NULL; S: required,
  * its field typed by hand below.  The users are named in each group. */
 #define WT_REAL_LIST(R, O, S)                                                   \
-	/* threads: shim/pthread_create.c; worker.c, sysmon.c, dump.c, tls.c */ \
+	/* threads: shim/pthread_create.c; core/worker.c, core/sysmon.c, dump.c, tls.c */ \
 	R(pthread_create) R(pthread_join) R(pthread_detach)                    \
 	R(pthread_attr_init) R(pthread_attr_destroy)                           \
 	R(pthread_attr_setdetachstate) R(pthread_attr_setstacksize)            \
@@ -74,7 +74,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(pthread_setschedparam) R(pthread_getschedparam)                      \
 	R(pthread_setschedprio) R(pthread_setaffinity_np)                      \
 	R(pthread_getaffinity_np)                                              \
-	/* signals: shim/signal.c; crash.c, dump.c, preempt.c, sighandler.c */ \
+	/* signals: shim/signal.c; crash.c, dump.c, core/preempt.c, sighandler.c */ \
 	R(pthread_sigmask) R(sigaction) R(pthread_kill) R(sigtimedwait)        \
 	R(pthread_sigqueue)                                                    \
 	/* shim/pthread_mutex.c, pthread_cond.c */                             \
@@ -141,7 +141,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(execve) R(execvpe) R(fexecve) O(execveat)                            \
 	/* shim/mman.c */                                                      \
 	R(mmap) R(mmap64) R(mprotect) R(munmap) R(mremap) R(shmat) R(shmdt)    \
-	/* clocks, ids, names: shim/clock.c, sleep.c, pthread_create.c; timer.c, park.c, dump.c */ \
+	/* clocks, ids, names: shim/clock.c, sleep.c, pthread_create.c; core/timer.c, core/park.c, dump.c */ \
 	R(clock_gettime) R(clock_getres) R(clock_nanosleep) R(getrusage)       \
 	R(timer_create) R(pthread_getcpuclockid) R(prctl)                      \
 	/* socket calls (shim/netio.c, fd_create.c, blocking.c) */            \
@@ -169,8 +169,8 @@ struct wt_real {
 	 * for every file that includes this one. */
 	int (*thrd_create)(unsigned long *, int (*)(void *), void *);
 	/* Spelled out: libc declares these noreturn or under another name. */
-	void (*exit)(int);                   /* task.c: the last task left */
-	void (*pthread_exit)(void *);        /* shim/pthread_create.c, task.c */
+	void (*exit)(int);                   /* core/task.c: the last task left */
+	void (*pthread_exit)(void *);        /* shim/pthread_create.c, core/task.c */
 	/* shim/setjmp.c */
 	void (*longjmp)(struct __jmp_buf_tag *, int);
 	void (*_longjmp)(struct __jmp_buf_tag *, int);
@@ -190,7 +190,7 @@ void wt_real_resolve(void);
  * its allocator exist; does not allocate (real.c), leaves errno alone for
  * names libc has. */
 /* libc's __libc_start_main alone, without the rest of the table: a process
- * that calls nothing else of weft's (a dormant one, start.c) resolves one
+ * that calls nothing else of weft's (a dormant one, core/start.c) resolves one
  * name, not the table's 160 (about 15 page faults of libc's symbol
  * tables).  Context: the initial thread, before main. */
 void *wt_real_libc_start_main(void);

@@ -161,7 +161,7 @@ fi
 # Stacks (sched/stack.c): the seeds' grow program, a million calls deep.
 # Natively it dies by SIGSEGV; under weft it finishes, in a thread and in
 # main (main's stack grows when weft starts before main: WEFT_START=eager,
-# since a process that makes no thread never starts it, sched/start.c).
+# since a process that makes no thread never starts it, sched/core/start.c).
 # A runaway recursion gets weft's report and dies by SIGSEGV.
 grow=$(mktemp -d)/grow
 cc -O2 -g -pthread -o "$grow" "$here/../../bench/grow.c" || { echo "FAIL: cannot build grow"; exit 1; }

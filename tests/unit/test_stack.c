@@ -26,7 +26,7 @@
 
 #include "redirect.h"
 #include "stubs.h"
-#include "sched/unjoined.h"
+#include "sched/core/unjoined.h"
 #include "tests/preload/test_util.h"
 
 #define PAGE 4096ul

@@ -4,9 +4,9 @@
 # scheduler, below) and runs them; test-unit-tsan and test-unit-asan run
 # the same under the sanitizers.
 UNIT_DIR    := $(B)/tests/unit
-UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/base/lock.c sched/base/print.c sched/base/throw.c \
+UNIT_SCHED  := sched/core/runq.c sched/core/park.c sched/core/timer.c sched/base/lock.c sched/base/print.c sched/base/throw.c \
                sched/base/slab.c arch/$(ARCH)/syscall.c \
-               sched/stack.c sched/stack_pack.c sched/unjoined.c sched/netpoll.c sched/rtq.c \
+               sched/stack.c sched/stack_pack.c sched/core/unjoined.c sched/netpoll.c sched/core/rtq.c \
                sched/shmap.c
 UNIT_SRC    := $(wildcard tests/unit/*.c)
 UNIT_ASM    := arch/$(ARCH)/syscall_sigok.S
@@ -49,8 +49,8 @@ $(UNIT_DIR)/unit: $(UNIT_OBJ) $(filter %.so.3,$(CRITERION))
 # context switch run test tasks on real worker threads, with the test
 # doubles of tests/unit/proc/stubs_proc.c.  A binary of their own: the
 # doubles above replace proc.c.
-PROC_SCHED := sched/proc.c sched/runq.c sched/rtq.c sched/park.c sched/timer.c sched/base/lock.c sched/base/print.c \
-              sched/base/throw.c sched/base/slab.c sched/worker.c sched/thread.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
+PROC_SCHED := sched/core/proc.c sched/core/runq.c sched/core/rtq.c sched/core/park.c sched/core/timer.c sched/base/lock.c sched/base/print.c \
+              sched/base/throw.c sched/base/slab.c sched/core/worker.c sched/core/thread.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
               $(wildcard arch/$(ARCH)/tp.c)
 PROC_SRC   := $(wildcard tests/unit/proc/*.c) tests/unit/criterion_tsan.c
 PROC_ASM   := arch/$(ARCH)/syscall_sigok.S arch/$(ARCH)/switch.S arch/$(ARCH)/entry.S

@@ -4,25 +4,25 @@
 #ifndef WEFT_UNIT_STUBS_PROC_H
 #define WEFT_UNIT_STUBS_PROC_H
 
-#include "sched/runtime.h"
-#include "sched/config.h"
+#include "sched/core/runtime.h"
+#include "sched/core/config.h"
 #include "sched/crash.h"
 #include "sched/netpoll.h"
-#include "sched/park.h"
+#include "sched/core/park.h"
 #include "sched/pprof.h"
-#include "sched/preempt.h"
-#include "sched/proc.h"
+#include "sched/core/preempt.h"
+#include "sched/core/proc.h"
 #include "sched/base/real.h"
-#include "sched/runq.h"
+#include "sched/core/runq.h"
 #include "sched/sigtask.h"
 #include "sched/timeline.h"
 #include "sched/syscall.h"
-#include "sched/sysmon.h"
-#include "sched/task.h"
+#include "sched/core/sysmon.h"
+#include "sched/core/task.h"
 #include "sched/base/throw.h"
-#include "sched/timer.h"
+#include "sched/core/timer.h"
 #include "sched/tls.h"
-#include "sched/worker.h"
+#include "sched/core/worker.h"
 
 /* wt_netpoll's answer, taken once, while wt_netpoll_waiters > 0. */
 extern struct wt_task *_Atomic stub_netpoll_list;

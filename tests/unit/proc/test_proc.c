@@ -1,5 +1,5 @@
 /*
- * test_proc.c — the scheduler (sched/proc.c) running real tasks.
+ * test_proc.c — the scheduler (sched/core/proc.c) running real tasks.
  *
  * The tasks are contexts with stacks of their own, switched by the real
  * wt_ctx_switch on real worker threads (worker.c), parking and waking

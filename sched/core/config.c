@@ -43,7 +43,7 @@
  *                     and, unless set, where SIGQUIT came in ignored.
  *   WEFT_START        eager: the runtime starts in libweft's constructor;
  *                     otherwise (lazy, the default) at the program's first
- *                     need of it, its second thread (sched/start.c reads
+ *                     need of it, its second thread (sched/core/start.c reads
  *                     it, in the constructor, before the rest).  WEFTDEBUG
  *                     set also starts it in the constructor.
  *
