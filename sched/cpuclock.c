@@ -59,7 +59,7 @@
 #include "sigtask.h"
 #include "core/start.h"
 #include "core/task.h"
-#include "tls.h"
+#include "stack/tls.h"
 #include "core/timer.h"
 
 #define WINDOW_NS 100000 /* 100 us: a CPU clock read costs at most 0.4% of a worker */

@@ -4,13 +4,13 @@
  * weft owns SIGSEGV and SIGBUS (the program's handlers are recorded by
  * sigaction, sighandler.c, and chained).  The handler runs on a per-worker alternate
  * stack, because a task that overflowed has no stack left.  In order:
- *   1. trap mode: a reverted thread pointer (tls.c) -> repair, return;
- *   2. a task reaching its stack guard: the stack grows (stack.c), return;
+ *   1. trap mode: a reverted thread pointer (stack/tls.c) -> repair, return;
+ *   2. a task reaching its stack guard: the stack grows (stack/stack.c), return;
  *   3. the program installed a handler -> call it, as natively (a stack
  *      overflow included): on the task's alternate stack for SA_ONSTACK
  *      (sigstack.c), else here, on the worker's;
  *   4. report: first every live stack is marked into a core
- *      (wt_stack_dump_all: the spawn path marks a capped number, stack.c's
+ *      (wt_stack_dump_all: the spawn path marks a capped number, stack/stack.c's
  *      "Core dumps"); then "weft: task N ..." with the reason (an overflow names the
  *      limit and the depth), a backtrace from the faulting context
  *      (libunwind for the walk, loaded then: unwind.c; names from symbol.c, which reads the ELF
@@ -39,12 +39,12 @@
 #include "sighandler.h"
 #include "sigstack.h"
 #include "base/slab.h"
-#include "stack.h"
+#include "stack/stack.h"
 #include "privfd.h"
 #include "symbol.h"
 #include "core/task.h"
 #include "timeline.h"
-#include "tls.h"
+#include "stack/tls.h"
 #include "unwind.h"
 #include "core/worker.h"
 

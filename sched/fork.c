@@ -65,12 +65,12 @@
 #include "uring.h"
 #include "sighandler.h"
 #include "sigtask.h"
-#include "stack.h"
+#include "stack/stack.h"
 #include "syscall.h"
 #include "core/sysmon.h"
 #include "core/task.h"
 #include "timeline.h"
-#include "tls.h"
+#include "stack/tls.h"
 #include "core/worker.h"
 
 static bool child_trap; /* the parent used trap mode */
@@ -277,7 +277,7 @@ void wt_fork_window(bool in)
  * from our prepare handler (the last to run: registered first) to the
  * clone, so the child starts on a valid one and never relies on a repair;
  * the program's prepare handlers, which may park, run before the pin.
- * The pin is the task's (tls.c: wt_tls_pin), not a global or the
+ * The pin is the task's (stack/tls.c: wt_tls_pin), not a global or the
  * worker's: glibc drops its atfork lock while a handler runs, so tasks on
  * several workers fork at once, and the forking task may change workers
  * between the two handlers (glibc's fork takes malloc's and stdio's

@@ -5,7 +5,7 @@
 #define WEFT_PSHARED_H
 
 #include "core/runtime.h"
-#include "tls.h"
+#include "stack/tls.h"
 
 /* The current task's owner id for process-shared objects (allocated on its
  * first use).  Context: a task; never blocks. */

@@ -333,7 +333,7 @@ static int set_wrapped(int sig, const struct sigaction *sa, struct sigaction *ol
 		 * trampoline (sigstack.c). */
 		k.sa_flags = (sa->sa_flags | SA_SIGINFO) & ~(SA_RESETHAND | SA_ONSTACK);
 		/* SIGSEGV and SIGBUS stay open for weft: the trampoline reads
-		 * TLS, which in trap mode may fault to be repaired (tls.c). */
+		 * TLS, which in trap mode may fault to be repaired (stack/tls.c). */
 		sigdelset(&k.sa_mask, SIGSEGV);
 		sigdelset(&k.sa_mask, SIGBUS);
 		had = wt_sig_handler_set(sig, sa, &prev);

@@ -35,7 +35,7 @@
 #include "pshared.h"
 #include "shmap.h"
 #include "tidaddr.h"
-#include "tls.h"
+#include "stack/tls.h"
 
 /* [atomic, relaxed] a tid word's address was asked for: exits clear the
  * TCB's tid word too. */

@@ -38,8 +38,8 @@
 #include "core/config.h"
 #include "base/print.h"
 #include "core/runq.h"
-#include "stack.h"
-#include "tls_static.h"
+#include "stack/stack.h"
+#include "stack/tls_static.h"
 #include "trace.h"
 #include "core/worker.h"
 

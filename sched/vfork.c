@@ -20,7 +20,7 @@
  *     shim/signal.c; credentials: setxid.c) is not changed by its calls;
  *   - the kernel's signal dispositions are the program's (weft's handlers
  *     would run the runtime) and its mask is the task's;
- *   - its thread pointer is the task's own (tls.c: pinned), so TLS never
+ *   - its thread pointer is the task's own (stack/tls.c: pinned), so TLS never
  *     faults to be repaired.
  * The calling task's state lives in its TLS (the child's thread pointer),
  * which the parent, suspended, cannot read meanwhile; the parent puts it
@@ -46,7 +46,7 @@
 #include "sighandler.h"
 #include "core/start.h"
 #include "syscall.h"
-#include "tls.h"
+#include "stack/tls.h"
 #include "vfork.h"
 
 __thread bool wt_vfork_tls __attribute__((tls_model("initial-exec")));

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/stack.h"
+#include "stack/stack.h"
 
 /* BLOCKING, CANCEL_POINT: shim.h. */
 

@@ -120,7 +120,7 @@ WT_EXPORT int getrusage(__rusage_who_t who, struct rusage *ru)
 
 /* A SIGEV_THREAD timer: glibc's first one starts its helper thread from
  * the caller, every signal blocked (SIGSEGV too) around its own
- * pthread_create, which reads the caller's TCB: in trap mode (sched/tls.c)
+ * pthread_create, which reads the caller's TCB: in trap mode (sched/stack/tls.c)
  * a kernel switch there would make that read a fault that kills.  So the
  * call runs pinned, as posix_spawn does (spawn.c).  Context: a task or a
  * thread weft did not create. */

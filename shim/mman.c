@@ -1,7 +1,7 @@
 /*
  * mman.c — the program's own changes to its address space: mmap with
  * MAP_FIXED, mprotect, munmap and mremap pass to libc, and a range that
- * lies in a task's stack marks that stack as changed (sched/stack.c:
+ * lies in a task's stack marks that stack as changed (sched/stack/stack.c:
  * wt_stack_touched), so that weft maps it afresh before another task
  * gets it.  A JVM makes guard zones inside each thread's reported stack
  * this way and leaves them PROT_NONE when the thread ends, as glibc's
@@ -17,7 +17,7 @@
 
 #include "shim.h"
 #include "../sched/shmap.h"
-#include "../sched/stack.h"
+#include "stack/stack.h"
 
 WT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {

@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/stack.h"
+#include "stack/stack.h"
 #include "../sched/netpoll.h"
 #include "../sched/privfd.h"
 #include "core/task.h"

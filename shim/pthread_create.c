@@ -20,9 +20,9 @@
 #include "../sched/prio.h"
 #include "core/proc.h"
 #include "../sched/sighandler.h"
-#include "../sched/stack.h"
+#include "stack/stack.h"
 #include "core/task.h"
-#include "../sched/tls.h"
+#include "stack/tls.h"
 #include "core/unjoined.h"
 
 WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
@@ -223,7 +223,7 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 	/* As glibc reports a thread: the whole block, TCB and static TLS at its
 	 * top, the guard (as the attr asked) under it; a program-supplied stack
 	 * as given, with no guard.  A growable stack reports its native size,
-	 * which it has from the start (sched/stack.c). */
+	 * which it has from the start (sched/stack/stack.c). */
 	pthread_attr_setstack(a, top - size, size);
 	pthread_attr_setguardsize(a, guard);
 	pthread_attr_setdetachstate(a, detached ? PTHREAD_CREATE_DETACHED : PTHREAD_CREATE_JOINABLE);

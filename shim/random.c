@@ -4,7 +4,7 @@
  * Each may reach glibc's getrandom, which from glibc 2.41 on takes a
  * per-thread vDSO state at a thread's first call, every signal blocked
  * while it reads TLS: in trap mode these calls run pinned until the task
- * has one (sched/tls.c: wt_tls_pin_rng); then they go straight to libc.
+ * has one (sched/stack/tls.c: wt_tls_pin_rng); then they go straight to libc.
  */
 #include <stdio.h>
 #include <stdlib.h>

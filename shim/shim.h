@@ -23,7 +23,7 @@
 #include "../sched/syscall.h"
 #include "core/task.h"
 #include "core/timer.h"
-#include "../sched/tls.h"
+#include "stack/tls.h"
 
 #define WT_EXPORT __attribute__((visibility("default")))
 

@@ -5,7 +5,7 @@
  * pokes; preemption): the program's handlers for them are recorded and
  * chained from weft's, and thread masks never block them, because a
  * blocked synchronous SIGSEGV kills the process and trap-mode TLS repair
- * (sched/tls.c) arrives as one.  The program's other handlers run through
+ * (sched/stack/tls.c) arrives as one.  The program's other handlers run through
  * a trampoline; sched/sighandler.c decides all that (wt_sig_action).
  *
  * On a task, pthread_sigmask/sigprocmask read and write the task's own
@@ -279,7 +279,7 @@ static int sigqueue_task(struct wt_task *t, int sig, const union sigval val)
 /* pthread_sigqueue to a task: queued to it with glibc's siginfo (SI_QUEUE,
  * our pid and uid, the value), as rt_tgsigqueueinfo through syscall() is
  * (the kernel refuses a task's id).  An exited task's pthread_t may lie in
- * memory another task's stack uses now (stack.c: wt_stack_exit_release),
+ * memory another task's stack uses now (stack/stack.c: wt_stack_exit_release),
  * so that is not read for it: ESRCH, as glibc says once the kernel cleared
  * an exited thread's tid. */
 WT_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)

@@ -3,7 +3,7 @@
  *
  * posix_spawn (and popen, which uses it) blocks every signal and clones a
  * child that shares memory and starts with the thread pointer the kernel
- * knows.  In trap mode (sched/tls.c) that is the worker's guard address,
+ * knows.  In trap mode (sched/stack/tls.c) that is the worker's guard address,
  * and with SIGSEGV blocked the child's first TLS access would kill it.  So
  * these calls run pinned: the kernel-known thread pointer is the task's own
  * for their duration.  system and pclose wait for the child inside libc and

@@ -72,7 +72,7 @@
 #include "../sched/pi.h"
 #include "../sched/privfd.h"
 #include "../sched/shmap.h"
-#include "../sched/stack.h"
+#include "stack/stack.h"
 #include "core/task.h"
 #include "../sched/uring.h"
 

@@ -21,7 +21,7 @@
 # its caller's, and prints the backtrace from that caller on, renumbered
 # from #0 (other commands than bt need a live process).  A task running on
 # a worker is shown on that worker's thread instead.  weft keeps the live
-# stacks in a core and the rest of its reservations out (sched/stack.c,
+# stacks in a core and the rest of its reservations out (sched/stack/stack.c,
 # "Core dumps").
 #
 # Attach with weft's thread pointer in system-call mode (WEFT_TLS=syscall):

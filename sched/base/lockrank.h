@@ -32,12 +32,12 @@
  *   SETXID        setxid.c: one change of ids at a time
  *   PTRACE        tracer.c: one ptrace request sent to another worker at a
  *                 time, and its table of tracers
- *   TLS_SYNC      tls_static.c: sync_lock
+ *   TLS_SYNC      stack/tls_static.c: sync_lock
  *   TIMELINE      timeline_write.c: one writer of the trace file at a time
  *   SYMBOL        symbol.c: the symbol tables
  *   URING_INIT    uring.c: creating the io_uring instance
  *   NETPOLL_INIT  netpoll.c: creating the epoll instance
- *   STACK_INIT    stack.c: reserving the arena
+ *   STACK_INIT    stack/stack.c: reserving the arena
  *   URING_SQ      uring.c: the submission queue
  *   URING_CQ      uring.c: draining the completion queue
  *   ALLTASKS      wt_sched.alllock: the list of all tasks
@@ -49,8 +49,8 @@
  *                 and priority; taken under SCHED (a real-time task put on
  *                 the global queue goes here), ALLTASKS (priority
  *                 inheritance finds the holder) and PARK
- *   STACK_PACK    stack_pack.c: the lists of packed stacks' units
- *   STACK         stack.c: the arena's slot hints
+ *   STACK_PACK    stack/stack_pack.c: the lists of packed stacks' units
+ *   STACK         stack/stack.c: the arena's slot hints
  *   UNJOINED      core/unjoined.c: exited tasks by pthread_t
  *   PSHARED       pshared.c: the blocks of owner ids beyond the pid's
  *   SHMAP         shmap.c: the table of shared ranges (its readers take

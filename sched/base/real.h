@@ -61,7 +61,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
  * lacks it (glibc has each since 2.34), and its callers handle NULL; S: required,
  * its field typed by hand below.  The users are named in each group. */
 #define WT_REAL_LIST(R, O, S)                                                   \
-	/* threads: shim/pthread_create.c; core/worker.c, core/sysmon.c, dump.c, tls.c */ \
+	/* threads: shim/pthread_create.c; core/worker.c, core/sysmon.c, dump.c, stack/tls.c */ \
 	R(pthread_create) R(pthread_join) R(pthread_detach)                    \
 	R(pthread_attr_init) R(pthread_attr_destroy)                           \
 	R(pthread_attr_setdetachstate) R(pthread_attr_setstacksize)            \

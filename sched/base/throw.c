@@ -8,7 +8,7 @@
 
 #include "arch.h"
 #include "print.h"
-#include "stack.h"
+#include "stack/stack.h"
 #include "throw.h"
 
 void wt_throw(const char *msg)

@@ -32,8 +32,8 @@
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
  *   WEFT_STACK_MAX    most a task's stack may grow to (suffix k/m/g), never
  *                     less than its native size.  Default: 1 GiB, as Go.
- *   WEFT_TLS          auto | wrfsbase | trap | syscall (sched/tls.c).
- *   WEFT_STATIC_TLS   compact | full (sched/tls_static.c): static TLS kept
+ *   WEFT_TLS          auto | wrfsbase | trap | syscall (sched/stack/tls.c).
+ *   WEFT_STATIC_TLS   compact | full (sched/stack/tls_static.c): static TLS kept
  *                     under each task.  Default compact: the TLS in use plus
  *                     512 bytes for later dlopens, one page per parked task.
  *   WEFT_SIGQUIT      dump-exit | dump-continue | off (sched/dump.c): what
@@ -61,7 +61,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "base/print.h"
-#include "tls.h"
+#include "stack/tls.h"
 
 struct wt_config wt_cfg = { .tls_mode = WT_TLS_AUTO, .maxthreads = 10000, .thread_idle_ms = 1000, .sigquit = WT_SIGQUIT_EXIT,
 				.deadlock = WT_DEADLOCK_ON };

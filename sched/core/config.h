@@ -24,7 +24,7 @@ struct wt_config {
 	bool scheddetail;
 	size_t stack_size;              /* WEFT_STACK_SIZE, 0 = RLIMIT_STACK */
 	size_t stack_max;               /* WEFT_STACK_MAX, 0 = 1 GiB */
-	int tls_mode;                   /* WEFT_TLS: WT_TLS_* (tls.h) */
+	int tls_mode;                   /* WEFT_TLS: WT_TLS_* (stack/tls.h) */
 	bool static_tls_full;           /* WEFT_STATIC_TLS=full */
 	bool asyncpreemptoff;           /* WEFTDEBUG=asyncpreemptoff=1 */
 	int deadlock;                   /* WEFTDEBUG=deadlock=: WT_DEADLOCK_*, default on */

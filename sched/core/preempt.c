@@ -140,7 +140,7 @@
 #include "base/throw.h"
 #include "thread.h"
 #include "timeline.h"
-#include "tls.h"
+#include "stack/tls.h"
 
 #define PREEMPT_NS 10000000 /* a task's slice before sysmon asks, as Go's forcePreemptNS */
 #define RUNNEXT_NS 1000000  /* a woken runnext's wait behind a task that runs on */

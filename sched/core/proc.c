@@ -96,13 +96,13 @@
 #include "runq.h"
 #include "sighandler.h"
 #include "sigtask.h"
-#include "stack.h"
+#include "stack/stack.h"
 #include "syscall.h"
 #include "sysmon.h"
 #include "task.h"
 #include "base/throw.h"
 #include "timeline.h"
-#include "tls.h"
+#include "stack/tls.h"
 #include "worker.h"
 
 struct wt_sched wt_sched = {
@@ -980,7 +980,7 @@ top:;
 		atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
 		return t;
 	}
-	/* Fresh stack slots for creations under way (stack.c), one between
+	/* Fresh stack slots for creations under way (stack/stack.c), one between
 	 * looks for work: better spent than the wait for another proc's
 	 * runnext below, which a burst of creations keeps refilling (the
 	 * creator's runnext changes with every create). */

@@ -53,7 +53,7 @@ enum wt_join_state {
 #define WT_CALL_EINTR 1  /* the call fails with EINTR; the shim acts (shim.h: CANCELABLE) */
 #define WT_CALL_UNWIND 2 /* a call that waits again after EINTR (glibc's condvar
 			  * waits): the task unwinds from inside glibc's window
-			  * (tls.h: wt_tls_libc_cancel_window), as natively */
+			  * (stack/tls.h: wt_tls_libc_cancel_window), as natively */
 #define WT_CALL_ASYNC 3  /* a wait that is no cancellation point, made with
 			  * asynchronous cancellation enabled (glibc's lock
 			  * waits on process-shared objects, shim.h: KWAIT):
@@ -84,11 +84,11 @@ struct wt_task {
 	 * parked task's stack and discards the walk if this moved. */
 	_Atomic uint32_t resumes;
 	uintptr_t tp;                   /* [const] thread pointer = pthread_t */
-	int tp_pinned;                  /* [owner m] trap mode: pins held (tls.c: wt_tls_pin);
+	int tp_pinned;                  /* [owner m] trap mode: pins held (stack/tls.c: wt_tls_pin);
 	                                 * while not 0 the kernel-known base of the worker
 	                                 * running it is its tp */
 	bool rng_pinned;                /* [owner m] its first getrandom-family call ran
-	                                 * pinned (tls.c: wt_tls_pin_rng) */
+	                                 * pinned (stack/tls.c: wt_tls_pin_rng) */
 	bool fork_pinned;               /* [owner m] pinned from fork's prepare handler to its
 	                                 * parent handler (fork.c) */
 	bool in_fork;                   /* [owner m; handler] between weft's two fork handlers,
@@ -116,13 +116,13 @@ struct wt_task {
 	bool user_stack;                /* [const] pthread_attr_setstack */
 	bool stack_fixed;               /* [const] a stack of exactly stack_size, no growth
 					 * (pthread_attr_setstacksize) */
-	bool stack_packed;              /* [const] a unit of a pack (stack_pack.c) in slot */
+	bool stack_packed;              /* [const] a unit of a pack (stack/stack_pack.c) in slot */
 	_Atomic bool stack_dirty;       /* [atomic] the program changed mappings or
 					 * protection inside its stack (mmap, mprotect,
 					 * munmap): restored when the stack is released */
 	bool offarena_dead;             /* [sched.alllock] exited, on task.c's offarena_dead */
 	/* [g0 at exit, then whoever releases its stack] its DTV, kept for the
-	 * next task of its home slot (stack.c: the slot's DTV), else NULL */
+	 * next task of its home slot (stack/stack.c: the slot's DTV), else NULL */
 	void *dtv_keep;
 	/* Wait state: one wait at a time, so these live here, not on the stack. */
 	struct wt_waiter waiter;        /* [owner m] */
@@ -279,11 +279,11 @@ struct wt_p {
 	struct wt_task *_Atomic q[WT_RUNQ_SIZE]; /* [atomic] slots between head and tail */
 	uint64_t schedtick;             /* [owner m] tasks started (not counting inherited slices) */
 	unsigned stray_seen;            /* [owner m] wt_rtq_stray when it last moved strays */
-	struct wt_slotcache {           /* [owner m] warm stack slots (stack.c) */
+	struct wt_slotcache {           /* [owner m] warm stack slots (stack/stack.c) */
 		int n;
 		int slot[16];
 		/* [owner m stores, anyone loads] this proc's changes to the
-		 * arena's counts of live and warm slots (stack.c: count) */
+		 * arena's counts of live and warm slots (stack/stack.c: count) */
 		_Atomic long nlive, nwarm;
 	} slots;
 	struct {                        /* [owner m] released task records (task.c) */
@@ -300,10 +300,10 @@ struct wt_m {
 	struct wt_ctx g0;               /* [owner m] scheduler context */
 	uintptr_t cur_tp;               /* [owner m] tp this thread should have */
 	int tp_mode;                    /* [owner m] how a switch writes it: WT_TLS_WRFSBASE or
-					 * WT_TLS_SYSCALL (tls.h); the field right after cur_tp
+					 * WT_TLS_SYSCALL (stack/tls.h); the field right after cur_tp
 					 * (switch.S reads it there) */
 	/* [owner m] trap mode: faults and switches counted, for the choice
-	 * of tp_mode (tls.c: wt_tls_adapt) */
+	 * of tp_mode (stack/tls.c: wt_tls_adapt) */
 	uint64_t tp_faults, tp_switches, tp_look_faults, tp_look_switches;
 	int64_t tp_look_kswitches;
 	/* [owner m] syscall mode: looks to wait before trap mode is tried
@@ -312,7 +312,7 @@ struct wt_m {
 	uintptr_t g0_tp;                /* [const] the worker's own TCB */
 	uintptr_t guard_tp;             /* [const] trap mode: base the kernel knows */
 	bool tp_pinmode;                /* [owner m] trap mode: tp_mode is WT_TLS_SYSCALL because
-	                                 * a pinned task runs or ran here (tls.c: wt_tls_pin) */
+	                                 * a pinned task runs or ran here (stack/tls.c: wt_tls_pin) */
 	struct wt_task *curg;           /* [owner m] running task */
 	struct wt_task *prevg;          /* [owner m] the task that switched out last */
 	struct wt_p *p;                 /* [owner m; sched.lock on hand-off] */

@@ -103,7 +103,7 @@
 #include "base/throw.h"
 #include "privfd.h"
 #include "timeline.h"
-#include "tls.h"
+#include "stack/tls.h"
 #include "worker.h"
 
 #ifndef SS_AUTODISARM

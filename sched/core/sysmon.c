@@ -66,7 +66,7 @@
 #include "sighandler.h"
 #include "sigtask.h"
 #include "task.h"
-#include "stack.h"
+#include "stack/stack.h"
 #include "syscall.h"
 #include "setxid.h"
 #include "sysmon.h"

@@ -66,7 +66,7 @@
  * main.  The runtime has already made the initial flow of control the main
  * task (start.c, from the constructor), on the initial thread's stack.
  * wt_task_run_main, called by the interposed __libc_start_main in place of
- * main, moves main onto an arena slot (stack.c), like every task's stack:
+ * main, moves main onto an arena slot (stack/stack.c), like every task's stack:
  * it grows to WEFT_STACK_MAX, so a recursion a million calls deep finishes
  * in main as it does in a thread.  main keeps its TCB (the initial
  * thread's: constructors wrote its TLS; its canary is the one the
@@ -107,7 +107,7 @@
 #include "base/real.h"
 #include "sigtask.h"
 #include "base/slab.h"
-#include "stack.h"
+#include "stack/stack.h"
 #include "start.h"
 #include "syscall.h"
 #include "sysmon.h"
@@ -119,8 +119,8 @@
 #include "pshared.h"
 #include "base/throw.h"
 #include "tidaddr.h"
-#include "tls.h"
-#include "tls_static.h"
+#include "stack/tls.h"
+#include "stack/tls_static.h"
 
 _Atomic long wt_ntasks;
 static _Atomic uint64_t next_id = 2; /* 1 is main */
@@ -436,14 +436,14 @@ int wt_task_ended(uintptr_t th)
 /* Runs pthread key destructors.  Keys live in glibc's per-TCB arrays:
  * keys 0-31 in the TCB's specific_1stblock, which lies just below
  * specific[32], whose entries 1-31 point to blocks allocated at a key's
- * first use (tls.c checks that layout at start on main's TCB, where glibc
+ * first use (stack/tls.c checks that layout at start on main's TCB, where glibc
  * sets specific[0] to the first block; weft's TCBs leave it NULL).
  * As glibc at thread exit: every non-NULL value is cleared and, when the
  * slot's seq is still its key's (the key was not deleted or re-created
  * since), passed to the key's destructor; up to
  * PTHREAD_DESTRUCTOR_ITERATIONS rounds while destructors set new values.
  * A task that never gave a key a value (glibc's specific_used flag, when
- * tls.c found it) skips the walk; the walk of the task's own blocks costs
+ * stack/tls.c found it) skips the walk; the walk of the task's own blocks costs
  * about 64 loads for a task that never used a key above 31; scanning the
  * global key table instead costs 1,024 entries at every exit.  Context:
  * the exiting task. */

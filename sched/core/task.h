@@ -6,7 +6,7 @@
 #define WEFT_TASK_H
 
 #include "runtime.h"
-#include "stack.h"
+#include "stack/stack.h"
 
 /* Creates a task for pthread_create, stores its pthread_t in *handle and
  * makes it ready: 0, or
@@ -38,7 +38,7 @@ struct wt_task *wt_task_from_pthread(uintptr_t pt);
  * -ESRCH when th names none. */
 int wt_task_unjoined_end(uintptr_t th, void **ret, int ended);
 /* No live task has pthread_t pt: how the task that had it ended, as glibc
- * remembers it in a cached descriptor (stack.h: WT_ENDED_*; UNKNOWN counts
+ * remembers it in a cached descriptor (stack/stack.h: WT_ENDED_*; UNKNOWN counts
  * as joined), WT_ENDED_UNJOINED when it exited and left a small record for
  * its join, or -1 when pt was never weft's.  Context: any. */
 #define WT_ENDED_UNJOINED 3

@@ -47,7 +47,7 @@
 #include "syscall.h"
 #include "thread.h"
 #include "text.h"
-#include "tls.h"
+#include "stack/tls.h"
 
 extern char __libc_single_threaded;
 
@@ -194,7 +194,7 @@ static int make(pthread_t *th, void *(*fn)(void *), void *arg, size_t stack, boo
 
 /* Starts fn(arg) on a new detached OS thread of weft's own: a real glibc
  * thread (real pthread_create) with a stack of `stack` bytes, created with
- * the thread pointer pinned (tls.c: trap mode).  Returns 0 or -errno (the
+ * the thread pointer pinned (stack/tls.c: trap mode).  Returns 0 or -errno (the
  * caller's errno kept); the caller counts the thread in wt_nthreads and
  * says what failed.  Context: any (task, g0, sysmon), no switch while
  * pinned; glibc allocates. */
@@ -333,7 +333,7 @@ int wt_thread_raw_clone(int (*fn)(void *), void *arg, struct wt_raw *r)
 	 * handler of the program's may run on it before it sets its mask.
 	 * But for SIGSEGV and SIGBUS, whose handler is weft's (crash.c).
 	 * glibc's clone reads and writes TLS (errno) meanwhile: in trap mode
-	 * (tls.c) a revert of this thread's base would fault, and with the
+	 * (stack/tls.c) a revert of this thread's base would fault, and with the
 	 * fault's signal blocked kill the process silently; the base is
 	 * pinned as well, so no repair is needed at all.  (Seen at start,
 	 * creating sysmon, under load: 4 of 303 soak runs died with no

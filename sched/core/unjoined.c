@@ -3,7 +3,7 @@
  * pthread_t.
  *
  * A joinable task that exits with no joiner waiting gives its stack slot
- * back at once (stack.c: wt_stack_exit_release), so the next pthread_create
+ * back at once (stack/stack.c: wt_stack_exit_release), so the next pthread_create
  * reuses its warm pages, as a Go goroutine that returns hands its stack on;
  * and it gives its task record back too (task.c: wt_task_after_exit), so
  * the next create reuses that warm record.  What its join or detach still
@@ -13,7 +13,7 @@
  * thread that has exited with ENOENT (its descriptor's tid is 0, and
  * /proc/self/task/0 does not exist), and so does weft (shim/pthread_create.c).  Its pthread_t is the address of its TCB, inside the slot it
  * no longer owns: this table maps that address to the small record until
- * the join or detach takes it out, and stack.c keeps every later TCB of
+ * the join or detach takes it out, and stack/stack.c keeps every later TCB of
  * that slot off the address, so no two unjoined threads share a pthread_t.
  *
  * Measured (bench/spawn: 10,000 threads created, all exiting at once,

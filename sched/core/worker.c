@@ -64,7 +64,7 @@
 #include "base/throw.h"
 #include "timeline.h"
 #include "timer.h"
-#include "tls.h"
+#include "stack/tls.h"
 #include "worker.h"
 
 _Atomic int wt_nthreads;

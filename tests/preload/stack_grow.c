@@ -1,4 +1,4 @@
-/* Stacks that grow (sched/stack.c): a recursion a million calls deep, 80
+/* Stacks that grow (sched/stack/stack.c): a recursion a million calls deep, 80
  * bytes a frame (80 MB, ten times the native 8 MiB), in a pthread with
  * default attributes and in main; then a thread that grows, exits and is
  * joined many times over, so its slot's deep pages and guards are reset

@@ -17,9 +17,9 @@
 #include "sched/core/task.h"
 #include "sched/core/config.h"
 #include "sched/netpoll.h"
-#include "sched/stack.h"
+#include "sched/stack/stack.h"
 #include "sched/syscall.h"
-#include "sched/tls.h"
+#include "sched/stack/tls.h"
 
 #define STUB_MAXPROCS 8
 #define STUB_MAXREADY 4096

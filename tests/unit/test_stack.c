@@ -1,5 +1,5 @@
 /*
- * test_stack.c — task stacks (sched/stack.c): where slots are placed, how
+ * test_stack.c — task stacks (sched/stack/stack.c): where slots are placed, how
  * they are reused, the guard that moves down as a stack grows, and slot
  * claims racing between threads.
  *

@@ -21,7 +21,7 @@
 #include "sched/core/task.h"
 #include "sched/base/throw.h"
 #include "sched/core/timer.h"
-#include "sched/tls.h"
+#include "sched/stack/tls.h"
 #include "sched/core/worker.h"
 
 /* wt_netpoll's answer, taken once, while wt_netpoll_waiters > 0. */
