@@ -114,7 +114,7 @@
 #include "core/park.h"
 #include "base/print.h"
 #include "base/real.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "core/start.h"
 #include "core/task.h"
 #include "core/timer.h"

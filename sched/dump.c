@@ -44,7 +44,7 @@
  *      bump.  (Seqlock-style; on x86 both fences are compiler barriers.)
  *      A walk that follows a stale pointer into unmapped memory (its task
  *      exited and its stack went away) faults: the SIGSEGV handler
- *      (crash.c) calls wt_dump_fault, which jumps back out of the walk;
+ *      (signal/crash.c) calls wt_dump_fault, which jumps back out of the walk;
  *   5. symbols (symbol.c: the objects' .symtab, then dladdr) are looked up
  *      after the walk, and lines go out through a 64 KiB buffer.
  *      Cost here: about 0.1-0.3 ms a task (libunwind checks each new
@@ -123,11 +123,11 @@
 #include "core/config.h"
 #include "cpuclock.h"
 #include "dump.h"
-#include "sighandler.h"
+#include "signal/sighandler.h"
 #include "base/print.h"
 #include "privfd.h"
 #include "base/real.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "core/task.h"
 #include "core/thread.h"
 #include "base/slab.h"
@@ -220,7 +220,7 @@ void wt_dump_hide(struct sigaction *old)
 	}
 }
 
-/* Context: the SIGSEGV/SIGBUS handler (crash.c), any thread.  Returns
+/* Context: the SIGSEGV/SIGBUS handler (signal/crash.c), any thread.  Returns
  * false unless this thread is the dumper inside a walk, which it leaves. */
 bool wt_dump_fault(void)
 {

@@ -17,7 +17,7 @@ extern _Atomic int wt_dump_req;            /* [atomic] WT_DUMP_* asked; sysmon r
 void wt_dump_init(void);                   /* start, after sysmon */
 void wt_dump_start(void);                  /* sysmon: start the dumper thread */
 bool wt_dump_signal(const siginfo_t *si); /* SIGURG handler: weft stack's request? */
-bool wt_dump_fault(void);                  /* crash.c: a fault in the dumper's walk */
+bool wt_dump_fault(void);                  /* signal/crash.c: a fault in the dumper's walk */
 void wt_dump_hide(struct sigaction *old);  /* sigaction: weft's handler reads as SIG_DFL */
 void wt_dump_fork_reset(void);
 /* Context: sysmon.  Starts a report: head, then each task (ts[i], whose id

@@ -63,8 +63,8 @@
 #include "netpoll.h"
 #include "privfd.h"
 #include "uring.h"
-#include "sighandler.h"
-#include "sigtask.h"
+#include "signal/sighandler.h"
+#include "signal/sigtask.h"
 #include "stack/stack.h"
 #include "syscall.h"
 #include "core/sysmon.h"
@@ -254,7 +254,7 @@ static void reset(bool reclaimed)
  * lock, malloc's arenas) and the spawn gate from weft's prepare handler,
  * the last to run, to weft's parent handler, the first (or around _Fork).
  * A program's signal handler that interrupts it there is deferred as one
- * that interrupts weft is (sighandler.c), and runs as the window closes:
+ * that interrupts weft is (signal/sighandler.c), and runs as the window closes:
  * run at once, it could yield or park (a sem_post returning to the
  * program is a preemption point), and the task, switched out holding
  * those locks, left the next forker's worker asleep on the atfork lock

@@ -175,7 +175,7 @@ struct wt_task *wt_netpoll(int timeout_ms)
 	struct epoll_event ev[128];
 	struct wt_task *list = NULL;
 	/* A wait (the last idle worker's) holds nothing: program handlers may
-	 * run in it (sighandler.c). */
+	 * run in it (signal/sighandler.c). */
 	long n = timeout_ms ? wt_syscall6_sigok(SYS_epoll_pwait, epfd, (long)ev, 128, timeout_ms, 0, 8)
 			    : wt_syscall6(SYS_epoll_pwait, epfd, (long)ev, 128, 0, 0, 8);
 	atomic_store_explicit(&last_poll, wt_nanotime(), memory_order_relaxed);

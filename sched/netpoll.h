@@ -20,7 +20,7 @@ int wt_netpoll_wait(int fd, int mode, uint32_t seq, int64_t *deadline);
  * descriptor): deadline mono ns or -1.  Context: a task. */
 int wt_netpoll_wait_ready(int fd, int mode, uint32_t seq, int64_t deadline);
 /* After wt_netpoll_wait's -EINTR: no handler without SA_RESTART ran
- * during the wait (sighandler.c), so a read or write waits again, as
+ * during the wait (signal/sighandler.c), so a read or write waits again, as
  * natively.  Context: the task that waited. */
 static inline bool wt_netpoll_restarts(void)
 {

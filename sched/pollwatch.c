@@ -49,7 +49,7 @@
 #include "core/runtime.h"
 #include "netpoll.h"
 #include "pollwatch.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "base/slab.h"
 #include "vfork.h"
 

@@ -93,7 +93,7 @@
 #include "core/thread.h"
 #include "core/timer.h"
 #include "core/worker.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "symbol.h"
 #include "core/task.h"
 

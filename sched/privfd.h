@@ -50,7 +50,7 @@ bool wt_privfd_self(void);
  * change of credentials (setxid.c), as sysmon is kicked.  Context: any. */
 int wt_privfd_tid(void);
 void wt_privfd_kick(void);
-/* The process is dying (crash.c): no helper is made from now on. */
+/* The process is dying (signal/crash.c): no helper is made from now on. */
 void wt_privfd_dying(void);
 /* Fork child: the helper is the parent's; the child makes its own. */
 void wt_privfd_fork_reset(void);

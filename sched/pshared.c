@@ -46,11 +46,11 @@
 #include <sys/syscall.h>
 
 #include "core/config.h"
-#include "crash.h"
+#include "signal/crash.h"
 #include "pshared.h"
 #include "shmap.h"
 #include "base/print.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "base/slab.h"
 #include "base/lock.h"
 #include "core/worker.h"
@@ -265,7 +265,7 @@ static void owner_died(_Atomic uint32_t *w, uint32_t tid)
  * tid.  A list the program registered may have its head in a frame since
  * returned (stress-ng's pthread stressor does): then the words are
  * anything, and the walk goes to the kernel's bound through them.  Reads
- * go straight to memory with a fault caught (crash.c), at the cost of a
+ * go straight to memory with a fault caught (signal/crash.c), at the cost of a
  * load each: one system call a word made a thread's exit take
  * milliseconds there.  glibc's own list, in the TCB, takes the same walk. */
 static void walk(struct wt_m *m, uintptr_t *head, uint32_t tid)

@@ -69,7 +69,7 @@
 #include "readfile.h"
 #include "setxid.h"
 #include "vfork.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "base/slab.h"
 #include "core/sysmon.h"
 #include "base/throw.h"

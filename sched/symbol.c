@@ -1,6 +1,6 @@
 /*
  * symbol.c — names for code addresses, for the task dump (dump.c) and the
- * crash report (crash.c).
+ * crash report (signal/crash.c).
  *
  * dladdr sees only dynamic symbols: in a program built without -rdynamic,
  * none of its own functions, and no static function anywhere.  So each
@@ -16,7 +16,7 @@
  * the same link map is told apart by its name and load address).  Reading
  * a file takes time, so tables are read only when the caller says it may
  * load them: the dumper thread, and a dying process's crash report
- * (crash.c); the dump's signal handler uses the tables read before and
+ * (signal/crash.c); the dump's signal handler uses the tables read before and
  * dladdr.
  *
  * A cache of recent lookups (pc -> symbol) makes the 10,000th identical

@@ -7,7 +7,7 @@
  * libdw-dev, which weft does not need to build, only declares what this file
  * declares itself: the libdwfl calls below are its stable public ABI).
  * libdw allocates with malloc: use it only on a dying process's report
- * path, where crash.c has armed a watchdog against a malloc lock the
+ * path, where signal/crash.c has armed a watchdog against a malloc lock the
  * crashed code held.  Without libdw.so.1 or without debug info for an
  * address, reports carry symbol names only.
  */

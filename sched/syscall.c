@@ -70,7 +70,7 @@
 #include "core/runtime.h"
 #include "core/proc.h"
 #include "core/runq.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "syscall.h"
 #include "core/sysmon.h"
 #include "base/throw.h"

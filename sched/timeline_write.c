@@ -75,7 +75,7 @@
 #include "privfd.h"
 #include "readfile.h"
 #include "core/runq.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "base/slab.h"
 #include "symbol.h"
 #include "timeline.h"

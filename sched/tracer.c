@@ -48,7 +48,7 @@
 
 #include "core/runtime.h"
 #include "base/lock.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "tracer.h"
 #include "core/worker.h"
 

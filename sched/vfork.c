@@ -43,7 +43,7 @@
 #include <sys/syscall.h>
 
 #include "core/runtime.h"
-#include "sighandler.h"
+#include "signal/sighandler.h"
 #include "core/start.h"
 #include "syscall.h"
 #include "stack/tls.h"

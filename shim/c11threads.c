@@ -31,7 +31,7 @@
 
 #include "shim.h"
 #include "../sched/prio.h"
-#include "../sched/sighandler.h"
+#include "signal/sighandler.h"
 #include "core/task.h"
 
 _Static_assert(sizeof(thrd_t) == sizeof(pthread_t), "thrd_t is a pthread_t");

@@ -19,7 +19,7 @@
 #include "../sched/tidaddr.h"
 #include "../sched/prio.h"
 #include "core/proc.h"
-#include "../sched/sighandler.h"
+#include "signal/sighandler.h"
 #include "stack/stack.h"
 #include "core/task.h"
 #include "stack/tls.h"

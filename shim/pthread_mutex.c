@@ -31,7 +31,7 @@
 #include "../sched/pi.h"
 #include "../sched/pprof.h"
 #include "../sched/prio.h"
-#include "../sched/sighandler.h"
+#include "signal/sighandler.h"
 #include "core/task.h"
 
 #define KIND_MASK 3

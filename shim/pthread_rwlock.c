@@ -70,7 +70,7 @@
 #include <limits.h>
 
 #include "shim.h"
-#include "../sched/sighandler.h"
+#include "signal/sighandler.h"
 #include "../sched/deadlock.h"
 #include "core/task.h"
 

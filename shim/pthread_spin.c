@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/sighandler.h"
+#include "signal/sighandler.h"
 #include "core/proc.h"
 
 static inline bool take(_Atomic int *w)

@@ -24,7 +24,7 @@
 #include "../sched/affinity.h"
 #include "../sched/cpuclock.h"
 #include "../sched/prio.h"
-#include "../sched/sighandler.h"
+#include "signal/sighandler.h"
 
 struct wt_task wt_shim_no_task; /* an id of weft's worker that runs no task */
 
@@ -59,7 +59,7 @@ struct wt_task *wt_shim_task_of_id(pid_t id)
 
 /* A call on a task that took weft's locks returns to the program: a
  * signal whose handler came while the task held them (deferred,
- * sched/sighandler.c) runs now, before the program goes on, as natively
+ * sched/signal/sighandler.c) runs now, before the program goes on, as natively
  * it would have run within the call, and so does a preemption sysmon
  * asked for meanwhile (RETURN_POINT).  A loop of these calls that never
  * switches would otherwise leave both to sysmon's pokes, which mostly

@@ -29,7 +29,7 @@
 
 #include "shim.h"
 #include "../sched/prio.h"
-#include "../sched/sighandler.h"
+#include "signal/sighandler.h"
 #include "core/task.h"
 
 struct wsem {

@@ -17,7 +17,7 @@
 #include "core/preempt.h"
 #include "../sched/prio.h"
 #include "../sched/pshared.h"
-#include "../sched/sigtask.h"
+#include "signal/sigtask.h"
 #include "base/real.h"
 #include "core/start.h"
 #include "../sched/syscall.h"

@@ -1,15 +1,15 @@
 /*
  * signal.c — signal masks, thread-directed signals and waits, per task.
  *
- * weft keeps SIGSEGV, SIGBUS (sched/crash.c) and SIGURG (sched/sigtask.c:
+ * weft keeps SIGSEGV, SIGBUS (sched/signal/crash.c) and SIGURG (sched/signal/sigtask.c:
  * pokes; preemption): the program's handlers for them are recorded and
  * chained from weft's, and thread masks never block them, because a
  * blocked synchronous SIGSEGV kills the process and trap-mode TLS repair
  * (sched/stack/tls.c) arrives as one.  The program's other handlers run through
- * a trampoline; sched/sighandler.c decides all that (wt_sig_action).
+ * a trampoline; sched/signal/sighandler.c decides all that (wt_sig_action).
  *
  * On a task, pthread_sigmask/sigprocmask read and write the task's own
- * mask (the worker thread follows it, sched/sigtask.c), pthread_kill queues
+ * mask (the worker thread follows it, sched/signal/sigtask.c), pthread_kill queues
  * the signal on the task, sigpending adds the task's queued ones, and the
  * sigwait family takes them.  Threads weft did not create use libc's.
  */
@@ -21,9 +21,9 @@
 #include "shim.h"
 #include "../sched/vfork.h"
 #include "../sched/dump.h"
-#include "../sched/sighandler.h"
-#include "../sched/sigstack.h"
-#include "../sched/sigtask.h"
+#include "signal/sighandler.h"
+#include "signal/sigstack.h"
+#include "signal/sigtask.h"
 #include "core/task.h"
 
 
@@ -235,7 +235,7 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 
 /* kill and sigqueue to this process from a task, for a signal with a
  * program handler: queued for the process and its taker chosen within the
- * call, as the kernel does (sched/sighandler.c); anything else is the
+ * call, as the kernel does (sched/signal/sighandler.c); anything else is the
  * kernel's. */
 WT_EXPORT int kill(pid_t pid, int sig)
 {
@@ -330,7 +330,7 @@ WT_EXPORT int gsignal(int sig)
 	return raise(sig);
 }
 
-/* sigaltstack: on a task, the task's own alternate stack (sched/sigstack.c);
+/* sigaltstack: on a task, the task's own alternate stack (sched/signal/sigstack.c);
  * the thread's is weft's.  Threads weft did not create use the kernel's. */
 WT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
@@ -345,12 +345,12 @@ WT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 }
 
 /* ---- sigsuspend, pause ----
- * On a task: sched/sigtask.c's wait, with the task's mask replaced by the
+ * On a task: sched/signal/sigtask.c's wait, with the task's mask replaced by the
  * call's for its duration; it returns once a handler ran on the task.  A
  * thread weft did not create calls libc.  Cancellation points. */
 
 /* A cancellation point: pthread_cancel signals the worker while the call
- * is marked (wt_cancel_call_begin), which ends the wait (sigtask.c). */
+ * is marked (wt_cancel_call_begin), which ends the wait (signal/sigtask.c). */
 static int suspend(struct wt_task *t, uint64_t mask)
 {
 	wt_testcancel();
@@ -386,7 +386,7 @@ WT_EXPORT int pause(void)
 
 /* ---- sigwait, sigwaitinfo, sigtimedwait ----
  * On a task: libc's sigtimedwait, inside the runtime's bracket for it
- * (sched/sigtask.c: wt_sig_wait_begin/end), which hands it the task's
+ * (sched/signal/sigtask.c: wt_sig_wait_begin/end), which hands it the task's
  * queued signals of the set. */
 
 

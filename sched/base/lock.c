@@ -13,7 +13,7 @@
  *
  * Both kinds count the locks the running context holds (lock.h:
  * wt_locks_held), from before the lock word is taken to after it is
- * released: the signal trampoline (sighandler.c) holds a program's
+ * released: the signal trampoline (signal/sighandler.c) holds a program's
  * handler back while the count is not zero, wherever the thread's pc is
  * (libc or the vDSO, called under a lock).  A trylock that fails leaves
  * the count as it was.

@@ -23,7 +23,7 @@ typedef struct {
  * holds one may be in libc or the vDSO on weft's behalf (a clock read, a
  * memcpy, a file read), where its program counter says nothing, and a
  * program handler run there would wait for ever on the lock its own thread
- * holds.  The signal trampoline (sighandler.c) defers every handler while
+ * holds.  The signal trampoline (signal/sighandler.c) defers every handler while
  * this is not zero.  A thread-local of the context (a task's, g0's, or a
  * thread's weft did not create), so taking a lock costs one increment of
  * a word at a fixed offset from the thread pointer and no system call; a

@@ -74,7 +74,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(pthread_setschedparam) R(pthread_getschedparam)                      \
 	R(pthread_setschedprio) R(pthread_setaffinity_np)                      \
 	R(pthread_getaffinity_np)                                              \
-	/* signals: shim/signal.c; crash.c, dump.c, core/preempt.c, sighandler.c */ \
+	/* signals: shim/signal.c; signal/crash.c, dump.c, core/preempt.c, signal/sighandler.c */ \
 	R(pthread_sigmask) R(sigaction) R(pthread_kill) R(sigtimedwait)        \
 	R(pthread_sigqueue)                                                    \
 	/* shim/pthread_mutex.c, pthread_cond.c */                             \

@@ -51,8 +51,8 @@
 #include "runtime.h"
 #include "base/real.h"
 #include "proc.h"
-#include "sighandler.h"
-#include "sigtask.h"
+#include "signal/sighandler.h"
+#include "signal/sigtask.h"
 #include "task.h"
 
 #define NBUCKETS 4096
@@ -213,7 +213,7 @@ static int park(const void *addr, const struct how *h)
 	/* For the dump (sched/dump.c): the coarse clock is a vDSO read of the
 	 * kernel's tick time, a few ns, so every park can afford it.  Read
 	 * before the lock (libc code under a weft lock would let a program's
-	 * signal handler run there, sched/sighandler.c) and before the waiter
+	 * signal handler run there, sched/signal/sighandler.c) and before the waiter
 	 * is filled in (such a handler may park, with the same record). */
 	struct timespec now;
 	if (t)
@@ -307,7 +307,7 @@ static int park(const void *addr, const struct how *h)
 		if (r == -ETIMEDOUT)
 			why = WT_PARK_TIMEDOUT;
 		/* A task waiting here (inside a bracketed call): a signal for
-		 * it pokes this thread and runs its handler (sigtask.c), and
+		 * it pokes this thread and runs its handler (signal/sigtask.c), and
 		 * pthread_cancel signals the thread (preempt.c); either ends
 		 * the wait as a handler ends a parked task's. */
 		else if (r == -EINTR && self &&
@@ -454,7 +454,7 @@ static bool interrupt(struct wt_task *t, int result, bool only_cancelable)
 /* Context: the context that follows t's park on its worker (proc.c's
  * after_park, m->after), holding the bucket lock t parked under, t's
  * context saved.  A signal t does not block, queued on t by a handler that
- * interrupted t's own switch out (sighandler.c), came after park's look at
+ * interrupted t's own switch out (signal/sighandler.c), came after park's look at
  * sigpend: t leaves the queue with WT_PARK_INTR, as wt_park_interrupt
  * would take it out.  true: t is the caller's to ready once the lock is
  * released. */
@@ -483,7 +483,7 @@ void wt_park_cancel(struct wt_task *t)
 	interrupt(t, WT_PARK_CANCELED, true);
 }
 
-/* A signal t does not block was queued on t (sigtask.c: wt_sig_send): end
+/* A signal t does not block was queued on t (signal/sigtask.c: wt_sig_send): end
  * whatever wait t is in; it runs the handler as it resumes, and the waiting
  * call acts as natively after a handler (a condvar or mutex wait goes on, a
  * sleep or sem_wait returns EINTR). */

@@ -71,16 +71,16 @@
  * so any other SIGURG (raise, kill, a socket's out-of-band data) but
  * `weft stack`'s request (si_value tagged WT_STACK_MAGIC, dump.c), `weft
  * profile`'s (WT_PROF_MAGIC) and a profiling timer's tick (si_code
- * SI_TIMER, pprof.c's value) goes to the program's own handler (sighandler.c records it: wt_sig_action;
+ * SI_TIMER, pprof.c's value) goes to the program's own handler (signal/sighandler.c records it: wt_sig_action;
  * SA_SIGINFO, SA_RESETHAND, SA_NODEFER and sa_mask honoured; its default,
  * as natively, is to ignore).  Masks never block SIGURG at the OS level
  * (shim/signal.c strips it), or preemption would stop.  The kernel keeps
  * one SIGURG pending per thread (and one for the process): a program's
  * SIGURG must never ride as a kernel signal where one of weft's may be
  * pending.  A kill or sigqueue of the program's to its own process is
- * taken in the call (sighandler.c: wt_sig_send_process), and a program
+ * taken in the call (signal/sighandler.c: wt_sig_send_process), and a program
  * SIGURG weft moves to the thread that runs its handler is kept on that
- * worker and carried by a marked SIGURG (sigtask.c: wt_sig_raise): every
+ * worker and carried by a marked SIGURG (signal/sigtask.c: wt_sig_raise): every
  * SIGURG handler run, after its own work, runs a kept one
  * (wt_sig_urg_owed), so a carrier merged into a request loses nothing.
  *
@@ -130,9 +130,9 @@
 #include "tracer.h"
 #include "proc.h"
 #include "base/real.h"
-#include "sighandler.h"
-#include "sigstack.h"
-#include "sigtask.h"
+#include "signal/sighandler.h"
+#include "signal/sigstack.h"
+#include "signal/sigtask.h"
 #include "base/slab.h"
 #include "syscall.h"
 #include "task.h"
@@ -229,12 +229,12 @@ static void on_request(ucontext_t *uc)
 
 /* The program's own SIGURG (a kill, or the one a socket's urgent data
  * raises): its handler runs as any other program handler does, through
- * the trampoline (sighandler.c), which holds it back while weft's code or
+ * the trampoline (signal/sighandler.c), which holds it back while weft's code or
  * locks are interrupted and hands it to a task from g0.  The kernel set
  * this handler's mask (every signal but the faults); the trampoline's
  * installed for the program's sigaction would have the interrupted mask,
  * the handler's sa_mask and sig (unless SA_NODEFER), with SIGSEGV and
- * SIGBUS open for weft (crash.c): set here for the call. */
+ * SIGBUS open for weft (signal/crash.c): set here for the call. */
 static void chain(int sig, siginfo_t *si, void *ucv)
 {
 	struct sigaction u;
@@ -310,7 +310,7 @@ static void take(int sig, siginfo_t *si, void *uc)
 
 /* Every SIGURG, whoever sent it: weft's request or poke, or the program's
  * own from the kernel (take); then the program's SIGURG weft raised on
- * this thread (sigtask.c: wt_sig_raise), which any SIGURG taken here
+ * this thread (signal/sigtask.c: wt_sig_raise), which any SIGURG taken here
  * carries, since the kernel merges one into another pending. */
 static void on_sigurg(int sig, siginfo_t *si, void *uc)
 {
@@ -342,7 +342,7 @@ void wt_preempt_init(void)
 	sa.sa_sigaction = on_sigurg;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	/* Everything but the fault signals is blocked in the handler, so what
-	 * a poke raises (sigtask.c) is delivered as it returns, on the
+	 * a poke raises (signal/sigtask.c) is delivered as it returns, on the
 	 * interrupted task; chain() sets the program handler's own mask. */
 	sigfillset(&sa.sa_mask);
 	sigdelset(&sa.sa_mask, SIGSEGV);

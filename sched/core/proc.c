@@ -21,7 +21,7 @@
  * run queue before sleeping: the waker may have seen it spinning and not
  * woken anyone.
  *
- * Signal masks (sched/sigtask.c) follow the task at no cost while masks are
+ * Signal masks (sched/signal/sigtask.c) follow the task at no cost while masks are
  * equal.  Ordering at a switch to task N: the switching side (task or g0)
  * blocks at the thread level whatever N blocks more than the thread does
  * (wt_sig_preswitch), so neither side's code ever runs with a signal
@@ -29,7 +29,7 @@
  * released), then N's exact mask is set and its pending signals raised
  * (wt_sig_switchin).  g0 runs with the mask of the task that ran last, and
  * takes the program's handled signals before it sleeps (wt_sig_idle): one
- * that comes to g0 is handed to a task (sighandler.c).
+ * that comes to g0 is handed to a task (signal/sighandler.c).
  *
  * Direct task-to-task switches keep Go's guarantee that a parked task's
  * context is saved before its park lock is released: the lock is released
@@ -94,8 +94,8 @@
 #include "proc.h"
 #include "rtq.h"
 #include "runq.h"
-#include "sighandler.h"
-#include "sigtask.h"
+#include "signal/sighandler.h"
+#include "signal/sigtask.h"
 #include "stack/stack.h"
 #include "syscall.h"
 #include "sysmon.h"
@@ -558,7 +558,7 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	 * g0 of the first, live on its own thread (the soak's one SIGSEGV in
 	 * wt_schedule, with m NULL on another worker's g0 stack).  The window
 	 * counts as a lock (base/lock.h), so the trampoline defers those handlers
-	 * to t's switch-in (sighandler.c). */
+	 * to t's switch-in (signal/sighandler.c). */
 	wt_locks_inc();
 	struct wt_m *m = t->m;
 	/* After a system call nobody intercepted (syscall.c): the proc back,
@@ -642,7 +642,7 @@ static void after_park(struct wt_m *m, struct wt_task *t, void *arg)
 	/* Published by the release of lock; a waker reads it after taking it. */
 	atomic_store_explicit(&t->state, WT_WAITING, memory_order_relaxed);
 	/* A signal that interrupted t's switch out was put back in its queue
-	 * (sighandler.c) after park's last look: the park ends now. */
+	 * (signal/sighandler.c) after park's last look: the park ends now. */
 	bool intr = wt_park_intr_locked(t);
 	wt_spin_unlock(pc.lock);
 	/* t may be running elsewhere from here on: only the copies above. */

@@ -157,7 +157,7 @@ struct wt_task {
 	 * slice in the trace ends that arrow (timeline.c) */
 	uint64_t tl_flow;
 	uint64_t creator;               /* [const] id of the creating task, 0 = none */
-	/* Signals (sigtask.c).  Bit sig-1 stands for signal sig. */
+	/* Signals (signal/sigtask.c).  Bit sig-1 stands for signal sig. */
 	uint64_t sigmask;               /* [owner m] blocked, exactly as the program set it */
 	_Atomic uint64_t sigpend;       /* [atomic] sent to this task, not yet raised */
 	uint64_t sigwait;               /* [owner m; its worker's handler] set a sigwait waits on */
@@ -170,10 +170,10 @@ struct wt_task {
 					 * (sigsuspend waits for one) */
 	/* [owner m; handler] the innermost program handler running on it now,
 	 * NULL = none: a record on the stack of the trampoline that runs it,
-	 * linked to the one it interrupted (sighandler.c), and unlinked as
+	 * linked to the one it interrupted (signal/sighandler.c), and unlinked as
 	 * the handler returns or a longjmp leaves it.  A task it readies is
 	 * no hand-off (proc.c: wt_ready_m); the record's call depth tells
-	 * the handler's own calls from the one it interrupted (sigtask.c:
+	 * the handler's own calls from the one it interrupted (signal/sigtask.c:
 	 * wt_sig_call_is_own). */
 	struct wt_sigframe *sigframe;
 	/* [owner m] the epoll instance its last poll or select on many
@@ -185,7 +185,7 @@ struct wt_task {
 	long uring_res;                 /* [written by the reaper before uring_done] */
 	struct wt_m *uring_m;           /* [the task, then the reaper] the worker whose thread
 					 * submitted the call in flight */
-	stack_t sigstk;                 /* [owner m; handler] its sigaltstack (sigstack.c):
+	stack_t sigstk;                 /* [owner m; handler] its sigaltstack (signal/sigstack.c):
 					 * ss_size 0 = none */
 	/* Its CPU time (cpuclock.c), counted from the first read of a thread
 	 * CPU clock in the process on.  [owner m writes, inside cpu_seq's odd
@@ -321,7 +321,7 @@ struct wt_m {
 	bool idle;                      /* [sched.lock] on the idle list */
 	void *exit_jb;                  /* [owner m] worker_main's jump buffer: the thread's
 					 * way out (worker.c) */
-	void *catch_jb;                 /* [owner m] crash.c: a read that may fault, its */
+	void *catch_jb;                 /* [owner m] signal/crash.c: a read that may fault, its */
 	uintptr_t catch_lo, catch_hi;   /* jump buffer and the bytes it reads, or NULL */
 	struct wt_m *alllink;           /* [const after publish] see wt_sched.allm */
 	_Atomic int park;               /* [atomic] futex word: 0 asleep, 1 wake */
@@ -354,14 +354,14 @@ struct wt_m {
 	int64_t mon_cancel;             /* [sysmon] last cancellation signal (wt_sysmon_cancel) */
 	uint64_t sigmask;               /* [owner m] this thread's blocked set as last set by
 					 * weft (wt_sig_eff form), WT_SIGMASK_UNKNOWN if not */
-	/* sighandler.c: program signals that interrupted weft on this thread,
+	/* signal/sighandler.c: program signals that interrupted weft on this thread,
 	 * to raise again here once it has left (siginfo kept). */
 	_Atomic uint64_t defer_claim, defer_ready; /* [atomic] */
 	_Atomic int defer_own;          /* [atomic] its task's own were put back in its
 					 * sigpend: a poke raises them */
 	_Atomic int defer_poke;         /* [atomic] sysmon: poke this thread while any */
 	siginfo_t *defer_info;          /* [this thread] 64 slots, mapped on first use */
-	/* sigtask.c: a program's SIGURG raised on this thread and not run
+	/* signal/sigtask.c: a program's SIGURG raised on this thread and not run
 	 * yet (wt_sig_raise), which the next SIGURG handler here runs,
 	 * whichever SIGURG that is.  Written and read on this thread only
 	 * (a raise, a handler that interrupted it). */

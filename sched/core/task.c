@@ -34,7 +34,7 @@
  *      small record only.  An exit that finds a section open keeps the
  *      record until the join, as before.  The swap is a few stores under
  *      two short locks, in weft's code on the worker's next context
- *      (program signal handlers wait: sighandler.c), so a waiting lookup
+ *      (program signal handlers wait: signal/sighandler.c), so a waiting lookup
  *      spins, then yields the CPU.
  *      Rejected: a small record without the section (a pthread_kill or a
  *      join that looked t up just before its exit would act on a record
@@ -105,7 +105,7 @@
 #include "preempt.h"
 #include "proc.h"
 #include "base/real.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "base/slab.h"
 #include "stack/stack.h"
 #include "start.h"

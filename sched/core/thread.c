@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
-#include "sigtask.h"
+#include "signal/sigtask.h"
 #include "base/real.h"
 #include "base/slab.h"
 #include "syscall.h"
@@ -331,7 +331,7 @@ int wt_thread_raw_clone(int (*fn)(void *), void *arg, struct wt_raw *r)
 {
 	/* The thread starts with every signal blocked (as glibc's do): no
 	 * handler of the program's may run on it before it sets its mask.
-	 * But for SIGSEGV and SIGBUS, whose handler is weft's (crash.c).
+	 * But for SIGSEGV and SIGBUS, whose handler is weft's (signal/crash.c).
 	 * glibc's clone reads and writes TLS (errno) meanwhile: in trap mode
 	 * (stack/tls.c) a revert of this thread's base would fault, and with the
 	 * fault's signal blocked kill the process silently; the base is

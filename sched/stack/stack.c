@@ -32,7 +32,7 @@
  * MADV_GUARD_INSTALL markers (Linux >= 6.13: no VMA); older kernels get
  * mprotect (VMAs; schedtrace says so).
  *
- * Growth.  A task that reaches its guard faults (crash.c calls
+ * Growth.  A task that reaches its guard faults (signal/crash.c calls
  * wt_stack_grow on the worker's signal stack).  The guard moves to the
  * lowest page of the lowest slot the task owns; when it is hit there, the
  * task claims the slot below by CAS (a slot someone owns, or the arena's
@@ -40,7 +40,7 @@
  * stack may so grow to WEFT_STACK_MAX (1 GiB, as Go), never less than its
  * native size (pthread_attr_setstacksize, else RLIMIT_STACK), which the
  * home slot(s) hold from the start.  A fault that cannot grow is an
- * overflow: crash.c reports it and the process dies by SIGSEGV.  A new
+ * overflow: signal/crash.c reports it and the process dies by SIGSEGV.  A new
  * slot never lands where a stack reaches: that slot is owned.
  *
  * Known cost of a moving guard: the kernel writing into a stack buffer
@@ -104,7 +104,7 @@
  * must still fit), and an idle worker marks the slots it prepares
  * (wt_stack_prefault), so a burst of spawns pays none.  A stack's growth
  * is marked always (an overflow is what a core is read for).  When the
- * process dies by a fault weft reports (crash.c), wt_stack_dump_all marks
+ * process dies by a fault weft reports (signal/crash.c), wt_stack_dump_all marks
  * the live home slots the cap left out, as far as the VMA limit lets it.
  * Measured (tests/tools/core_abort, a thread parked, main in abort()):
  * natively a core of 8.6 MB in 0.1 to 0.2 s; weft's was cut off by a
@@ -1468,7 +1468,7 @@ bool wt_stack_prefault(void)
 	return true;
 }
 
-/* A process that dies by a fault weft reports (crash.c, before the
+/* A process that dies by a fault weft reports (signal/crash.c, before the
  * signal's default action): the live stacks the spawn path's cap left out
  * go into the core, a home slot's top 2 MiB, a pack's slot whole, until
  * the kernel refuses a VMA more (vm.max_map_count).  Context: the fault

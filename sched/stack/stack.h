@@ -37,7 +37,7 @@ void wt_stack_idle_trim(void);             /* an idle worker: trim malloc's heap
 bool wt_stack_prefault(void);               /* an idle worker: one fresh slot made ready */
 bool wt_stack_idle_work(void);             /* wt_stack_idle_trim has something to do (sysmon) */
 void wt_stack_stats(long *live, long *warm, long *nslots);
-/* A fatal fault: every live home slot's top into a core (crash.c). */
+/* A fatal fault: every live home slot's top into a core (signal/crash.c). */
 void wt_stack_dump_all(void);
 void wt_stack_fork_reset(void);
 extern size_t wt_default_stack, wt_stack_max;

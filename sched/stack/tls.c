@@ -43,11 +43,11 @@
  * SIGSEGV, since a revert there is a fault the kernel cannot deliver and
  * the process dies without a word (glibc's own code reads the TCB: errno,
  * a lazy PLT binding, pthread_create).  weft's handlers and masks keep
- * SIGSEGV and SIGBUS open (sigtask.c: wt_sig_eff; the raw clone at start,
+ * SIGSEGV and SIGBUS open (signal/sigtask.c: wt_sig_eff; the raw clone at start,
  * core/thread.c; wt_stack_prepare); where glibc blocks every signal itself
  * around a clone it runs pinned (wt_tls_pin: pthread_create, fork, vfork,
  * posix_spawn, a SIGEV_THREAD timer_create); the fault report pins before
- * it gives SIGSEGV its default action (crash.c).  Not covered: glibc's own
+ * it gives SIGSEGV its default action (signal/crash.c).  Not covered: glibc's own
  * helper threads made inside other calls (POSIX AIO's, mq_notify's
  * SIGEV_THREAD, getaddrinfo_a), where WEFT_TLS=syscall is the sound choice.
  * Rejected: copying TLS contents into the worker's block on each switch

@@ -6,7 +6,7 @@
 
 #include "sched/core/runtime.h"
 #include "sched/core/config.h"
-#include "sched/crash.h"
+#include "sched/signal/crash.h"
 #include "sched/netpoll.h"
 #include "sched/core/park.h"
 #include "sched/pprof.h"
@@ -14,7 +14,7 @@
 #include "sched/core/proc.h"
 #include "sched/base/real.h"
 #include "sched/core/runq.h"
-#include "sched/sigtask.h"
+#include "sched/signal/sigtask.h"
 #include "sched/timeline.h"
 #include "sched/syscall.h"
 #include "sched/core/sysmon.h"
