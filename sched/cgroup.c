@@ -19,7 +19,7 @@
  * and about once a second, unless GOMAXPROCS is set: a
  * changed limit resizes the procs at run time (core/proc.c: wt_procs_resize).
  * Files are read with raw system calls into fixed buffers: no malloc, no
- * errno, no interposed open, and in weft's own descriptor table (privfd.c:
+ * errno, no interposed open, and in weft's own descriptor table (io/privfd.c:
  * the helper thread), never the program's.  The paths are written once by
  * wt_cgroup_init and published by cg_ok; a task's sched_setaffinity
  * (affinity.c) reads them too.
@@ -38,9 +38,9 @@
 #include "cgroup.h"
 #include "core/config.h"
 #include "base/print.h"
-#include "privfd.h"
+#include "io/privfd.h"
 #include "core/proc.h"
-#include "readfile.h"
+#include "io/readfile.h"
 
 #define PATHMAX 4096
 
@@ -215,7 +215,7 @@ void wt_cgroup_init(const char *root)
  * leaves it to sysmon, which makes it once the process has a second task,
  * before it makes any worker: until then only the initial thread runs
  * tasks, whatever the procs count, and a process of one task never pays
- * (nor makes privfd.c's thread for it).  Context:
+ * (nor makes io/privfd.c's thread for it).  Context:
  * start, initial thread. */
 void wt_cgroup_defer(const char *root)
 {

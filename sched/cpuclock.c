@@ -53,7 +53,7 @@
 #include <sys/syscall.h>
 
 #include "core/runtime.h"
-#include "blocked.h"
+#include "io/blocked.h"
 #include "cpuclock.h"
 #include "signal/sighandler.h"
 #include "signal/sigtask.h"

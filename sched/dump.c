@@ -92,10 +92,10 @@
  * preempting meanwhile).
  *
  * Descriptors: the dumper thread takes a descriptor table of its own as it
- * starts (privfd.c), with a copy of descriptor 2 for SIGQUIT's output:
+ * starts (io/privfd.c), with a copy of descriptor 2 for SIGQUIT's output:
  * weft stack's file, the ELF files symbol.c maps, libunwind's pipe and
  * libdw's files never take a number in the program's table.  A dump that
- * runs on sysmon opens weft stack's file in privfd.c's helper.
+ * runs on sysmon opens weft stack's file in io/privfd.c's helper.
  *
  * deadlock.c's report (wt_dump_report) goes the same way: sysmon hands
  * over some text and the tasks to show, and a thread of the dumper's kind
@@ -125,7 +125,7 @@
 #include "dump.h"
 #include "signal/sighandler.h"
 #include "base/print.h"
-#include "privfd.h"
+#include "io/privfd.h"
 #include "base/real.h"
 #include "signal/sigtask.h"
 #include "core/task.h"
@@ -509,7 +509,7 @@ static struct snap *snapshot(size_t *n, size_t *cap, size_t *left, bool *locked)
 /* [dumper] weft stack's file: /proc/PID/fd/N of the request, if it is a
  * regular file, empty and unnamed; else -1 (nothing is written).  Opened
  * without blocking (a FIFO with no reader: ENXIO, not a stalled helper),
- * in weft's own table (privfd.c): the dumper's, or the helper's when the
+ * in weft's own table (io/privfd.c): the dumper's, or the helper's when the
  * dump runs on sysmon. */
 static int stack_file(uint64_t req)
 {
@@ -528,7 +528,7 @@ static int stack_file(uint64_t req)
 	return (int)fd;
 }
 
-/* [dumper] Its own descriptor table (privfd.c), with a copy of 2 unless
+/* [dumper] Its own descriptor table (io/privfd.c), with a copy of 2 unless
  * stack (weft stack's dump): returns the descriptor of that copy, or 2. */
 static int own_fds(bool stack)
 {
@@ -559,7 +559,7 @@ static void *dumper(void *arg)
 	/* On a thread of its own: a descriptor table of its own too, with a
 	 * copy of descriptor 2 only (SIGQUIT's output), so that weft stack's
 	 * file, libunwind's pipe and libdw's files never take a number of the
-	 * program's (privfd.c). */
+	 * program's (io/privfd.c). */
 	int err_fd = own_fds(req != 0);
 	bool top = req & REQ_TOP;
 	if (top && !atomic_exchange_explicit(&wt_cpuacct_on, true, memory_order_relaxed))

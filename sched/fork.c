@@ -37,7 +37,7 @@
  * Between weft's two handlers the task holds glibc's fork locks: a
  * program's signal handler waits for the end of that window
  * (wt_fork_window), and a wait on one of those locks that sysmon took for
- * an implicit system call (syscall.c) ends in the child as the child's
+ * an implicit system call (io/syscall.c) ends in the child as the child's
  * worker gets proc 0.
  *
  * No thread of weft's is being created while the clone runs: the prepare
@@ -60,13 +60,13 @@
 #include "shmap.h"
 #include "tracer.h"
 #include "pshared.h"
-#include "netpoll.h"
-#include "privfd.h"
-#include "uring.h"
+#include "io/netpoll.h"
+#include "io/privfd.h"
+#include "io/uring.h"
 #include "signal/sighandler.h"
 #include "signal/sigtask.h"
 #include "stack/stack.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "core/sysmon.h"
 #include "core/task.h"
 #include "timeline.h"
@@ -169,7 +169,7 @@ static void reset(bool reclaimed)
 	/* Procs: all empty and idle, but proc 0 for this worker, which keeps
 	 * its own proc's warm stack slots (the others' may be torn). */
 	struct wt_p *mine = m ? m->p : NULL;
-	/* An implicit system call (syscall.c: a wait inside glibc's fork, on
+	/* An implicit system call (io/syscall.c: a wait inside glibc's fork, on
 	 * its locks) ends here: its proc may have been handed to another
 	 * worker, whose slot cache the fork caught half-updated, and the
 	 * child's worker holds proc 0 running, outside the call.  Left in

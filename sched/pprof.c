@@ -47,7 +47,7 @@
  * with WT_PROF_MAGIC << 32 | seconds << 20 | D.  The handler records the
  * request and kicks sysmon, which starts the profiler thread (one at a
  * time; a request meanwhile is dropped): it opens /proc/SENDER/fd/D in a
- * descriptor table of its own (privfd.c), gives each worker a timer on
+ * descriptor table of its own (io/privfd.c), gives each worker a timer on
  * that thread's CPU clock (the kernel's per-thread clock id, made from
  * its tid: one thread may arm another's), sleeps, deletes them, and
  * writes the samples of the window.  The file ends with the period field,
@@ -88,7 +88,7 @@
 #include "core/config.h"
 #include "pprof.h"
 #include "base/print.h"
-#include "privfd.h"
+#include "io/privfd.h"
 #include "core/sysmon.h"
 #include "core/thread.h"
 #include "core/timer.h"
@@ -602,7 +602,7 @@ static void write_path(const char *f, struct rec *base, uint32_t n, const char *
  * request (sender << 32 | seconds << 20 | descriptor).  Opens the
  * sender's descriptor as weft stack's dump does (dump.c: a regular file,
  * empty and unnamed, else nothing is written), in a descriptor table of
- * its own (privfd.c); gives every worker a timer on its thread's CPU
+ * its own (io/privfd.c); gives every worker a timer on its thread's CPU
  * clock for the seconds asked (workers made meanwhile make their own),
  * then deletes them and writes the samples taken meanwhile. */
 static void *profiler(void *arg)

@@ -63,11 +63,11 @@
 #include "prio.h"
 #include "core/proc.h"
 #include "base/print.h"
-#include "readfile.h"
+#include "io/readfile.h"
 #include "core/rtq.h"
 #include "core/runq.h"
 #include "base/slab.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "core/sysmon.h"
 #include "core/timer.h"
 

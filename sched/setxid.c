@@ -24,7 +24,7 @@
  *   2. list /proc/self/task; each tid not yet in the table is added as
  *      SENT and sent SIGURG with si_value = the operation's address (the
  *      preemption handler hands such a signal here: wt_setxid_signal);
- *      sysmon and the helper that opens weft's files (privfd.c), which
+ *      sysmon and the helper that opens weft's files (io/privfd.c), which
  *      block every signal but the faults, are kicked and look themselves
  *      (wt_setxid_poll).  The listing is read in the helper's table of
  *      descriptors, never the program's.  Without the listing (no /proc) the
@@ -65,8 +65,8 @@
 
 #include "core/runtime.h"
 #include "base/print.h"
-#include "privfd.h"
-#include "readfile.h"
+#include "io/privfd.h"
+#include "io/readfile.h"
 #include "setxid.h"
 #include "vfork.h"
 #include "signal/sigtask.h"
@@ -278,7 +278,7 @@ static int pass(struct op *op, int *listed, int cap, bool resend)
 				wt_futex_wake(&op->pending, 1, false);
 		}
 	}
-	/* sysmon and privfd.c's helper block SIGURG: they look at cur
+	/* sysmon and io/privfd.c's helper block SIGURG: they look at cur
 	 * themselves. */
 	wt_sysmon_kick();
 	wt_privfd_kick();

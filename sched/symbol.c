@@ -40,7 +40,7 @@
 #include "arch.h"
 #include "base/lock.h"
 #include "base/print.h"
-#include "privfd.h"
+#include "io/privfd.h"
 #include "base/slab.h"
 #include "symbol.h"
 
@@ -158,7 +158,7 @@ struct mapped {
 };
 
 /* The file mapped read-only whole (its length into m->len), or -errno.
- * Context: a thread whose table is weft's own (privfd.c). */
+ * Context: a thread whose table is weft's own (io/privfd.c). */
 static long map_file(void *arg)
 {
 	struct mapped *a = arg;
@@ -175,7 +175,7 @@ static long map_file(void *arg)
 }
 
 /* [sym_lock held] Reads o->path's function symbols, from the file mapped
- * read-only (opened in weft's own table, privfd.c); allocates only with
+ * read-only (opened in weft's own table, io/privfd.c); allocates only with
  * mmap. */
 static void load_table(struct symobj *o)
 {

@@ -25,7 +25,7 @@
  *                without matching records across rings;
  *   CREATE, EXIT core/task.c; STEAL core/proc.c; PREEMPT (sysmon's request)
  *                core/preempt.c; RETAKE (a proc taken from a blocked system
- *                call) and LOSTPROC syscall.c; HANDOFF (a proc handed to
+ *                call) and LOSTPROC io/syscall.c; HANDOFF (a proc handed to
  *                another worker) core/proc.c.
  *
  * Off (the default), each of those places costs one load and one

@@ -29,7 +29,7 @@
  * it) and then gives up.  The file is opened by its absolute path for
  * each write and closed again, so a program that closes every descriptor
  * (a daemon) or changes directory does not end the trace; it is opened in
- * a descriptor table of weft's own (privfd.c: the writer's, or the
+ * a descriptor table of weft's own (io/privfd.c: the writer's, or the
  * helper's for the other writers), never the program's.
  *
  * The file is valid JSON after every write, not only at the end: each
@@ -72,8 +72,8 @@
 #include "core/config.h"
 #include "base/lock.h"
 #include "base/print.h"
-#include "privfd.h"
-#include "readfile.h"
+#include "io/privfd.h"
+#include "io/readfile.h"
 #include "core/runq.h"
 #include "signal/sigtask.h"
 #include "base/slab.h"
@@ -686,7 +686,7 @@ static void *writer(void *arg)
 {
 	(void)arg;
 	wt_sig_block_program(); /* SIGURG open: a change of ids reaches it (setxid.c) */
-	/* Its opens in a table of its own (privfd.c); failing that, the
+	/* Its opens in a table of its own (io/privfd.c); failing that, the
 	 * helper's. */
 	wt_privfd_own(0);
 	for (;;) {

@@ -16,7 +16,7 @@
  *     interposed calls are libc's plain ones: no parking, no hand-off;
  *   - wt_vfork_child() is true, and what weft mirrors of state that is per
  *     process in the kernel but the child's own after the clone (the
- *     poller's knowledge of descriptors: netpoll.c; signal dispositions:
+ *     poller's knowledge of descriptors: io/netpoll.c; signal dispositions:
  *     shim/signal.c; credentials: setxid.c) is not changed by its calls;
  *   - the kernel's signal dispositions are the program's (weft's handlers
  *     would run the runtime) and its mask is the task's;
@@ -25,7 +25,7 @@
  * The calling task's state lives in its TLS (the child's thread pointer),
  * which the parent, suspended, cannot read meanwhile; the parent puts it
  * back when the call returns.  The call is a blocking system call for the
- * runtime (syscall.c): the proc goes to other tasks while the parent
+ * runtime (io/syscall.c): the proc goes to other tasks while the parent
  * waits.  Every signal stays blocked on the calling thread from before
  * the clone until the child has its own dispositions and mask, and in the
  * parent until the call is over: a handler of weft's in either would find
@@ -45,7 +45,7 @@
 #include "core/runtime.h"
 #include "signal/sighandler.h"
 #include "core/start.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "stack/tls.h"
 #include "vfork.h"
 

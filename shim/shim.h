@@ -20,7 +20,7 @@
 #include "signal/sigtask.h"
 #include "base/real.h"
 #include "core/start.h"
-#include "../sched/syscall.h"
+#include "io/syscall.h"
 #include "core/task.h"
 #include "core/timer.h"
 #include "stack/tls.h"
@@ -46,7 +46,7 @@
 #define RETURN_POINT() wt_preempt_return_point((uintptr_t)__builtin_return_address(0))
 
 /* BRACKETED(call): the value of call, a libc call that may block, made
- * between wt_entersyscall and wt_exitsyscall (sched/syscall.c), so that
+ * between wt_entersyscall and wt_exitsyscall (sched/io/syscall.c), so that
  * the proc goes to other tasks while it blocks.  The value and errno are
  * as the call left them (the runtime never touches errno, and wt_exitsyscall
  * may switch the task to another worker, but its TLS goes with it).  A

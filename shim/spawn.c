@@ -15,7 +15,7 @@
 
 #include "shim.h"
 #include "../sched/fork.h"
-#include "../sched/netpoll.h"
+#include "io/netpoll.h"
 #include "core/worker.h"
 
 #define PINNED(call)                            \
@@ -42,7 +42,7 @@ WT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
 
 /* system waits for its child inside libc (an internal waitpid nobody can
  * interpose): the whole call is a blocking system call, so the proc goes to
- * other tasks meanwhile (sched/syscall.c).  Pinned inside the bracket: the
+ * other tasks meanwhile (sched/io/syscall.c).  Pinned inside the bracket: the
  * task does not switch until exitsyscall. */
 WT_EXPORT int system(const char *cmd)
 {

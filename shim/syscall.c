@@ -50,7 +50,7 @@
  * wrappers do (shim/netio.c, fallback.c, ioctl.c): it would otherwise keep
  * answering for the old file or flags (a non-blocking connect that waits
  * for the connection).  dup2, dup3 and close_range are the libc wrappers'
- * (netio.c): they spare weft's own descriptors and wait at privfd.c's gate
+ * (netio.c): they spare weft's own descriptors and wait at io/privfd.c's gate
  * while weft moves one.  sigaltstack sets the task's alternate stack, as
  * libc's does (signal.c).
  * mmap, munmap, mremap, shmat and shmdt made through syscall() tell
@@ -68,13 +68,13 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/netpoll.h"
+#include "io/netpoll.h"
 #include "../sched/pi.h"
-#include "../sched/privfd.h"
+#include "io/privfd.h"
 #include "../sched/shmap.h"
 #include "stack/stack.h"
 #include "core/task.h"
-#include "../sched/uring.h"
+#include "io/uring.h"
 
 #ifndef FUTEX_LOCK_PI2
 #define FUTEX_LOCK_PI2 13

@@ -35,7 +35,7 @@
 
 #include "shim.h"
 #include "../sched/cpuclock.h"
-#include "../sched/privfd.h"
+#include "io/privfd.h"
 #include "../sched/tidaddr.h"
 
 #define PIDFD_NONBLOCK O_NONBLOCK /* <linux/pidfd.h>, which clashes with <fcntl.h> */
@@ -112,7 +112,7 @@ static long not_leader(void)
 	     m = m->alllink) {
 		if (m->ostid == wt_pid)
 			continue;
-		/* In weft's own table (privfd.h): a pidfd it made would
+		/* In weft's own table (io/privfd.h): a pidfd it made would
 		 * otherwise take a number of the program's for a moment. */
 		long r = wt_privfd_syscall(SYS_pidfd_open, m->ostid, 0, 0, 0, 0, 0);
 		if (r >= 0) {

@@ -35,11 +35,11 @@
  *   TLS_SYNC      stack/tls_static.c: sync_lock
  *   TIMELINE      timeline_write.c: one writer of the trace file at a time
  *   SYMBOL        symbol.c: the symbol tables
- *   URING_INIT    uring.c: creating the io_uring instance
- *   NETPOLL_INIT  netpoll.c: creating the epoll instance
+ *   URING_INIT    io/uring.c: creating the io_uring instance
+ *   NETPOLL_INIT  io/netpoll.c: creating the epoll instance
  *   STACK_INIT    stack/stack.c: reserving the arena
- *   URING_SQ      uring.c: the submission queue
- *   URING_CQ      uring.c: draining the completion queue
+ *   URING_SQ      io/uring.c: the submission queue
+ *   URING_CQ      io/uring.c: draining the completion queue
  *   ALLTASKS      wt_sched.alllock: the list of all tasks
  *   PARK          core/park.c: the parking lot's buckets (wt_spin_t, its only
  *                 users); two buckets are never held at once
@@ -56,7 +56,7 @@
  *   SHMAP         shmap.c: the table of shared ranges (its readers take
  *                 no lock); taken alone, by the program's mmap and kin
  *   SLAB          slab.c: each slab's free list
- *   PRIVFD        privfd.c: the helper's mailbox, one request at a time; innermost
+ *   PRIVFD        io/privfd.c: the helper's mailbox, one request at a time; innermost
  *                 (files are opened for callers that hold any of the above)
  */
 #ifndef WEFT_LOCKRANK_H

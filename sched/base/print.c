@@ -14,7 +14,7 @@
 #include "arch.h"
 #include "base.h"
 #include "print.h"
-#include "privfd.h"
+#include "io/privfd.h"
 
 static void put(char **o, char *end, char c)
 {

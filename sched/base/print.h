@@ -15,7 +15,7 @@ struct wt_wbuf {                /* buffered output to fd; cap >= 1024 */
 	char *buf;
 	size_t n, cap;
 	int fd;
-	/* NULL: a raw write(2); else how (privfd.c: wt_privfd_write for a
+	/* NULL: a raw write(2); else how (io/privfd.c: wt_privfd_write for a
 	 * descriptor of weft's own table) */
 	long (*write)(int fd, const void *buf, size_t n);
 };

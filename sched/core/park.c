@@ -33,7 +33,7 @@
  * usleep, weft's; a handler that interrupted such a call) owns no proc: it
  * waits as an OS thread does, on its waiter's word, and a handler's signal
  * or a cancel ends that wait as WT_PARK_INTR.  Not a task in an implicit
- * call (syscall.c: m->implicit): its switch out is what settles the proc
+ * call (io/syscall.c: m->implicit): its switch out is what settles the proc
  * it lost (wt_mcall -> wt_implicit_switch_out); waiting on the thread
  * there crashed or hung signal_parked about one run in four.  Switching out there left the
  * task queued behind a worker that never came back for it: GLib's
@@ -200,11 +200,11 @@ static int park(const void *addr, const struct how *h)
 	 * connect that sleeps in usleep, then calls the next connect), or
 	 * from a handler that interrupted such a call.  Its worker waits as
 	 * an OS thread weft did not create does, and the bracket's end
-	 * settles the proc (syscall.c). */
+	 * settles the proc (io/syscall.c). */
 	struct wt_task *t = self;
 	if (self && self->m && self->m->insyscall &&
 	    !atomic_load_explicit(&self->m->implicit, memory_order_relaxed))
-		t = NULL; /* an implicit call's worker switches out (syscall.c) */
+		t = NULL; /* an implicit call's worker switches out (io/syscall.c) */
 	unsigned handled = self ? wt_sig_handler_runs(self) : 0;
 	struct wt_waiter local, *w = t ? &t->waiter : &local;
 	struct bucket *b = bucket_of(addr);

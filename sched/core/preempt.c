@@ -8,7 +8,7 @@
  * so may change what only the owner may change.  sysmon's watch
  * (wt_sysmon_preempt) remembers, per proc, the schedtick it last saw, when
  * it first saw it (Go's sysmon retake) and the worker's thread CPU clock
- * (blocked.c: wt_thread_cpu_ns).
+ * (io/blocked.c: wt_thread_cpu_ns).
  *
  * 1. Preemption.  A proc whose tick has not moved for 10 ms while its
  *    worker's CPU clock advances runs one task that long: sysmon stores
@@ -43,12 +43,12 @@
  * 2. System calls nobody intercepted.  A proc whose tick has not moved
  *    while its worker's CPU clock stood still between two reads (at least
  *    1 ms apart: a read is a system call) is suspect;
- *    sysmon signals its worker when blocked.c says it sleeps in a call that
+ *    sysmon signals its worker when io/blocked.c says it sleeps in a call that
  *    a handled signal restarts (wt_blocked_restartable), at most every
  *    2 ms, and looks again only after 10 ms when it said no.  The handler,
  *    seeing the interrupted context sit in a system call (arch.h:
  *    wt_arch_uc_in_syscall) outside libweft, with m->insyscall == 0,
- *    enters the implicit call (syscall.c: wt_implicit_enter): after
+ *    enters the implicit call (io/syscall.c: wt_implicit_enter): after
  *    sigreturn the call restarts, and sysmon's retake takes the proc.  A
  *    worker that has left such a call and runs on without a proc
  *    (m->implicit still set) is signalled whenever its CPU clock advances;
@@ -100,8 +100,8 @@
  * (shim/fallback.c).  Go documents the same for cgo.
  *
  * Layering: this file sits above the scheduler.  It calls proc.c
- * (wt_preempt_yield), syscall.c (wt_implicit_enter, wt_implicit_exit),
- * blocked.c and text.c; only start.c (wt_preempt_init), sysmon.c
+ * (wt_preempt_yield), io/syscall.c (wt_implicit_enter, wt_implicit_exit),
+ * io/blocked.c and text.c; only start.c (wt_preempt_init), sysmon.c
  * (wt_sysmon_preempt) and the stub (wt_preempt_park) call into it.
  *
  * Rejected: switching inside the handler (the task would resume through a
@@ -119,7 +119,7 @@
 #include <ucontext.h>
 
 #include "runtime.h"
-#include "blocked.h"
+#include "io/blocked.h"
 #include "cpuclock.h"
 #include "config.h"
 #include "dump.h"
@@ -134,7 +134,7 @@
 #include "signal/sigstack.h"
 #include "signal/sigtask.h"
 #include "base/slab.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "task.h"
 #include "text.h"
 #include "base/throw.h"

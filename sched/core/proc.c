@@ -66,7 +66,7 @@
  *
  * Layering: proc.c switches and moves tasks and procs; it calls down into
  * runq.c, worker.c (startm's threads, stopm) and the poller, and across
- * into syscall.c, which shares the ownership of m->p with it: at each
+ * into io/syscall.c, which shares the ownership of m->p with it: at each
  * entry from a task it asks which proc it may use (wt_curp,
  * wt_implicit_*).  The preemption signal handler (preempt.c) sits above
  * and calls in; nothing here calls it.
@@ -89,7 +89,7 @@
 #include "affinity.h"
 #include "config.h"
 #include "cpuclock.h"
-#include "netpoll.h"
+#include "io/netpoll.h"
 #include "prio.h"
 #include "proc.h"
 #include "rtq.h"
@@ -97,7 +97,7 @@
 #include "signal/sighandler.h"
 #include "signal/sigtask.h"
 #include "stack/stack.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "sysmon.h"
 #include "task.h"
 #include "base/throw.h"
@@ -347,7 +347,7 @@ void wt_wakep(void)
 }
 
 /* Context: sysmon (its timers, its look at the poller), or the g0 of a
- * worker whose proc sysmon took during a system call (syscall.c); t is
+ * worker whose proc sysmon took during a system call (io/syscall.c); t is
  * runnable and owned by the caller, who holds no proc.  With no proc
  * idle, t goes to the free runnext of a proc that runs a task, as if that
  * task had woken it: sysmon's runnext watch (preempt.c) then ends the
@@ -561,7 +561,7 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 	 * to t's switch-in (signal/sighandler.c). */
 	wt_locks_inc();
 	struct wt_m *m = t->m;
-	/* After a system call nobody intercepted (syscall.c): the proc back,
+	/* After a system call nobody intercepted (io/syscall.c): the proc back,
 	 * or none, and then g0 stops this worker once the switch is done. */
 	if (unlikely(atomic_load_explicit(&m->implicit, memory_order_relaxed)))
 		wt_implicit_switch_out(m);

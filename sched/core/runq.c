@@ -55,7 +55,7 @@ void wt_globrunq_put(struct wt_task *t)
 }
 
 /* At the head: a task back from a system call that lost its proc goes
- * before everything queued (syscall.c).  [sched.lock] */
+ * before everything queued (io/syscall.c).  [sched.lock] */
 void wt_globrunq_puthead(struct wt_task *t)
 {
 	if (rt_divert(t))

@@ -177,9 +177,9 @@ struct wt_task {
 	 * wt_sig_call_is_own). */
 	struct wt_sigframe *sigframe;
 	/* [owner m] the epoll instance its last poll or select on many
-	 * descriptors waited on, kept with the set (pollwatch.c), NULL = none */
+	 * descriptors waited on, kept with the set (io/pollwatch.c), NULL = none */
 	struct wt_pollwatch *pollwatch;
-	/* Its one io_uring call in flight (uring.c): the reaper writes the
+	/* Its one io_uring call in flight (io/uring.c): the reaper writes the
 	 * result, then sets done (release); the task reads done (acquire). */
 	_Atomic int uring_done;         /* [atomic] 0 while in flight; the task parks on it */
 	long uring_res;                 /* [written by the reaper before uring_done] */
@@ -247,7 +247,7 @@ extern intptr_t wt_cur_tpoff; /* &wt_cur_tls - thread pointer */
 
 #define WT_RUNQ_SIZE 256
 /* A proc's status.  idle <-> running under sched.lock; running <-> syscall
- * by its owner, syscall -> idle/running by whoever wins a CAS (syscall.c). */
+ * by its owner, syscall -> idle/running by whoever wins a CAS (io/syscall.c). */
 enum { WT_P_IDLE = 0, WT_P_RUNNING = 1, WT_P_SYSCALL = 2 };
 #define WT_P_SYSCALL_BY(m) (WT_P_SYSCALL | (((m)->id + 1) << 2))
 #define WT_P_KIND(s) ((s) & 3)         /* WT_P_* of a status, without the worker id */
@@ -332,7 +332,7 @@ struct wt_m {
 					 * the thread exited (worker.c) */
 	_Atomic int uring_inflight;     /* [atomic] io_uring calls this thread submitted that have
 					 * not completed: the kernel cancels them if the thread
-					 * exits, so it stays (uring.c, worker.c) */
+					 * exits, so it stays (io/uring.c, worker.c) */
 	_Atomic bool tracer;            /* [atomic] the thread traces a process (tracer.c):
 					 * it never retires */
 	/* What to do on g0 after the task switched out (Go's mcall). */
@@ -348,7 +348,7 @@ struct wt_m {
 	_Atomic int sigsent;            /* [atomic] sysmon set it and signalled; the handler clears */
 	_Atomic int implicit;           /* [atomic; owner m writes, sysmon reads] in a system call
 					 * nobody intercepted (entered by the signal handler;
-					 * syscall.c) */
+					 * io/syscall.c) */
 	char *sigstk;                   /* [const] alternate signal stack (WT_SIGSTK bytes) */
 	int64_t mon_cpu, mon_sent;      /* [sysmon] CPU time at its last look; last signal */
 	int64_t mon_cancel;             /* [sysmon] last cancellation signal (wt_sysmon_cancel) */

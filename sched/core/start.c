@@ -101,7 +101,7 @@
 #include "text.h"
 #include "thread.h"
 #include "base/throw.h"
-#include "privfd.h"
+#include "io/privfd.h"
 #include "timeline.h"
 #include "stack/tls.h"
 #include "worker.h"

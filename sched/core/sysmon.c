@@ -7,7 +7,7 @@
  *
  * Jobs: fire timers when no worker is looking for work (every worker
  * busy, or all asleep), take procs from workers blocked in system calls
- * (syscall.c), start a worker for queued work that the busy ones left
+ * (io/syscall.c), start a worker for queued work that the busy ones left
  * behind (wt_sysmon_wake_idle_work), follow the cgroup CPU limit
  * (cgroup.c and wt_procs_resize in proc.c, about once a second), print schedtrace lines (trace.c)
  * start the task dump a SIGQUIT asked for (dump.c), and look for tasks
@@ -44,7 +44,7 @@
  * default 50 µs slack.
  * Preemption and taking procs from workers blocked in calls weft did not
  * see: preempt.c (wt_sysmon_preempt), every busy tick; the poller when no
- * worker looks: netpoll.c (wt_netpoll_sysmon).
+ * worker looks: io/netpoll.c (wt_netpoll_sysmon).
  */
 #include <errno.h>
 #include <sys/prctl.h>
@@ -57,7 +57,7 @@
 #include "deadlock.h"
 #include "dump.h"
 #include "base/lock.h"
-#include "netpoll.h"
+#include "io/netpoll.h"
 #include "preempt.h"
 #include "pprof.h"
 #include "base/print.h"
@@ -67,7 +67,7 @@
 #include "signal/sigtask.h"
 #include "task.h"
 #include "stack/stack.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "setxid.h"
 #include "sysmon.h"
 #include "thread.h"
@@ -154,7 +154,7 @@ static void *sysmon(void *arg)
 	 * the process has a second task, before the first worker sysmon makes
 	 * for it: a process of one task uses one proc whatever the count, and
 	 * the lookup's files are read in weft's own descriptor table, whose
-	 * helper thread (privfd.c) a process that never threads never needs. */
+	 * helper thread (io/privfd.c) a process that never threads never needs. */
 	bool cg_first = !wt_libc_single();
 	if (cg_first)
 		wt_cgroup_first();

@@ -44,7 +44,7 @@
 #include "signal/sigtask.h"
 #include "base/real.h"
 #include "base/slab.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "thread.h"
 #include "text.h"
 #include "stack/tls.h"

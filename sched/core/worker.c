@@ -16,7 +16,7 @@
  * gives its OS thread back (stopm: retire, exit_thread), unless it traces a
  * process (m->tracer, tracer.c: the kernel would detach the tracees of an
  * exiting thread) or submitted io_uring calls still in flight
- * (m->uring_inflight, uring.c: the kernel would cancel them): it leaves the idle
+ * (m->uring_inflight, io/uring.c: the kernel would cancel them): it leaves the idle
  * list under sched.lock (a waker that took it first wins, and it stays),
  * unmaps its alternate signal stack, puts its struct on wt_sched.mfree and
  * jumps back to worker_main's frame, which returns, so glibc frees the
@@ -33,7 +33,7 @@
  *
  * WEFT_MAXTHREADS caps weft's OS threads (workers, sysmon, the initial
  * thread, and the helpers: pshared.c's holders, a task dump's or the
- * trace's writer, privfd.c's helper; wt_nthreads), as Go's SetMaxThreads does.  A holder
+ * trace's writer, io/privfd.c's helper; wt_nthreads), as Go's SetMaxThreads does.  A holder
  * that would pass it is not started (owner ids repeat, pshared.c).  Each one needs more
  * workers only while others are blocked in system calls.  Policy "wait"
  * (the default): a proc that finds no thread stays idle with its work
@@ -167,7 +167,7 @@ void wt_stopm(struct wt_m *m)
 		if (atomic_load_explicit(&m->park, memory_order_acquire) == 0 &&
 		    wt_nanotime() >= until) {
 			/* Its io_uring calls in flight would end with
-			 * ECANCELED with the thread (uring.c). */
+			 * ECANCELED with the thread (io/uring.c). */
 			if (!atomic_load_explicit(&m->uring_inflight, memory_order_relaxed) &&
 			    retire(m))
 				exit_thread(m);

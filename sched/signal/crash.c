@@ -40,7 +40,7 @@
 #include "sigstack.h"
 #include "base/slab.h"
 #include "stack/stack.h"
-#include "privfd.h"
+#include "io/privfd.h"
 #include "symbol.h"
 #include "core/task.h"
 #include "timeline.h"

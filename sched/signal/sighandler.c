@@ -106,7 +106,7 @@
 #include "sigstack.h"
 #include "sigtask.h"
 #include "core/start.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "core/sysmon.h"
 #include "core/task.h"
 #include "core/text.h"
@@ -1092,7 +1092,7 @@ void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 		real.sigaction(sig, &d, NULL);
 	}
 	if (t && !(u.sa_flags & SA_RESTART))
-		t->sig_norestart = true; /* a read it interrupted ends with EINTR (netpoll.c) */
+		t->sig_norestart = true; /* a read it interrupted ends with EINTR (io/netpoll.c) */
 	if (t)
 		t->sighandled++; /* a sigsuspend it interrupted returns (sigtask.c) */
 	struct wt_m *m = t ? t->m : NULL;

@@ -96,7 +96,7 @@
 #include "sighandler.h"
 #include "core/park.h"
 #include "sigtask.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "core/task.h"
 #include "core/text.h"
 #include "core/worker.h"
@@ -587,7 +587,7 @@ int wt_sig_send(struct wt_task *t, int sig)
 
 /* Whether a system call at the pc a signal interrupted on t is the call of
  * an entersyscall bracket (shim.h: BRACKETED, a libc call that may block),
- * or an implicit call (syscall.c: a call inside libc weft was not told of,
+ * or an implicit call (io/syscall.c: a call inside libc weft was not told of,
  * stdio's read), so that ending it with EINTR is what a native handler
  * would do.  Not an implicit call inside fork's window: the task runs on
  * through glibc's fork, whose clone the kernel only ever restarts (ended

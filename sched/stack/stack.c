@@ -128,7 +128,7 @@
 #include "base/slab.h"
 #include "stack.h"
 #include "stack_pack.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "tls.h"
 #include "core/unjoined.h"
 

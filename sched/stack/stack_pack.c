@@ -37,7 +37,7 @@
 #include "base/slab.h"
 #include "stack.h"
 #include "stack_pack.h"
-#include "syscall.h"
+#include "io/syscall.h"
 #include "core/timer.h"
 
 #define PAGE 4096ul

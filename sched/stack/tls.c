@@ -70,7 +70,7 @@
 #include "core/runtime.h"
 #include "core/config.h"
 #include "base/print.h"
-#include "readfile.h"
+#include "io/readfile.h"
 #include "base/real.h"
 #include "base/slab.h"
 #include "tls.h"
@@ -716,7 +716,7 @@ void wt_tls_start(struct wt_task *t)
  * A pinned task may still change workers: the libc call waits on one of
  * glibc's internal locks (malloc's or stdio's, a contended lock inside
  * popen or fork), sysmon hands the proc of the sleeping worker on
- * (blocked.c), and the task resumes on whichever worker gets a proc.  So
+ * (io/blocked.c), and the task resumes on whichever worker gets a proc.  So
  * the pin is the task's (t->tp_pinned), and every switch looks at it
  * (wt_tls_switching): a pinned task switched in puts the new worker in
  * syscall mode first; a worker in that mode for a pin goes back to trap

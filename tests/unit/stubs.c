@@ -45,7 +45,7 @@
 #include <sys/syscall.h>
 
 #include "stubs.h"
-#include "sched/privfd.h"
+#include "sched/io/privfd.h"
 #include "sched/base/real.h"
 
 struct wt_sched wt_sched;

@@ -16,9 +16,9 @@
 #include "sched/core/sysmon.h"
 #include "sched/core/task.h"
 #include "sched/core/config.h"
-#include "sched/netpoll.h"
+#include "sched/io/netpoll.h"
 #include "sched/stack/stack.h"
-#include "sched/syscall.h"
+#include "sched/io/syscall.h"
 #include "sched/stack/tls.h"
 
 #define STUB_MAXPROCS 8

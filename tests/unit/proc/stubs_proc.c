@@ -61,7 +61,7 @@
 #endif
 
 #include "stubs_proc.h"
-#include "sched/privfd.h"
+#include "sched/io/privfd.h"
 
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;
