@@ -79,7 +79,7 @@
  * (runnable, never ran), waiting, idle (not started) or exited; worker -1
  * and ms waited -1 where they do not apply.  The header line carries the
  * program's monotonic clock, so the caller's CPU percentages divide by
- * the program's own interval.  The cpu figure is cpuclock.c's: the first
+ * the program's own interval.  The cpu figure is process/cpuclock.c's: the first
  * request starts its counting (the switch path's window reads, one clock
  * system call per 100 us of a busy worker at most, nothing per switch),
  * and each task's time is read without alllock, the task's id checked
@@ -121,7 +121,7 @@
 
 #include "core/runtime.h"
 #include "core/config.h"
-#include "cpuclock.h"
+#include "process/cpuclock.h"
 #include "dump.h"
 #include "signal/sighandler.h"
 #include "base/print.h"
@@ -563,7 +563,7 @@ static void *dumper(void *arg)
 	int err_fd = own_fds(req != 0);
 	bool top = req & REQ_TOP;
 	if (top && !atomic_exchange_explicit(&wt_cpuacct_on, true, memory_order_relaxed))
-		atomic_store_explicit(&wt_cpuacct_kick, true, memory_order_relaxed); /* cpuclock.c */
+		atomic_store_explicit(&wt_cpuacct_kick, true, memory_order_relaxed); /* process/cpuclock.c */
 	int fd = req ? stack_file(req) : err_fd;
 	if (fd < 0) {
 		thread_done();

@@ -201,7 +201,7 @@ void wt_tl_start(struct wt_m *m0)
 	wt_tl_writer_start();
 }
 
-/* Fork child, on the forking thread, alone (fork.c): the child traces on
+/* Fork child, on the forking thread, alone (process/fork.c): the child traces on
  * into a file of its own (timeline_write.c).  What the parent recorded
  * and had not written is the parent's: the forking worker's ring and the
  * shared one are emptied, the other workers' rings (their threads are not
@@ -228,7 +228,7 @@ void wt_tl_fork_reset(void)
 	wt_tl_file_fork();
 }
 
-/* Fork child, at the end of fork.c's reset (the forking worker is worker
+/* Fork child, at the end of process/fork.c's reset (the forking worker is worker
  * 0 with its new thread id): its track, the running task's slice, and
  * the child's writer thread. */
 void wt_tl_fork_child(void)

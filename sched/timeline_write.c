@@ -306,7 +306,7 @@ int wt_tl_file_open(const char *p)
 }
 
 /* Context: a fork child, on the forking thread, before any other thread
- * of weft's exists in it (fork.c).  The parent's file is not the child's:
+ * of weft's exists in it (process/fork.c).  The parent's file is not the child's:
  * a new one is claimed at the child's first write. */
 void wt_tl_file_fork(void)
 {
@@ -685,7 +685,7 @@ void wt_tl_kick(void)
 static void *writer(void *arg)
 {
 	(void)arg;
-	wt_sig_block_program(); /* SIGURG open: a change of ids reaches it (setxid.c) */
+	wt_sig_block_program(); /* SIGURG open: a change of ids reaches it (process/setxid.c) */
 	/* Its opens in a table of its own (io/privfd.c); failing that, the
 	 * helper's. */
 	wt_privfd_own(0);

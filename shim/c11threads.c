@@ -30,7 +30,7 @@
 #include <threads.h>
 
 #include "shim.h"
-#include "../sched/prio.h"
+#include "process/prio.h"
 #include "signal/sighandler.h"
 #include "core/task.h"
 

@@ -3,13 +3,13 @@
  * clock (CLOCK_THREAD_CPUTIME_ID, pthread_getcpuclockid's ids, clock_getres
  * on them), getrusage(RUSAGE_THREAD), timer_create on a thread CPU clock,
  * gettid, and tgkill/tkill to a task's id.  The runtime side, and what the
- * ids are, is sched/cpuclock.c.  Every other clock, and a thread weft did
+ * ids are, is sched/process/cpuclock.c.  Every other clock, and a thread weft did
  * not create, gets libc's answer.
  */
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/cpuclock.h"
+#include "process/cpuclock.h"
 #include "base/print.h"
 
 static void to_ts(int64_t ns, struct timespec *ts)

@@ -7,7 +7,7 @@
  * this way and leaves them PROT_NONE when the thread ends, as glibc's
  * stack cache gives the same stack to a thread of the same size.
  *
- * Each of them, and shmat and shmdt, also tells sched/shmap.c which
+ * Each of them, and shmat and shmdt, also tells sched/process/shmap.c which
  * addresses are now mapped shared (a futex word there may be another
  * process's: shim/syscall.c) and which no longer are.
  */
@@ -16,7 +16,7 @@
 #include <sys/shm.h>
 
 #include "shim.h"
-#include "../sched/shmap.h"
+#include "process/shmap.h"
 #include "stack/stack.h"
 
 WT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)

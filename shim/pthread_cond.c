@@ -44,7 +44,7 @@
 #include <string.h>
 
 #include "shim.h"
-#include "../sched/prio.h"
+#include "process/prio.h"
 #include "core/proc.h"
 #include "core/task.h"
 

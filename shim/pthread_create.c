@@ -16,8 +16,8 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/tidaddr.h"
-#include "../sched/prio.h"
+#include "process/tidaddr.h"
+#include "process/prio.h"
 #include "core/proc.h"
 #include "signal/sighandler.h"
 #include "stack/stack.h"
@@ -340,7 +340,7 @@ WT_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 /* prctl: PR_SET_NAME and PR_GET_NAME name the calling task, as natively
  * the calling thread (a longer name is cut to 15 bytes, as the kernel
  * does); PR_GET_TID_ADDRESS gives the task's clear-tid word
- * (sched/tidaddr.c); every other option is libc's. */
+ * (sched/process/tidaddr.c); every other option is libc's. */
 WT_EXPORT int prctl(int op, ...)
 {
 	va_list ap;

@@ -3,10 +3,10 @@
  * threads: pthread_setschedparam and family, sched_setscheduler and
  * family, setpriority/getpriority, the affinity calls.
  *
- * On a task they read and change the task's own values (sched/prio.c,
- * sched/affinity.c), never its worker's.  A thread is named by its
+ * On a task they read and change the task's own values (sched/process/prio.c,
+ * sched/process/affinity.c), never its worker's.  A thread is named by its
  * pthread_t, or by an id: 0 (the caller), the id in its TCB, the id
- * gettid() gives a task (sched/cpuclock.c), the process id (the main task,
+ * gettid() gives a task (sched/process/cpuclock.c), the process id (the main task,
  * as natively the initial thread's id is the process's), or another
  * worker's id (the task running there now; ESRCH when it runs none, so
  * that nothing reaches a worker).  Any other id is another process's
@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/affinity.h"
-#include "../sched/cpuclock.h"
-#include "../sched/prio.h"
+#include "process/affinity.h"
+#include "process/cpuclock.h"
+#include "process/prio.h"
 #include "signal/sighandler.h"
 
 struct wt_task wt_shim_no_task; /* an id of weft's worker that runs no task */

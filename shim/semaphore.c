@@ -28,7 +28,7 @@
 #include <semaphore.h>
 
 #include "shim.h"
-#include "../sched/prio.h"
+#include "process/prio.h"
 #include "signal/sighandler.h"
 #include "core/task.h"
 

@@ -22,7 +22,7 @@
 #include "shim.h"
 #include "signal/sighandler.h"
 #include "signal/sigstack.h"
-#include "../sched/vfork.h"
+#include "process/vfork.h"
 
 #undef longjmp
 #undef _longjmp

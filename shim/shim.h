@@ -15,8 +15,8 @@
 
 #include "core/runtime.h"
 #include "core/preempt.h"
-#include "../sched/prio.h"
-#include "../sched/pshared.h"
+#include "process/prio.h"
+#include "process/pshared.h"
 #include "signal/sigtask.h"
 #include "base/real.h"
 #include "core/start.h"
@@ -121,7 +121,7 @@
 
 /* PSHARED(call): the value of call, glibc's function on a process-shared
  * mutex, condition variable or rwlock, made with the task's process-shared
- * owner id in its TCB (sched/pshared.c), since glibc records owners by that
+ * owner id in its TCB (sched/process/pshared.c), since glibc records owners by that
  * field.  PSHARED(BRACKETED(call)) for one that may block.
  * Context: any caller. */
 #define PSHARED(call)                                     \
@@ -134,7 +134,7 @@
 
 /* KPRIO(call): the value of call, a wait in the kernel on a futex other
  * processes may share, made with the worker thread at the calling task's
- * real-time policy and priority (sched/prio.c: wt_prio_kernel_lend), so
+ * real-time policy and priority (sched/process/prio.c: wt_prio_kernel_lend), so
  * the kernel wakes its waiters highest priority first across processes.
  * Inside BRACKETED or CANCELABLE.  Context: any caller. */
 #define KPRIO(call)                                             \

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/vfork.h"
+#include "process/vfork.h"
 #include "../sched/dump.h"
 #include "signal/sighandler.h"
 #include "signal/sigstack.h"
@@ -44,7 +44,7 @@ WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *o
 {
 	wt_real_init();
 	/* A vfork child's dispositions are its own, and the kernel holds the
-	 * program's (sched/vfork.c): weft's records are the parent's. */
+	 * program's (sched/process/vfork.c): weft's records are the parent's. */
 	if (wt_vfork_child())
 		return real.sigaction(sig, sa, old);
 	if (sig == SIGQUIT) {

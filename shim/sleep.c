@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/cpuclock.h"
+#include "process/cpuclock.h"
 #include "core/task.h"
 
 /* Parks until deadline (mono ns).  Returns 0, or EINTR when a signal's

@@ -7,14 +7,14 @@
  * and with SIGSEGV blocked the child's first TLS access would kill it.  So
  * these calls run pinned: the kernel-known thread pointer is the task's own
  * for their duration.  system and pclose wait for the child inside libc and
- * run as blocking system calls.  fork: sched/fork.c.
+ * run as blocking system calls.  fork: sched/process/fork.c.
  */
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "shim.h"
-#include "../sched/fork.h"
+#include "process/fork.h"
 #include "io/netpoll.h"
 #include "core/worker.h"
 
@@ -66,7 +66,7 @@ WT_EXPORT int pclose(FILE *fp)
 }
 
 /* fork: the child continues with the forking task alone on a fresh runtime
- * (sched/fork.c, from the atfork handlers weft registers first); here, once
+ * (sched/process/fork.c, from the atfork handlers weft registers first); here, once
  * the program's child handlers have run, trap-mode TLS comes back. */
 WT_EXPORT pid_t fork(void)
 {
@@ -79,7 +79,7 @@ WT_EXPORT pid_t fork(void)
 
 /* pthread_atfork is libc_nonshared's, linked into each program and
  * library, and registers through this: weft's handlers go in first
- * (sched/fork.c). */
+ * (sched/process/fork.c). */
 WT_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
 				void *dso)
 {
@@ -114,7 +114,7 @@ WT_EXPORT pid_t _Fork(void)
 /* vfork: the kernel's, the child on the parent's memory and the calling
  * task's stack until it execs or exits.  The entry is arch vfork.S, since
  * the child returns through the caller's frame; around the system call it
- * calls sched/vfork.c.  An architecture without one has vfork as a fork
+ * calls sched/process/vfork.c.  An architecture without one has vfork as a fork
  * (POSIX allows it): aarch64, tested only under qemu-user, whose vfork is
  * a fork, which a child that leaves weft's runtime alone cannot survive.
  * export: vfork */

@@ -7,7 +7,7 @@
  *   rt_tgsigqueueinfo               queued to the task with its siginfo
  *   set_tid_address                 the task's own clear-tid word
  *   get_robust_list, set_robust_list  the task's own robust list
- *                                   (both sched/tidaddr.c; never the worker's)
+ *                                   (both sched/process/tidaddr.c; never the worker's)
  *   prctl                           pthread_create.c's (PR_GET_TID_ADDRESS,
  *                                   PR_SET_NAME, PR_GET_NAME)
  *   sched_*, setpriority,
@@ -34,9 +34,9 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/cpuclock.h"
+#include "process/cpuclock.h"
 #include "io/privfd.h"
-#include "../sched/tidaddr.h"
+#include "process/tidaddr.h"
 
 #define PIDFD_NONBLOCK O_NONBLOCK /* <linux/pidfd.h>, which clashes with <fcntl.h> */
 #define PIDFD_THREAD O_EXCL

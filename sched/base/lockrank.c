@@ -133,7 +133,7 @@ void wt_lockrank_acquire(const void *l, int rank, bool try)
 }
 
 /* The child of a fork: one thread, which held no runtime lock at the fork
- * (fork.c resets every lock); the parent's table is dropped, not freed. */
+ * (process/fork.c resets every lock); the parent's table is dropped, not freed. */
 void wt_lockrank_fork_reset(void)
 {
 	atomic_store_explicit(&table, NULL, memory_order_relaxed);

@@ -29,8 +29,8 @@
  * after it drops the bucket, and timer callbacks run without TIMERS.
  * Ranks between locks that never nest only fix an order for new code.
  *   START         core/start.c: start_lock
- *   SETXID        setxid.c: one change of ids at a time
- *   PTRACE        tracer.c: one ptrace request sent to another worker at a
+ *   SETXID        process/setxid.c: one change of ids at a time
+ *   PTRACE        process/tracer.c: one ptrace request sent to another worker at a
  *                 time, and its table of tracers
  *   TLS_SYNC      stack/tls_static.c: sync_lock
  *   TIMELINE      timeline_write.c: one writer of the trace file at a time
@@ -52,8 +52,8 @@
  *   STACK_PACK    stack/stack_pack.c: the lists of packed stacks' units
  *   STACK         stack/stack.c: the arena's slot hints
  *   UNJOINED      core/unjoined.c: exited tasks by pthread_t
- *   PSHARED       pshared.c: the blocks of owner ids beyond the pid's
- *   SHMAP         shmap.c: the table of shared ranges (its readers take
+ *   PSHARED       process/pshared.c: the blocks of owner ids beyond the pid's
+ *   SHMAP         process/shmap.c: the table of shared ranges (its readers take
  *                 no lock); taken alone, by the program's mmap and kin
  *   SLAB          slab.c: each slab's free list
  *   PRIVFD        io/privfd.c: the helper's mailbox, one request at a time; innermost

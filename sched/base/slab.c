@@ -93,7 +93,7 @@ void wt_slab_free(struct wt_slab *s, void *p)
 	wt_unlock(&s->lock);
 }
 
-/* Fork child (fork.c): a slab whose lock another thread held at the fork
+/* Fork child (process/fork.c): a slab whose lock another thread held at the fork
  * may be half-updated; start it afresh (its old objects leak, those in use
  * stay valid). */
 void wt_slab_fork_reset(struct wt_slab *s)

@@ -3,7 +3,7 @@
  *
  *   GOMAXPROCS        procs (OS threads running task code at once).
  *                     Default: CPUs in the affinity mask, lowered by the
- *                     cgroup v2 CPU limit (cgroup.c), followed at run time.
+ *                     cgroup v2 CPU limit (process/cgroup.c), followed at run time.
  *   WEFT_MAXTHREADS   cap on weft's OS threads (workers, sysmon, the
  *                     initial thread), as Go's SetMaxThreads.  Default 10000.
  *   WEFT_MAXTHREADS_POLICY  wait (a proc waits for a worker to come back
@@ -58,7 +58,7 @@
 #include <sys/syscall.h>
 
 #include "arch.h"
-#include "cgroup.h"
+#include "process/cgroup.h"
 #include "config.h"
 #include "base/print.h"
 #include "stack/tls.h"
@@ -201,7 +201,7 @@ void wt_config_read(void)
 		root = NULL;
 	}
 	/* Unset, GOMAXPROCS is the CPU count until sysmon, as it starts,
-	 * lowers it to the cgroup limit (cgroup.c: wt_cgroup_defer); set, it
+	 * lowers it to the cgroup limit (process/cgroup.c: wt_cgroup_defer); set, it
 	 * makes the lookup needless.  A bad value's message names the default,
 	 * so that one is looked up now. */
 	s = getenv("GOMAXPROCS");

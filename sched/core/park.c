@@ -492,7 +492,7 @@ bool wt_park_interrupt(struct wt_task *t)
 	return interrupt(t, WT_PARK_INTR, false);
 }
 
-/* Fork child (fork.c): the other tasks are gone, so are their waiter records
+/* Fork child (process/fork.c): the other tasks are gone, so are their waiter records
  * and the threads that held bucket locks.  Reads first, so untouched buckets
  * stay shared with the parent. */
 void wt_park_fork_reset(void)

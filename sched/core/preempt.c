@@ -120,14 +120,14 @@
 
 #include "runtime.h"
 #include "io/blocked.h"
-#include "cpuclock.h"
+#include "process/cpuclock.h"
 #include "config.h"
 #include "dump.h"
 #include "pprof.h"
 #include "preempt.h"
 #include "rtq.h"
-#include "setxid.h"
-#include "tracer.h"
+#include "process/setxid.h"
+#include "process/tracer.h"
 #include "proc.h"
 #include "base/real.h"
 #include "signal/sighandler.h"
@@ -476,10 +476,10 @@ bool wt_sysmon_preempt(int64_t now)
 {
 	bool waiting = false;
 	/* Per-task CPU counting just started: every running task switches
-	 * once, so each opens its window (cpuclock.c). */
+	 * once, so each opens its window (process/cpuclock.c). */
 	bool acct_kick = atomic_load_explicit(&wt_cpuacct_kick, memory_order_relaxed) &&
 			 atomic_exchange_explicit(&wt_cpuacct_kick, false, memory_order_relaxed);
-	/* Room for every proc: nprocs may rise later (cgroup.c, affinity.c). */
+	/* Room for every proc: nprocs may rise later (process/cgroup.c, process/affinity.c). */
 	if (!pmon && !(pmon = wt_mmap_anon(sizeof *pmon * wt_sched.maxprocs)))
 		return false;
 	for (int i = 0; i < wt_sched.nprocs; i++) {

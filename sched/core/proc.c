@@ -71,7 +71,7 @@
  * wt_implicit_*).  The preemption signal handler (preempt.c) sits above
  * and calls in; nothing here calls it.
  *
- * Resizing (GOMAXPROCS following the cgroup CPU limit, cgroup.c), without
+ * Resizing (GOMAXPROCS following the cgroup CPU limit, process/cgroup.c), without
  * stopping the world: the procs array has room for every CPU and procs
  * 0..nprocs-1 are enabled.  wt_procs_resize, under sched.lock, stores the
  * new nprocs; lowering takes idle procs >= n off the idle list (disabled);
@@ -86,11 +86,11 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
-#include "affinity.h"
+#include "process/affinity.h"
 #include "config.h"
-#include "cpuclock.h"
+#include "process/cpuclock.h"
 #include "io/netpoll.h"
-#include "prio.h"
+#include "process/prio.h"
 #include "proc.h"
 #include "rtq.h"
 #include "runq.h"
@@ -262,7 +262,7 @@ static void startm(struct wt_p *p, bool spinning)
 	 * mode).  sysmon owns no proc: it waits for such a lock while workers
 	 * run its holder.  Before sysmon exists (start, a fork child), here;
 	 * once its thread is made, even before it runs, sysmon makes them,
-	 * after it has lowered the procs to the cgroup limit (cgroup.c). */
+	 * after it has lowered the procs to the cgroup limit (process/cgroup.c). */
 	if (atomic_load_explicit(&wt_sysmon_made, memory_order_relaxed) && !wt_sysmon_self()) {
 		atomic_store_explicit(&p->want_m, WT_WANT_M | (spinning ? WT_WANT_M_SPINNING : 0),
 				      memory_order_release); /* pairs with wt_sysmon_make_workers */
@@ -701,7 +701,7 @@ void wt_yield(void)
 	 * its yield gives way only to a thread of the same real-time priority
 	 * waiting for the same CPU, which the kernel moves to another CPU when
 	 * one is free, so it rarely does; the worker is SCHED_OTHER to the
-	 * kernel (prio.c), and a kernel sched_yield would hand the CPU to any
+	 * kernel (process/prio.c), and a kernel sched_yield would hand the CPU to any
 	 * other process's ordinary thread, which natively never runs ahead of
 	 * it (a switch per yield for a program that yields holding a lock).
 	 * On one CPU it yields to the kernel: another process's real-time
@@ -1089,7 +1089,7 @@ static void execute(struct wt_m *m, struct wt_task *t)
 	}
 }
 
-/* Context: sysmon (cgroup.c).  Makes procs 0..n-1 the enabled ones. */
+/* Context: sysmon (process/cgroup.c).  Makes procs 0..n-1 the enabled ones. */
 void wt_procs_resize(int n)
 {
 	if (n < 1 || n > wt_sched.maxprocs)

@@ -18,8 +18,8 @@
  * worker picks its next task, and one load of t->eff where a task is
  * queued.
  *
- * The same lock guards every task's policy, priority and boost (prio.c,
- * pi.c), so a task's eff and the list it sits on (t->rtq_at) change
+ * The same lock guards every task's policy, priority and boost (process/prio.c,
+ * process/pi.c), so a task's eff and the list it sits on (t->rtq_at) change
  * together.  A task that is on a ring or the global queue when it gets a
  * real-time priority cannot be taken out of a ring by another worker: the
  * change bumps wt_rtq_stray, and each proc, at its next look for work,

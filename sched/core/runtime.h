@@ -76,7 +76,7 @@ struct wt_task {
 	uint64_t id;                    /* [const] 1 = main */
 	int tid;                        /* [const] the value in its TCB's tid */
 	int psid;                       /* [owner m] owner id for process-shared locks, 0 =
-					 * none yet (pshared.c) */
+					 * none yet (process/pshared.c) */
 	int pslot;                      /* [owner m] psid's slot: < 255 the pid's block,
 					 * beyond a holder's, < 0 a repeated id */
 	/* [owner m; dump reads] bumped when the task starts and each time it is
@@ -90,10 +90,10 @@ struct wt_task {
 	bool rng_pinned;                /* [owner m] its first getrandom-family call ran
 	                                 * pinned (stack/tls.c: wt_tls_pin_rng) */
 	bool fork_pinned;               /* [owner m] pinned from fork's prepare handler to its
-	                                 * parent handler (fork.c) */
+	                                 * parent handler (process/fork.c) */
 	bool in_fork;                   /* [owner m; handler] between weft's two fork handlers,
 	                                 * holding glibc's fork locks: its program signal
-	                                 * handlers wait (fork.c) */
+	                                 * handlers wait (process/fork.c) */
 	char *stack_lo, *stack_hi;      /* [const] lowest the stack may reach; its start */
 	char *stack_top;                /* [const] top of its slot or mapping; the
 					 * reported stack is [stack_top - stack_size, stack_top) */
@@ -187,27 +187,27 @@ struct wt_task {
 					 * submitted the call in flight */
 	stack_t sigstk;                 /* [owner m; handler] its sigaltstack (signal/sigstack.c):
 					 * ss_size 0 = none */
-	/* Its CPU time (cpuclock.c), counted from the first read of a thread
+	/* Its CPU time (process/cpuclock.c), counted from the first read of a thread
 	 * CPU clock in the process on.  [owner m writes, inside cpu_seq's odd
 	 * window; atomic, relaxed: readers retry while cpu_seq moves] */
 	_Atomic int64_t cpu_ns;         /* time charged so far */
 	_Atomic int64_t cpu_mark;       /* monotonic ns when switched in (or settled), 0 = none */
 	_Atomic int64_t cpu_base;       /* its worker's window start + short time then */
 	_Atomic uint32_t cpu_seq;       /* odd while the three change */
-	/* Scheduling policy and priority (prio.c), as the kernel keeps them
+	/* Scheduling policy and priority (process/prio.c), as the kernel keeps them
 	 * for a thread; weft honours them among tasks (rtq.c) and never puts
 	 * them on the worker.  Written under rtq.lock by any thread
 	 * (pthread_setschedparam of another task), read with relaxed loads. */
 	_Atomic int policy;             /* [rtq.lock; atomic read] SCHED_*, | SCHED_RESET_ON_FORK */
 	_Atomic int rtprio;             /* [rtq.lock; atomic read] 1..99 for FIFO/RR, else 0 */
 	_Atomic int boost;              /* [rtq.lock; atomic read] lent by priority-inheritance
-					 * waiters (pi.c), 0 = none */
+					 * waiters (process/pi.c), 0 = none */
 	/* [rtq.lock to write; atomic read, relaxed] max(rtprio, boost): 0 runs
 	 * from the rings, 1..99 from the real-time queue. */
 	_Atomic int eff;
 	_Atomic int nice;               /* [atomic] -20..19 (setpriority) */
 	int rtq_at;                     /* [rtq.lock] the real-time list holding it, 0 = none */
-	/* What glibc's descriptor caches for pthread_getschedparam (prio.c):
+	/* What glibc's descriptor caches for pthread_getschedparam (process/prio.c):
 	 * set by pthread_setschedparam, pthread_setschedprio, a first
 	 * pthread_getschedparam, or copied from the creator; the sched_* calls
 	 * do not change it. */
@@ -218,17 +218,17 @@ struct wt_task {
 					 * and the ns spent aside in it (proc.c: wt_step_aside) */
 	int64_t rr_used;                /* [owner m] ns of its SCHED_RR slice used */
 	const void *pi_wait;            /* [rtq.lock] priority-inheritance word it waits on */
-	/* Priority-protect mutexes it holds (prio.c: wt_prio_protect), as
+	/* Priority-protect mutexes it holds (process/prio.c: wt_prio_protect), as
 	 * glibc's descriptor counts them: pp_map[c - 1] locks of ceiling c
 	 * (a slab object of WT_RTPRIO_MAX counts, NULL until the first), and
 	 * pp_max the highest ceiling counted, 0 = none. */
 	unsigned *pp_map;               /* [owner m: the task itself] */
 	int pp_max;                     /* [rtq.lock to write; the task reads its own] */
-	/* [alllock] its own CPU mask (affinity.c: WT_AFF_WORDS words, from a
+	/* [alllock] its own CPU mask (process/affinity.c: WT_AFF_WORDS words, from a
 	 * slab of its own), NULL = the process's at start, as most tasks */
 	uint64_t *aff;
 	/* The words the kernel keeps per thread, kept per task instead
-	 * (tidaddr.c); written only by the task itself. */
+	 * (process/tidaddr.c); written only by the task itself. */
 	uintptr_t cleartid;             /* [owner m] set_tid_address's word */
 	bool cleartid_set;              /* [owner m] false: none set, the TCB's tid word */
 	_Atomic uintptr_t robust_head;  /* [atomic, relaxed; get_robust_list reads]
@@ -333,7 +333,7 @@ struct wt_m {
 	_Atomic int uring_inflight;     /* [atomic] io_uring calls this thread submitted that have
 					 * not completed: the kernel cancels them if the thread
 					 * exits, so it stays (io/uring.c, worker.c) */
-	_Atomic bool tracer;            /* [atomic] the thread traces a process (tracer.c):
+	_Atomic bool tracer;            /* [atomic] the thread traces a process (process/tracer.c):
 					 * it never retires */
 	/* What to do on g0 after the task switched out (Go's mcall). */
 	void (*after)(struct wt_m *, struct wt_task *, void *); /* [owner m] */
@@ -369,7 +369,7 @@ struct wt_m {
 	_Atomic int urg_ready;          /* [atomic] ... and written: urg_task and urg_info hold */
 	struct wt_task *urg_task;       /* [urg_claim] the task it was raised for, NULL g0 */
 	siginfo_t urg_info;             /* [urg_claim] its siginfo */
-	/* cpuclock.c: the current accounting window of this thread's CPU
+	/* process/cpuclock.c: the current accounting window of this thread's CPU
 	 * clock.  [owner m] */
 	bool acct_valid;                /* the window below was opened */
 	int64_t acct_cpu0;              /* its CPU clock when the window opened */

@@ -31,8 +31,8 @@
  * the loader's, mapping libweft), 10 page faults more, 1.16 times the
  * CPU; with libweft's writable data laid out for the loader (sched/bss.ld:
  * one page written, no RELRO page), no atfork registration until the
- * program registers (fork.c) and a dormant vfork that leaves the mask
- * alone (vfork.c): 36 system calls against 29 (open, read, fstat, three
+ * program registers (process/fork.c) and a dormant vfork that leaves the mask
+ * alone (process/vfork.c): 36 system calls against 29 (open, read, fstat, three
  * mmaps and close, all the loader's), 2-3 page faults more (libweft's
  * headers and its one data page, the loader's own), 0.98-1.05 times the
  * CPU (three sets of 10 alternating runs; 1.09 before).  So the constructor
@@ -80,13 +80,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pshared.h"
+#include "process/pshared.h"
 #include "runtime.h"
-#include "prio.h"
+#include "process/prio.h"
 #include "config.h"
 #include "signal/crash.h"
 #include "dump.h"
-#include "fork.h"
+#include "process/fork.h"
 #include "preempt.h"
 #include "pprof.h"
 #include "base/print.h"

@@ -9,7 +9,7 @@
  * busy, or all asleep), take procs from workers blocked in system calls
  * (io/syscall.c), start a worker for queued work that the busy ones left
  * behind (wt_sysmon_wake_idle_work), follow the cgroup CPU limit
- * (cgroup.c and wt_procs_resize in proc.c, about once a second), print schedtrace lines (trace.c)
+ * (process/cgroup.c and wt_procs_resize in proc.c, about once a second), print schedtrace lines (trace.c)
  * start the task dump a SIGQUIT asked for (dump.c), and look for tasks
  * that wait for each other for ever about twice a second (deadlock.c: its
  * looks need no change of sleep, which is 10 ms at most once the program
@@ -51,7 +51,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "cgroup.h"
+#include "process/cgroup.h"
 #include "config.h"
 #include "signal/crash.h"
 #include "deadlock.h"
@@ -61,14 +61,14 @@
 #include "preempt.h"
 #include "pprof.h"
 #include "base/print.h"
-#include "prio.h"
+#include "process/prio.h"
 #include "proc.h"
 #include "signal/sighandler.h"
 #include "signal/sigtask.h"
 #include "task.h"
 #include "stack/stack.h"
 #include "io/syscall.h"
-#include "setxid.h"
+#include "process/setxid.h"
 #include "sysmon.h"
 #include "thread.h"
 #include "timer.h"
@@ -335,7 +335,7 @@ void wt_sysmon_start(void)
 	}
 }
 
-/* Fork child: the sysmon thread is gone; fork.c starts a new one. */
+/* Fork child: the sysmon thread is gone; process/fork.c starts a new one. */
 void wt_sysmon_fork_reset(void)
 {
 	atomic_store_explicit(&self_tp, 0, memory_order_relaxed);

@@ -6,7 +6,7 @@
  *   1. on the task: key destructors, thread_local destructors (glibc's
  *      __call_tls_dtors, which keeps them in the task's own TLS), then what
  *      the kernel does at a thread's end: robust lists marked, the
- *      clear-tid word cleared and woken (pshared.c, tidaddr.c).  A joiner
+ *      clear-tid word cleared and woken (process/pshared.c, process/tidaddr.c).  A joiner
  *      already waiting (WT_JOINING) is readied now, with a CAS to
  *      WT_EXITING, so that the switch out hands the worker straight to it
  *      (one switch instead of two through g0).  Then
@@ -100,8 +100,8 @@
 #include <sys/syscall.h>
 
 #include "runtime.h"
-#include "affinity.h"
-#include "prio.h"
+#include "process/affinity.h"
+#include "process/prio.h"
 #include "preempt.h"
 #include "proc.h"
 #include "base/real.h"
@@ -116,9 +116,9 @@
 #include "thread.h"
 #include "unjoined.h"
 #include "timeline.h"
-#include "pshared.h"
+#include "process/pshared.h"
 #include "base/throw.h"
-#include "tidaddr.h"
+#include "process/tidaddr.h"
 #include "stack/tls.h"
 #include "stack/tls_static.h"
 
@@ -822,7 +822,7 @@ WT_DORMANT_TEXT int wt_task_run_main(int (*main)(int, char **, char **), int arg
 	return a.ret; /* on the initial stack again */
 }
 
-/* Fork child (fork.c): self is the only task left.  The others are marked
+/* Fork child (process/fork.c): self is the only task left.  The others are marked
  * dead and exited (a join from the child returns at once, as glibc's does
  * for a thread its fork reclaimed) and unlinked; their memory leaks. */
 void wt_task_fork_reset(struct wt_task *self)

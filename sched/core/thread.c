@@ -21,7 +21,7 @@
  *   - the switch is glibc's own, made on the thread of the only task: a
  *     glibc thread made and joined (wt_libc_threaded) before the program's
  *     second task exists (task.c), or the glibc thread a task makes for
- *     weft (wt_thread_spawn from a task: pshared.c's holders, the trace's
+ *     weft (wt_thread_spawn from a task: process/pshared.c's holders, the trace's
  *     writer), as a native program's first pthread_create switches at the
  *     same point;
  *   - until then a glibc thread is never made from another thread: sysmon
@@ -87,7 +87,7 @@ static create_fn thread_create(void)
 }
 
 /* The spawn gate: no thread of weft's is being created while a task forks.
- * A fork waits for the creations under way (fork.c's prepare handler, or
+ * A fork waits for the creations under way (process/fork.c's prepare handler, or
  * the _Fork wrapper); a creation waits for the forks under way.  The
  * kernel's fork does not need it, but qemu-user's does: it makes a guest
  * thread under a lock of its own that its fork neither takes nor resets,

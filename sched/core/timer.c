@@ -199,7 +199,7 @@ int wt_timer_run(int64_t now, struct wt_m *m)
 	}
 }
 
-/* Fork child (fork.c): every timer belonged to a task that is gone (the
+/* Fork child (process/fork.c): every timer belonged to a task that is gone (the
  * forking task waits on none).  A heap whose lock was held may be torn:
  * drop its array (a mapping leaks) rather than trust it. */
 void wt_timer_fork_reset(void)

@@ -14,7 +14,7 @@
  * Carriers become idle workers when their calls return.  One that stays
  * idle WEFT_THREAD_IDLE_MS (1 s) while more than GOMAXPROCS workers live
  * gives its OS thread back (stopm: retire, exit_thread), unless it traces a
- * process (m->tracer, tracer.c: the kernel would detach the tracees of an
+ * process (m->tracer, process/tracer.c: the kernel would detach the tracees of an
  * exiting thread) or submitted io_uring calls still in flight
  * (m->uring_inflight, io/uring.c: the kernel would cancel them): it leaves the idle
  * list under sched.lock (a waker that took it first wins, and it stays),
@@ -32,9 +32,9 @@
  * ostid 0 until it is taken over).
  *
  * WEFT_MAXTHREADS caps weft's OS threads (workers, sysmon, the initial
- * thread, and the helpers: pshared.c's holders, a task dump's or the
+ * thread, and the helpers: process/pshared.c's holders, a task dump's or the
  * trace's writer, io/privfd.c's helper; wt_nthreads), as Go's SetMaxThreads does.  A holder
- * that would pass it is not started (owner ids repeat, pshared.c).  Each one needs more
+ * that would pass it is not started (owner ids repeat, process/pshared.c).  Each one needs more
  * workers only while others are blocked in system calls.  Policy "wait"
  * (the default): a proc that finds no thread stays idle with its work
  * queued until a worker comes back from its call and goes idle (wt_stopm

@@ -14,7 +14,7 @@ void wt_stopm(struct wt_m *m);             /* g0: sleep until handed a proc */
 struct wt_m *wt_m_of_tid(int tid);         /* by OS thread id, lock-free */
 void wt_worker_fork_reset(void);
 extern _Atomic int wt_nthreads;            /* OS threads weft runs */
-/* Counts one more OS thread of weft's that only helps (pshared.c's
+/* Counts one more OS thread of weft's that only helps (process/pshared.c's
  * holders) unless that would pass WEFT_MAXTHREADS: false then, and
  * nothing said (the caller does without it).  Context: any. */
 bool wt_thread_count_in(void);

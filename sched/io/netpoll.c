@@ -51,7 +51,7 @@
 #include "core/runtime.h"
 #include "netpoll.h"
 #include "privfd.h"
-#include "vfork.h"
+#include "process/vfork.h"
 #include "base/print.h"
 #include "core/proc.h"
 #include "core/rtq.h"

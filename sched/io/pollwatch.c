@@ -51,7 +51,7 @@
 #include "pollwatch.h"
 #include "signal/sigtask.h"
 #include "base/slab.h"
-#include "vfork.h"
+#include "process/vfork.h"
 
 #define WATCH_MAX 256 /* the longest set kept: its record fits a page or so */
 #define KEEP_MAX 16   /* tasks keeping an instance at a time */

@@ -55,7 +55,7 @@
  *      (hstate NONE -> STARTING, the clone, then waits for UP or FAILED);
  *   2. it stores fn and arg, `done` = 0, `posted` = 1 (release), bumps
  *      `bell` and wakes it;
- *   3. the helper reads `bell`, looks at a credential change (setxid.c:
+ *   3. the helper reads `bell`, looks at a credential change (process/setxid.c:
  *      it blocks SIGURG, as sysmon does, and is kicked instead), then if
  *      `posted` (acquire) runs fn, stores the result, `done` = 1 (release)
  *      and wakes it; then sleeps on `bell` unless it moved since its read,
@@ -78,7 +78,7 @@
  * Kernels before 5.9: unshare(CLONE_FILES), then every copied descriptor
  * closed (listed in /proc/thread-self/fd) — the helper holds references
  * to the program's files for those few microseconds.
- * Credentials: the helper takes every change (setxid.c kicks it), so its
+ * Credentials: the helper takes every change (process/setxid.c kicks it), so its
  * opens are checked against the ids the program has.  Secure-execution
  * mode changes nothing here: the helper is a thread of the process, and
  * /proc/self is open to it as to any of the process's threads.
@@ -125,10 +125,10 @@
 #include "core/runtime.h"
 #include "base/lock.h"
 #include "privfd.h"
-#include "setxid.h"
+#include "process/setxid.h"
 #include "core/thread.h"
 #include "core/timer.h"
-#include "vfork.h"
+#include "process/vfork.h"
 #include "core/worker.h"
 
 #ifndef CLOSE_RANGE_UNSHARE

@@ -47,7 +47,7 @@ void wt_privfd_say(const char *buf, size_t n);
 bool wt_privfd_self(void);
 
 /* The helper's OS thread id, 0 when there is none; wakes it to look at a
- * change of credentials (setxid.c), as sysmon is kicked.  Context: any. */
+ * change of credentials (process/setxid.c), as sysmon is kicked.  Context: any. */
 int wt_privfd_tid(void);
 void wt_privfd_kick(void);
 /* The process is dying (signal/crash.c): no helper is made from now on. */

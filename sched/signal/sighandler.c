@@ -89,7 +89,7 @@
  *
  * A task inside glibc's fork, between weft's two fork handlers, holds
  * glibc's atfork, stdio and malloc locks: a handler that interrupts it
- * there is deferred too, to the end of that window (fork.c:
+ * there is deferred too, to the end of that window (process/fork.c:
  * wt_fork_window), so it cannot yield or park holding them.
  */
 #include <errno.h>
@@ -445,7 +445,7 @@ void wt_sig_adopt(void)
 	}
 }
 
-/* A vfork child (vfork.c) takes each signal as the program set it up: the
+/* A vfork child (process/vfork.c) takes each signal as the program set it up: the
  * kernel gets the program's handler, SIG_DFL or SIG_IGN for every signal
  * weft handles itself or through the trampoline, which would run the
  * runtime on the parent's memory.  Context: the child, every signal
@@ -1057,7 +1057,7 @@ void wt_sig_longjmp(struct wt_task *t, uintptr_t sp, const uint64_t *mask)
 void wt_sig_trampoline(int sig, siginfo_t *si, void *ucv)
 {
 	struct wt_task *t = wt_cur();
-	/* Inside weft, or inside glibc's fork holding its locks (fork.c:
+	/* Inside weft, or inside glibc's fork holding its locks (process/fork.c:
 	 * wt_fork_window): later. */
 	if (!synchronous(sig, si) && (interrupted_weft(ucv) || (t && t->in_fork))) {
 		struct wt_m *m = self_m();

@@ -105,7 +105,7 @@
 
 int wt_pid;
 /* The process's real user id, for the siginfo of a signal weft sends:
- * read at start and again after each change of ids (setxid.c), so a kill
+ * read at start and again after each change of ids (process/setxid.c), so a kill
  * costs no getuid.  [relaxed atomic; written at start and by a change] */
 static int uid;
 
@@ -730,7 +730,7 @@ void wt_sig_block_all(void)
 }
 
 /* Context: a thread of weft's that runs no program code and takes no
- * program signal, but makes a change of ids (setxid.c), first thing. */
+ * program signal, but makes a change of ids (process/setxid.c), first thing. */
 void wt_sig_block_program(void)
 {
 	sigmask_set(SIG_SETMASK, ~(WT_SIGBIT(SIGSEGV) | WT_SIGBIT(SIGBUS) | WT_SIGBIT(SIGURG)), NULL);

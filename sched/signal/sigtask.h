@@ -21,7 +21,7 @@ extern int wt_pid;                         /* getpid(), refreshed in a fork chil
 extern _Atomic uint64_t wt_sig_procpend;   /* pending for the process (sighandler.c) */
 void wt_sig_init(void);                    /* start: pid, uid */
 int wt_sig_uid(void);                      /* the real user id, for a siginfo */
-void wt_sig_uid_refresh(void);             /* after a change of ids (setxid.c) */
+void wt_sig_uid_refresh(void);             /* after a change of ids (process/setxid.c) */
 /* *si emptied and filled as a signal sig this process sends itself with
  * code (SI_TKILL, SI_QUEUE, ...): sender pid and real uid.  Context: any. */
 void wt_sig_info_self(siginfo_t *si, int sig, int code);
@@ -31,7 +31,7 @@ void wt_sig_block_all(void);               /* sysmon */
  * but the faults; release gives the thread its mask back, as m's. */
 uint64_t wt_sig_start_hold(void);
 void wt_sig_start_release(struct wt_m *m, uint64_t mask);
-void wt_sig_block_program(void);           /* pshared.c's holders: all but SIGURG */
+void wt_sig_block_program(void);           /* process/pshared.c's holders: all but SIGURG */
 void wt_sig_block_more(struct wt_m *m, uint64_t more);
 void wt_sig_idle(struct wt_m *m);          /* g0, before it sleeps: takes handled ones */
 void wt_sig_switchin_slow(struct wt_task *t);

@@ -1500,7 +1500,7 @@ void wt_stack_stats(long *live, long *warm, long *nslots)
 	*nslots = A.nslots;
 }
 
-/* Fork child (fork.c).  The arena's lock held by a thread now gone means a
+/* Fork child (process/fork.c).  The arena's lock held by a thread now gone means a
  * half-done list update: forget the hints (those free slots leak).  The
  * other tasks' slots stay owned: their memory leaks, as a native child
  * leaks the stacks of the threads that did not fork. */

@@ -819,7 +819,7 @@ void wt_tls_pin_switch(struct wt_m *m, struct wt_task *next)
 	}
 }
 
-/* Fork child (fork.c): workers other than the caller's are gone. */
+/* Fork child (process/fork.c): workers other than the caller's are gone. */
 void wt_tls_fork_reset(void)
 {
 	wt_tls_static_fork_reset();

@@ -7,7 +7,7 @@ UNIT_DIR    := $(B)/tests/unit
 UNIT_SCHED  := sched/core/runq.c sched/core/park.c sched/core/timer.c sched/base/lock.c sched/base/print.c sched/base/throw.c \
                sched/base/slab.c arch/$(ARCH)/syscall.c \
                sched/stack/stack.c sched/stack/stack_pack.c sched/core/unjoined.c sched/io/netpoll.c sched/core/rtq.c \
-               sched/shmap.c
+               sched/process/shmap.c
 UNIT_SRC    := $(wildcard tests/unit/*.c)
 UNIT_ASM    := arch/$(ARCH)/syscall_sigok.S
 UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC)) \
