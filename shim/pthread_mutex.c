@@ -29,7 +29,7 @@
 
 #include "shim.h"
 #include "process/pi.h"
-#include "../sched/pprof.h"
+#include "observe/pprof.h"
 #include "process/prio.h"
 #include "signal/sighandler.h"
 #include "core/task.h"

@@ -64,14 +64,14 @@
  * (shim.h: KWAIT).
  *
  * Readers are counted in S, not named: each task also notes the rwlocks it
- * holds for reading in its own few slots (sched/deadlock.h), which the
+ * holds for reading in its own few slots (sched/observe/deadlock.h), which the
  * deadlock report reads to name who holds a lock a writer waits for.
  */
 #include <limits.h>
 
 #include "shim.h"
 #include "signal/sighandler.h"
-#include "../sched/deadlock.h"
+#include "observe/deadlock.h"
 #include "core/task.h"
 
 #define R_MASK ((1u << 29) - 1)

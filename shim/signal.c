@@ -20,7 +20,7 @@
 
 #include "shim.h"
 #include "process/vfork.h"
-#include "../sched/dump.h"
+#include "observe/dump.h"
 #include "signal/sighandler.h"
 #include "signal/sigstack.h"
 #include "signal/sigtask.h"
@@ -48,7 +48,7 @@ WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *o
 	if (wt_vfork_child())
 		return real.sigaction(sig, sa, old);
 	if (sig == SIGQUIT) {
-		/* The program's handler replaces weft's task dump (sched/dump.c),
+		/* The program's handler replaces weft's task dump (sched/observe/dump.c),
 		 * which it never installed and so never sees. */
 		int r = real.sigaction(sig, sa, old);
 		if (r == 0 && old)

@@ -192,7 +192,7 @@ def flame(prof, vi=None, title="weft flame graph"):
     return "\n".join(out) + "\n"
 
 
-MAGIC = 0x77656670  # sched/pprof.h: WT_PROF_MAGIC
+MAGIC = 0x77656670  # sched/observe/pprof.h: WT_PROF_MAGIC
 
 
 def profile_main(argv):

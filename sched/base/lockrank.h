@@ -33,8 +33,8 @@
  *   PTRACE        process/tracer.c: one ptrace request sent to another worker at a
  *                 time, and its table of tracers
  *   TLS_SYNC      stack/tls_static.c: sync_lock
- *   TIMELINE      timeline_write.c: one writer of the trace file at a time
- *   SYMBOL        symbol.c: the symbol tables
+ *   TIMELINE      observe/timeline_write.c: one writer of the trace file at a time
+ *   SYMBOL        observe/symbol.c: the symbol tables
  *   URING_INIT    io/uring.c: creating the io_uring instance
  *   NETPOLL_INIT  io/netpoll.c: creating the epoll instance
  *   STACK_INIT    stack/stack.c: reserving the arena

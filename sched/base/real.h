@@ -61,7 +61,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
  * lacks it (glibc has each since 2.34), and its callers handle NULL; S: required,
  * its field typed by hand below.  The users are named in each group. */
 #define WT_REAL_LIST(R, O, S)                                                   \
-	/* threads: shim/pthread_create.c; core/worker.c, core/sysmon.c, dump.c, stack/tls.c */ \
+	/* threads: shim/pthread_create.c; core/worker.c, core/sysmon.c, observe/dump.c, stack/tls.c */ \
 	R(pthread_create) R(pthread_join) R(pthread_detach)                    \
 	R(pthread_attr_init) R(pthread_attr_destroy)                           \
 	R(pthread_attr_setdetachstate) R(pthread_attr_setstacksize)            \
@@ -74,7 +74,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(pthread_setschedparam) R(pthread_getschedparam)                      \
 	R(pthread_setschedprio) R(pthread_setaffinity_np)                      \
 	R(pthread_getaffinity_np)                                              \
-	/* signals: shim/signal.c; signal/crash.c, dump.c, core/preempt.c, signal/sighandler.c */ \
+	/* signals: shim/signal.c; signal/crash.c, observe/dump.c, core/preempt.c, signal/sighandler.c */ \
 	R(pthread_sigmask) R(sigaction) R(pthread_kill) R(sigtimedwait)        \
 	R(pthread_sigqueue)                                                    \
 	/* shim/pthread_mutex.c, pthread_cond.c */                             \
@@ -141,7 +141,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	R(execve) R(execvpe) R(fexecve) O(execveat)                            \
 	/* shim/mman.c */                                                      \
 	R(mmap) R(mmap64) R(mprotect) R(munmap) R(mremap) R(shmat) R(shmdt)    \
-	/* clocks, ids, names: shim/clock.c, sleep.c, pthread_create.c; core/timer.c, core/park.c, dump.c */ \
+	/* clocks, ids, names: shim/clock.c, sleep.c, pthread_create.c; core/timer.c, core/park.c, observe/dump.c */ \
 	R(clock_gettime) R(clock_getres) R(clock_nanosleep) R(getrusage)       \
 	R(timer_create) R(pthread_getcpuclockid) R(prctl)                      \
 	/* socket calls (shim/netio.c, fd_create.c, blocking.c) */            \

@@ -19,14 +19,14 @@
  *                     asyncpreemptoff=1 (no preemption by signal: a task
  *                     yields only when it enters weft; as Go's GODEBUG key),
  *                     trace=FILE (a Perfetto timeline of the scheduler,
- *                     timeline.c; FILE has no comma, %p in it is the
- *                     process id), deadlock=off|on|abort|all (deadlock.c:
+ *                     observe/timeline.c; FILE has no comma, %p in it is the
+ *                     process id), deadlock=off|on|abort|all (observe/deadlock.c:
  *                     lock cycles reported on stderr, the default; abort
  *                     exits with status 134 after the report; all also
  *                     reports every task asleep with nothing to wake it;
  *                     default deadlock=on, off in secure-execution mode),
  *                     cpuprofile=FILE (a CPU profile of the tasks in
- *                     pprof's format, written at exit; pprof.c),
+ *                     pprof's format, written at exit; observe/pprof.c),
  *                     mutexprofile=FILE (contended mutex waits, the same).
  *   WEFT_STACK_SIZE   default task stack in bytes (suffix k/m/g allowed).
  *                     Default: RLIMIT_STACK (as glibc), 8 MiB if unlimited.
@@ -36,7 +36,7 @@
  *   WEFT_STATIC_TLS   compact | full (sched/stack/tls_static.c): static TLS kept
  *                     under each task.  Default compact: the TLS in use plus
  *                     512 bytes for later dlopens, one page per parked task.
- *   WEFT_SIGQUIT      dump-exit | dump-continue | off (sched/dump.c): what
+ *   WEFT_SIGQUIT      dump-exit | dump-continue | off (sched/observe/dump.c): what
  *                     SIGQUIT does while the program has no handler for it.
  *                     Default dump-exit, as Go; off in secure-execution mode
  *                     (a dump shows addresses a setuid program keeps hidden)

@@ -9,7 +9,7 @@
 #include "base/base.h"
 
 enum { WT_SIGQUIT_OFF = 0, WT_SIGQUIT_EXIT = 1, WT_SIGQUIT_CONTINUE = 2 };
-/* WEFTDEBUG=deadlock= (deadlock.c): off, on (lock cycles reported), abort
+/* WEFTDEBUG=deadlock= (observe/deadlock.c): off, on (lock cycles reported), abort
  * (reported, then exit status 134), all (on, and every task asleep). */
 enum { WT_DEADLOCK_OFF = 0, WT_DEADLOCK_ON = 1, WT_DEADLOCK_ABORT = 2, WT_DEADLOCK_ALL = 3 };
 
@@ -28,9 +28,9 @@ struct wt_config {
 	bool static_tls_full;           /* WEFT_STATIC_TLS=full */
 	bool asyncpreemptoff;           /* WEFTDEBUG=asyncpreemptoff=1 */
 	int deadlock;                   /* WEFTDEBUG=deadlock=: WT_DEADLOCK_*, default on */
-	char trace_path[256];           /* WEFTDEBUG=trace=FILE, "" = off (timeline.c) */
-	char cpuprofile_path[256];      /* WEFTDEBUG=cpuprofile=FILE, "" = off (pprof.c) */
-	char mutexprofile_path[256];    /* WEFTDEBUG=mutexprofile=FILE, "" = off (pprof.c) */
+	char trace_path[256];           /* WEFTDEBUG=trace=FILE, "" = off (observe/timeline.c) */
+	char cpuprofile_path[256];      /* WEFTDEBUG=cpuprofile=FILE, "" = off (observe/pprof.c) */
+	char mutexprofile_path[256];    /* WEFTDEBUG=mutexprofile=FILE, "" = off (observe/pprof.c) */
 	int sigquit;                    /* WEFT_SIGQUIT: WT_SIGQUIT_* */
 	bool sigquit_set;               /* WEFT_SIGQUIT was given */
 	bool secure;                    /* secure-execution mode: nothing read */

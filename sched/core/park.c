@@ -210,7 +210,7 @@ static int park(const void *addr, const struct how *h)
 	struct bucket *b = bucket_of(addr);
 	int64_t deadline = h->deadline;
 
-	/* For the dump (sched/dump.c): the coarse clock is a vDSO read of the
+	/* For the dump (sched/observe/dump.c): the coarse clock is a vDSO read of the
 	 * kernel's tick time, a few ns, so every park can afford it.  Read
 	 * before the lock (libc code under a weft lock would let a program's
 	 * signal handler run there, sched/signal/sighandler.c) and before the waiter
@@ -577,7 +577,7 @@ bool wt_park_woken_counted(struct wt_task *t)
 }
 
 /* A sleep: parks the current task until deadline (mono ns) on a key nobody
- * wakes, its own timer (which dump.c and trace.c show as a sleep).
+ * wakes, its own timer (which observe/dump.c and observe/trace.c show as a sleep).
  * Cancelable.  Returns enum wt_park_result; WT_PARK_WOKEN is spurious.
  * Context: a task. */
 int wt_park_sleep(int64_t deadline)

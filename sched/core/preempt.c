@@ -69,9 +69,9 @@
  * restarting transparently.  sysmon's requests are queued with
  * rt_tgsigqueueinfo, si_code SI_QUEUE and a per-process cookie in si_value,
  * so any other SIGURG (raise, kill, a socket's out-of-band data) but
- * `weft stack`'s request (si_value tagged WT_STACK_MAGIC, dump.c), `weft
+ * `weft stack`'s request (si_value tagged WT_STACK_MAGIC, observe/dump.c), `weft
  * profile`'s (WT_PROF_MAGIC) and a profiling timer's tick (si_code
- * SI_TIMER, pprof.c's value) goes to the program's own handler (signal/sighandler.c records it: wt_sig_action;
+ * SI_TIMER, observe/pprof.c's value) goes to the program's own handler (signal/sighandler.c records it: wt_sig_action;
  * SA_SIGINFO, SA_RESETHAND, SA_NODEFER and sa_mask honoured; its default,
  * as natively, is to ignore).  Masks never block SIGURG at the OS level
  * (shim/signal.c strips it), or preemption would stop.  The kernel keeps
@@ -122,8 +122,8 @@
 #include "io/blocked.h"
 #include "process/cpuclock.h"
 #include "config.h"
-#include "dump.h"
-#include "pprof.h"
+#include "observe/dump.h"
+#include "observe/pprof.h"
 #include "preempt.h"
 #include "rtq.h"
 #include "process/setxid.h"
@@ -139,7 +139,7 @@
 #include "text.h"
 #include "base/throw.h"
 #include "thread.h"
-#include "timeline.h"
+#include "observe/timeline.h"
 #include "stack/tls.h"
 
 #define PREEMPT_NS 10000000 /* a task's slice before sysmon asks, as Go's forcePreemptNS */

@@ -101,7 +101,7 @@
 #include "sysmon.h"
 #include "task.h"
 #include "base/throw.h"
-#include "timeline.h"
+#include "observe/timeline.h"
 #include "stack/tls.h"
 #include "worker.h"
 
@@ -620,7 +620,7 @@ void wt_mcall(void (*fn)(struct wt_m *, struct wt_task *, void *), void *arg)
 		wt_locks_hand(m);
 		wt_ctx_switch(&t->ctx, &m->g0, &m->cur_tp);
 	}
-	wt_task_resumed(t); /* first: before this task writes to its stack (dump.c) */
+	wt_task_resumed(t); /* first: before this task writes to its stack (observe/dump.c) */
 	/* Resumed (maybe on another worker): first what the previous context
 	 * asked for, which releases its locks, then this task's signal mask and
 	 * pending signals, whose handlers may call back into weft. */

@@ -80,7 +80,7 @@ struct wt_task {
 	int pslot;                      /* [owner m] psid's slot: < 255 the pid's block,
 					 * beyond a holder's, < 0 a repeated id */
 	/* [owner m; dump reads] bumped when the task starts and each time it is
-	 * switched back in, before it writes to its stack: dump.c reads a
+	 * switched back in, before it writes to its stack: observe/dump.c reads a
 	 * parked task's stack and discards the walk if this moved. */
 	_Atomic uint32_t resumes;
 	uintptr_t tp;                   /* [const] thread pointer = pthread_t */
@@ -142,19 +142,19 @@ struct wt_task {
 	struct wt_task *alllink;        /* [sched.alllock] list of all tasks */
 	struct wt_task *allprev;        /* [sched.alllock] */
 	/* What it waits on, for the task dump and schedtrace (read racily by
-	 * dump.c, which re-checks `resumes` around its reads). */
+	 * observe/dump.c, which re-checks `resumes` around its reads). */
 	const void *wait_on;            /* [owner m] key of the current park */
 	const char *wait_reason;        /* [owner m] static string, NULL = unnamed */
 	int64_t wait_since;             /* [owner m] CLOCK_MONOTONIC_COARSE ns at park */
-	/* [written by the task itself, relaxed; deadlock.c reads] rwlocks it
+	/* [written by the task itself, relaxed; observe/deadlock.c reads] rwlocks it
 	 * holds for reading (glibc records no readers), NULL = free slot; a
 	 * read hold beyond the slots is not recorded. */
 	_Atomic(const void *) rdheld[4];
 	int wait_fd;                    /* [owner m] descriptor + 1 of an IO wait, 0 = none
-					 * (the trace names it, timeline.c) */
+					 * (the trace names it, observe/timeline.c) */
 	/* [its owner: the waker that readies it, then the worker that runs
 	 * it] flow id of the wake that made it runnable, 0 = none: its next
-	 * slice in the trace ends that arrow (timeline.c) */
+	 * slice in the trace ends that arrow (observe/timeline.c) */
 	uint64_t tl_flow;
 	uint64_t creator;               /* [const] id of the creating task, 0 = none */
 	/* Signals (signal/sigtask.c).  Bit sig-1 stands for signal sig. */
@@ -375,7 +375,7 @@ struct wt_m {
 	int64_t acct_cpu0;              /* its CPU clock when the window opened */
 	int64_t acct_mono0;             /* monotonic ns then */
 	int64_t acct_short;             /* ns charged to short runs since */
-	struct wt_tlbuf *tlbuf;         /* [const after start] its trace events (timeline.c),
+	struct wt_tlbuf *tlbuf;         /* [const after start] its trace events (observe/timeline.c),
 					 * NULL = tracing off */
 };
 

@@ -2,16 +2,16 @@
  * sysmon.c — the monitor thread: an OS thread that holds no proc, made
  * with a raw clone, so that a program that makes no thread stays
  * single-threaded to glibc (thread.c): it calls no malloc, no stdio and
- * makes no glibc thread while glibc is in that mode (proc.c and dump.c
+ * makes no glibc thread while glibc is in that mode (proc.c and observe/dump.c
  * switch glibc first, holding the only task).
  *
  * Jobs: fire timers when no worker is looking for work (every worker
  * busy, or all asleep), take procs from workers blocked in system calls
  * (io/syscall.c), start a worker for queued work that the busy ones left
  * behind (wt_sysmon_wake_idle_work), follow the cgroup CPU limit
- * (process/cgroup.c and wt_procs_resize in proc.c, about once a second), print schedtrace lines (trace.c)
- * start the task dump a SIGQUIT asked for (dump.c), and look for tasks
- * that wait for each other for ever about twice a second (deadlock.c: its
+ * (process/cgroup.c and wt_procs_resize in proc.c, about once a second), print schedtrace lines (observe/trace.c)
+ * start the task dump a SIGQUIT asked for (observe/dump.c), and look for tasks
+ * that wait for each other for ever about twice a second (observe/deadlock.c: its
  * looks need no change of sleep, which is 10 ms at most once the program
  * made a task, and 1 s before).
  *
@@ -54,12 +54,12 @@
 #include "process/cgroup.h"
 #include "config.h"
 #include "signal/crash.h"
-#include "deadlock.h"
-#include "dump.h"
+#include "observe/deadlock.h"
+#include "observe/dump.h"
 #include "base/lock.h"
 #include "io/netpoll.h"
 #include "preempt.h"
-#include "pprof.h"
+#include "observe/pprof.h"
 #include "base/print.h"
 #include "process/prio.h"
 #include "proc.h"
@@ -72,7 +72,7 @@
 #include "sysmon.h"
 #include "thread.h"
 #include "timer.h"
-#include "trace.h"
+#include "observe/trace.h"
 #include "worker.h"
 
 static _Atomic int kick;

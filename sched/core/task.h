@@ -160,7 +160,7 @@ static inline void wt_wait_reason(const char *why)
 
 /* A task switched in: see `resumes`.  The release fence orders the bump
  * before the stack writes that follow (a compiler barrier on x86); it pairs
- * with the acquire fence in dump.c after its stack reads. */
+ * with the acquire fence in observe/dump.c after its stack reads. */
 static inline void wt_task_resumed(struct wt_task *t)
 {
 	atomic_store_explicit(&t->resumes,

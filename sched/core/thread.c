@@ -27,7 +27,7 @@
  *   - until then a glibc thread is never made from another thread: sysmon
  *     makes no worker (proc.c; the one task runs on worker 0, the only
  *     worker), and a task dump asks worker 0 to switch while the task
- *     waits, or runs on sysmon without backtraces (dump.c).
+ *     waits, or runs on sysmon without backtraces (observe/dump.c).
  * A fork child keeps its parent's mode (glibc's fork does not reset it).
  */
 #include <dlfcn.h>
@@ -258,7 +258,7 @@ int wt_libc_threaded(uintptr_t tp)
 	return 0;
 }
 
-/* A switch asked of the only worker while the only task waits (dump.c):
+/* A switch asked of the only worker while the only task waits (observe/dump.c):
  * the worker, idle in one of its waits that hold nothing, stays in its
  * SIGURG handler until sysmon has switched, so the task cannot be run
  * meanwhile.  [atomic] */

@@ -24,7 +24,7 @@
  * never holds a reference to a file of the program's (a pipe's write end
  * held even briefly would delay its reader's end of file).  Numbers in that
  * table are nobody else's; the process shares memory, so a buffer filled
- * there is every thread's, and a mapping made there (symbol.c's ELF files)
+ * there is every thread's, and a mapping made there (observe/symbol.c's ELF files)
  * is usable by all.  POSIX record locks belong to the table that took
  * them, so closes there never drop the program's locks.
  *

@@ -33,7 +33,7 @@
  * while its cpu_seq moves; a running task's time is cpu_ns plus its
  * worker's CPU clock now beyond cpu_base, at most the wall time since
  * cpu_mark: what its switch-out will charge at least, so readings never go
- * back either.  weft top (dump.c) reads every task's time so, without
+ * back either.  weft top (observe/dump.c) reads every task's time so, without
  * alllock: it checks each task's id after the read instead.  Its first
  * request starts the counting as a first clock read does: the switch
  * path then pays the window's clock reads (at most 0.4% of a worker)
@@ -167,7 +167,7 @@ void wt_cpu_acct_start(void)
 }
 
 /* Another task's time; the caller holds sched.alllock, or checks the id
- * of t afterwards (weft top's list, dump.c). */
+ * of t afterwards (weft top's list, observe/dump.c). */
 int64_t wt_cpu_task_ns(struct wt_task *t)
 {
 	for (;;) {

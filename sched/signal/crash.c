@@ -13,9 +13,9 @@
  *      (wt_stack_dump_all: the spawn path marks a capped number, stack/stack.c's
  *      "Core dumps"); then "weft: task N ..." with the reason (an overflow names the
  *      limit and the depth), a backtrace from the faulting context
- *      (libunwind for the walk, loaded then: unwind.c; names from symbol.c, which reads the ELF
+ *      (libunwind for the walk, loaded then: observe/unwind.c; names from observe/symbol.c, which reads the ELF
  *      symbol tables and so sees static functions; file:line from libdw
- *      when present, symbolize.c), then die by the same signal with the default
+ *      when present, observe/symbolize.c), then die by the same signal with the default
  *      action, as the program would natively.  A watchdog timer kills the
  *      process by that signal if reporting hangs (30 s: a report with
  *      5 s was once cut short while the machine was loaded).
@@ -33,7 +33,7 @@
 
 #include "core/runtime.h"
 #include "crash.h"
-#include "dump.h"
+#include "observe/dump.h"
 #include "base/print.h"
 #include "base/real.h"
 #include "sighandler.h"
@@ -41,17 +41,17 @@
 #include "base/slab.h"
 #include "stack/stack.h"
 #include "io/privfd.h"
-#include "symbol.h"
+#include "observe/symbol.h"
 #include "core/task.h"
-#include "timeline.h"
+#include "observe/timeline.h"
 #include "stack/tls.h"
-#include "unwind.h"
+#include "observe/unwind.h"
 #include "core/worker.h"
 
 
-/* One frame: names from symbol.c (ELF symbol tables, static functions
+/* One frame: names from observe/symbol.c (ELF symbol tables, static functions
  * included), file:line from DWARF when libdw and debug info are there
- * (symbolize.c).  pc is a return address in every frame but the first. */
+ * (observe/symbolize.c).  pc is a return address in every frame but the first. */
 static void report_frame(int i, uintptr_t pc)
 {
 	struct wt_sym s;

@@ -100,7 +100,7 @@
 #include <ucontext.h>
 
 #include "core/runtime.h"
-#include "dump.h"
+#include "observe/dump.h"
 #include "base/real.h"
 #include "sighandler.h"
 #include "sigstack.h"
@@ -431,7 +431,7 @@ void wt_sig_adopt_read(void)
 			adopted[sig].sa_handler = SIG_DFL;
 }
 
-/* SIGQUIT is left to dump.c, which keeps a program's handler.  A signal
+/* SIGQUIT is left to observe/dump.c, which keeps a program's handler.  A signal
  * weft keeps takes SIG_IGN as a record, as wt_sig_action does; a wrapped
  * one's SIG_IGN or SIG_DFL is the kernel's already. */
 void wt_sig_adopt(void)
