@@ -48,7 +48,7 @@ DEBS    := gcc-$(ARCH)-linux-gnu g++-$(ARCH)-linux-gnu qemu-user-static|qemu-use
            libffi8:$(DEB_ARCH) libgit2-1.5:$(DEB_ARCH)|libgit2-1.9:$(DEB_ARCH) libgc-dev:$(DEB_ARCH) libcriterion-dev
 endif
 
-LIB_SRC := $(wildcard sched/*.c sched/*/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.c)
+LIB_SRC := $(wildcard sched/*/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.c)
 LIB_ASM := $(wildcard arch/$(ARCH)/*.S)
 LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(patsubst %.S,$(B)/obj/%.o,$(LIB_ASM))
 
