@@ -122,8 +122,7 @@
 #include "io/blocked.h"
 #include "process/cpuclock.h"
 #include "config.h"
-#include "observe/dump.h"
-#include "observe/pprof.h"
+#include "hooks.h"
 #include "preempt.h"
 #include "rtq.h"
 #include "process/setxid.h"
@@ -139,7 +138,6 @@
 #include "text.h"
 #include "base/throw.h"
 #include "thread.h"
-#include "observe/timeline.h"
 #include "stack/tls.h"
 
 #define PREEMPT_NS 10000000 /* a task's slice before sysmon asks, as Go's forcePreemptNS */

@@ -101,7 +101,7 @@
 #include "sysmon.h"
 #include "task.h"
 #include "base/throw.h"
-#include "observe/timeline.h"
+#include "hooks.h"
 #include "stack/tls.h"
 #include "worker.h"
 

@@ -54,12 +54,10 @@
 #include "process/cgroup.h"
 #include "config.h"
 #include "signal/crash.h"
-#include "observe/deadlock.h"
-#include "observe/dump.h"
+#include "hooks.h"
 #include "base/lock.h"
 #include "io/netpoll.h"
 #include "preempt.h"
-#include "observe/pprof.h"
 #include "base/print.h"
 #include "process/prio.h"
 #include "proc.h"
@@ -72,7 +70,6 @@
 #include "sysmon.h"
 #include "thread.h"
 #include "timer.h"
-#include "observe/trace.h"
 #include "worker.h"
 
 static _Atomic int kick;

@@ -115,7 +115,7 @@
 #include "io/pollwatch.h"
 #include "thread.h"
 #include "unjoined.h"
-#include "observe/timeline.h"
+#include "hooks.h"
 #include "process/pshared.h"
 #include "base/throw.h"
 #include "process/tidaddr.h"

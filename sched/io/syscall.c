@@ -74,7 +74,7 @@
 #include "syscall.h"
 #include "core/sysmon.h"
 #include "base/throw.h"
-#include "observe/timeline.h"
+#include "core/hooks.h"
 #include "core/worker.h"
 
 void wt_entersyscall(void)

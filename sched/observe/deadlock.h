@@ -5,13 +5,11 @@
 #ifndef WEFT_DEADLOCK_H
 #define WEFT_DEADLOCK_H
 
+#include "core/hooks.h"
 #include "core/runtime.h"
 #include "core/config.h"
 
-/* Context: sysmon, every cycle; returns at once until the next look is due
- * (about twice a second), and always with deadlock=off. */
-void wt_deadlock_look(int64_t now);
-void wt_deadlock_fork_reset(void);
+/* wt_deadlock_look, wt_deadlock_fork_reset (sysmon): core/hooks.h. */
 
 /* An rwlock read-held by the calling task (rdlock) or released by it
  * (rdunlock): the task's rdheld slots, the readers glibc does not record.

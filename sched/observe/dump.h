@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include "base/base.h"
+#include "core/hooks.h"
 
 /* si_value of weft stack's SIGURG: WT_STACK_MAGIC << 32 | the caller's
  * descriptor ("weft" in ASCII; tools/stack.py sends it). */
@@ -12,14 +13,7 @@
 /* weft top's: WT_TOP_MAGIC << 32 | the caller's descriptor ("wtop"):
  * one line per task, no backtraces (dump.c; tools/top.py sends it). */
 #define WT_TOP_MAGIC 0x77746f70u
-enum { WT_DUMP_QUIT = 1, WT_DUMP_STACK = 2 };
-extern _Atomic int wt_dump_req;            /* [atomic] WT_DUMP_* asked; sysmon reads */
-void wt_dump_init(void);                   /* start, after sysmon */
-void wt_dump_start(void);                  /* sysmon: start the dumper thread */
-bool wt_dump_signal(const siginfo_t *si); /* SIGURG handler: weft stack's request? */
-bool wt_dump_fault(void);                  /* signal/crash.c: a fault in the dumper's walk */
-void wt_dump_hide(struct sigaction *old);  /* sigaction: weft's handler reads as SIG_DFL */
-void wt_dump_fork_reset(void);
+/* WT_DUMP_QUIT, wt_dump_req and the calls the runtime makes: core/hooks.h. */
 /* Context: sysmon.  Starts a report: head, then each task (ts[i], whose id
  * was ids[i]) as the dump shows it, with its backtrace, then tail, on fd
  * 2; then exit_group(exit_status) unless 0.  false: a dump or report is

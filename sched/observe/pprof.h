@@ -8,12 +8,10 @@
 #include <signal.h>
 
 #include "base/base.h"
+#include "core/hooks.h"
 
 struct wt_m;
-extern bool wt_prof_on;                    /* [const after start] profiling */
-void wt_prof_start(struct wt_m *m0);       /* core/start.c: before sysmon; m0 runs main */
-void wt_prof_worker(struct wt_m *m);       /* a new worker, on its own thread */
-bool wt_prof_signal(const siginfo_t *si, void *uc); /* SIGURG handler: a tick or a request? */
+/* wt_prof_on and the calls the runtime makes: core/hooks.h. */
 /* si_value of weft profile's SIGURG: WT_PROF_MAGIC << 32 | seconds << 20 |
  * the caller's descriptor ("wefp" in ASCII; tools/pprof.py sends it). */
 #define WT_PROF_MAGIC 0x77656670u
@@ -22,7 +20,5 @@ bool wt_prof_signal(const siginfo_t *si, void *uc); /* SIGURG handler: a tick or
 extern bool wt_mprof_on;                   /* [const after start] */
 void wt_mprof_unlock(const void *m, void *site); /* the program unlocked m at site */
 void wt_mprof_waited(const void *m, void *site, int64_t t0); /* got m, waiting since t0 */
-bool wt_prof_req(void);                    /* sysmon: a request waits */
-void wt_prof_poll(void);                   /* sysmon: starts its profiler thread */
 
 #endif

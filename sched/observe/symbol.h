@@ -6,18 +6,9 @@
 #define WEFT_SYMBOL_H
 
 #include "base/base.h"
+#include "core/hooks.h"
 
-struct wt_sym {
-	const char *name;               /* NULL = unknown */
-	uintptr_t off;                  /* pc - start of name */
-	const char *file;               /* object's path, NULL = unknown */
-	uintptr_t fbase;                /* object's load address */
-};
-/* Names pc (a return address when ret, looked up as pc - 1).  may_load:
- * read an object's symbol table now if it is not yet (libelf, which
- * allocates: never in a signal handler); else only tables read before and
- * dladdr.  Context: any thread. */
-void wt_symbolize(uintptr_t pc, bool ret, struct wt_sym *s, bool may_load);
+/* struct wt_sym and wt_symbolize (the crash report's too): core/hooks.h. */
 /* "  #i  0xpc name+0xoff (file)\n" into buf; returns its length. */
 int wt_sym_line(char *buf, size_t n, int i, uintptr_t pc, const struct wt_sym *s,
 		const char *src, int line); /* src: file of " at src:line", or NULL */

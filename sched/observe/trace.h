@@ -2,8 +2,6 @@
 #ifndef WEFT_TRACE_H
 #define WEFT_TRACE_H
 
-#include <stdint.h>
-
-void wt_sched_trace(int64_t now);          /* sysmon */
+#include "core/hooks.h"                   /* wt_sched_trace (sysmon) */
 
 #endif

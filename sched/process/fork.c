@@ -69,7 +69,7 @@
 #include "io/syscall.h"
 #include "core/sysmon.h"
 #include "core/task.h"
-#include "observe/timeline.h"
+#include "core/hooks.h"
 #include "stack/tls.h"
 #include "core/worker.h"
 

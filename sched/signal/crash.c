@@ -13,9 +13,10 @@
  *      (wt_stack_dump_all: the spawn path marks a capped number, stack/stack.c's
  *      "Core dumps"); then "weft: task N ..." with the reason (an overflow names the
  *      limit and the depth), a backtrace from the faulting context
- *      (libunwind for the walk, loaded then: observe/unwind.c; names from observe/symbol.c, which reads the ELF
- *      symbol tables and so sees static functions; file:line from libdw
- *      when present, observe/symbolize.c), then die by the same signal with the default
+ *      (wt_backtrace_ctx, observe/unwind.c, reached through core/hooks.h:
+ *      libunwind for the walk, loaded then; names from observe/symbol.c,
+ *      which reads the ELF symbol tables and so sees static functions;
+ *      file:line from libdw when present, observe/symbolize.c), then die by the same signal with the default
  *      action, as the program would natively.  A watchdog timer kills the
  *      process by that signal if reporting hangs (30 s: a report with
  *      5 s was once cut short while the machine was loaded).
@@ -32,8 +33,8 @@
 #include <unistd.h>
 
 #include "core/runtime.h"
+#include "core/hooks.h"
 #include "crash.h"
-#include "observe/dump.h"
 #include "base/print.h"
 #include "base/real.h"
 #include "sighandler.h"
@@ -41,56 +42,10 @@
 #include "base/slab.h"
 #include "stack/stack.h"
 #include "io/privfd.h"
-#include "observe/symbol.h"
 #include "core/task.h"
-#include "observe/timeline.h"
 #include "stack/tls.h"
-#include "observe/unwind.h"
 #include "core/worker.h"
 
-
-/* One frame: names from observe/symbol.c (ELF symbol tables, static functions
- * included), file:line from DWARF when libdw and debug info are there
- * (observe/symbolize.c).  pc is a return address in every frame but the first. */
-static void report_frame(int i, uintptr_t pc)
-{
-	struct wt_sym s;
-	uintptr_t at = i == 0 ? pc : pc - 1;
-	wt_symbolize(pc, i > 0, &s, true);
-	int line = 0;
-	const char *src = wt_src_line(at, &line);
-	char buf[512];
-	wt_sym_line(buf, sizeof buf, i, pc, &s, src, line);
-	wt_print("%s", buf);
-}
-
-#define BT_MAX 32
-
-void wt_backtrace_ctx(ucontext_t *uc)
-{
-	const struct wt_unw *u = wt_unwind();
-	unw_cursor_t c;
-	if (!u || u->init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
-		wt_print("  (no backtrace)\n");
-		return;
-	}
-	for (int i = 0;; i++) {
-		unw_word_t pc;
-		if (u->get_reg(&c, UNW_REG_IP, &pc) < 0 || pc == 0)
-			break;
-		if (i == BT_MAX) {
-			wt_print("  ... (more frames not shown)\n");
-			break;
-		}
-		report_frame(i, pc);
-		int st = u->step(&c);
-		if (st <= 0) {
-			if (st < 0)
-				wt_print("  (unwinding stopped: %d)\n", st);
-			break;
-		}
-	}
-}
 
 static void size_str(char *buf, size_t n, size_t v)
 {

@@ -13,7 +13,6 @@
 void wt_crash_init(void);
 char *wt_crash_altstack(void);
 void wt_crash_altstack_free(char *p);      /* before the thread exits */
-void wt_backtrace_ctx(ucontext_t *uc);
 
 /* Reads that may fault, caught as the kernel's get_user fails: between
  * wt_catch_begin and wt_catch_end on m's thread, a fault inside the

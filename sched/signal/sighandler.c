@@ -100,7 +100,7 @@
 #include <ucontext.h>
 
 #include "core/runtime.h"
-#include "observe/dump.h"
+#include "core/hooks.h"
 #include "base/real.h"
 #include "sighandler.h"
 #include "sigstack.h"
