@@ -14,7 +14,7 @@
 #include "arch.h"
 #include "base.h"
 #include "print.h"
-#include "io/privfd.h"
+#include "hooks.h"
 
 static void put(char **o, char *end, char c)
 {

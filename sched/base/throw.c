@@ -8,7 +8,7 @@
 
 #include "arch.h"
 #include "print.h"
-#include "stack/stack.h"
+#include "hooks.h"
 #include "throw.h"
 
 void wt_throw(const char *msg)

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 
 #include "arch.h"
+#include "base/hooks.h"
 
 /* At start (initial thread): the helper's stack and TCB, made now so that
  * the helper itself can be started later from any context. */
@@ -37,14 +38,9 @@ long wt_privfd_write(int fd, const void *buf, size_t n);
  * keeping copies of descriptors 0..keep-1 only.  0 or -errno.  Context:
  * that thread, before it opens anything. */
 int wt_privfd_own(int keep);
-/* A message to the program's stderr (descriptor 2 of its table), from any
- * thread of weft's, one of its own table included.  Context: not a signal
- * handler. */
-void wt_privfd_say(const char *buf, size_t n);
-/* The calling thread's table is weft's own: its descriptor 2 is not the
- * program's stderr (base/print.c says its messages through wt_privfd_say).
- * One gettid when such a thread exists; reads no TLS.  Context: any. */
-bool wt_privfd_self(void);
+/* wt_privfd_say and wt_privfd_self (a message to the program's stderr;
+ * is the calling thread's table weft's own?): base/hooks.h, for
+ * base/print.c. */
 
 /* The helper's OS thread id, 0 when there is none; wakes it to look at a
  * change of credentials (process/setxid.c), as sysmon is kicked.  Context: any. */

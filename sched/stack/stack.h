@@ -4,6 +4,7 @@
 #ifndef WEFT_STACK_H
 #define WEFT_STACK_H
 
+#include "base/hooks.h"
 #include "core/runtime.h"
 
 /* 0 or -errno; fixed: exactly size bytes, no growth (stack.c). */
@@ -37,8 +38,8 @@ void wt_stack_idle_trim(void);             /* an idle worker: trim malloc's heap
 bool wt_stack_prefault(void);               /* an idle worker: one fresh slot made ready */
 bool wt_stack_idle_work(void);             /* wt_stack_idle_trim has something to do (sysmon) */
 void wt_stack_stats(long *live, long *warm, long *nslots);
-/* A fatal fault: every live home slot's top into a core (signal/crash.c). */
-void wt_stack_dump_all(void);
+/* wt_stack_dump_all (a fatal fault: every live stack's top into a core):
+ * base/hooks.h, for base/throw.c and signal/crash.c. */
 void wt_stack_fork_reset(void);
 extern size_t wt_default_stack, wt_stack_max;
 /* The program's default thread stack (pthread_setattr_default_np): a size
