@@ -146,7 +146,7 @@ test-tools: all $(TB)/preload/basic_join $(TB)/tools/stack_target $(TB)/tools/to
 
 -include tests/unit/unit.mk
 
-test: all check-exports test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe test-tools
+test: all check-exports check-layers test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe test-tools
 
 # weft built, and its preload tests run (both GOMAXPROCS values), with the
 # glibc and gcc of other Debian releases: a debootstrap chroot of each in
