@@ -107,7 +107,7 @@ def sample(pid, name, timeout):
             # One request at a time has a place in the program: a weft
             # stack or another weft top asking at the same moment takes
             # it.  Asked again while the file is empty (a late answer to
-            # the first finds it written and writes nothing, dump.c).
+            # the first finds it written and writes nothing, observe/dump.c).
             if not got and time.monotonic() - sent > 1.0:
                 request(pid, f.fileno(), name)
                 sent = time.monotonic()

@@ -1,6 +1,6 @@
 /*
  * stubs.h — the test doubles the unit tests link in place of the rest of the
- * runtime (proc.c, worker.c, sysmon.c, task.c, tls.c, config.c).  See stubs.c.
+ * runtime (core/proc.c, core/worker.c, core/sysmon.c, core/task.c, stack/tls.c, core/config.c).  See stubs.c.
  */
 #ifndef WEFT_UNIT_STUBS_H
 #define WEFT_UNIT_STUBS_H
@@ -28,8 +28,8 @@ extern struct wt_p stub_procs[STUB_MAXPROCS];
 extern _Atomic int stub_kicks;        /* wt_sysmon_kick calls */
 extern _Atomic int stub_wakeps;       /* wt_wakep calls */
 extern _Atomic int stub_commits;      /* wt_park_commit calls (simulated task parks) */
-extern __thread struct wt_p *stub_curp; /* what wt_curp returns on this thread (stack.c) */
-extern struct wt_p *stub_pidle;       /* what wt_pidleget returns, once (netpoll.c) */
+extern __thread struct wt_p *stub_curp; /* what wt_curp returns on this thread (stack/stack.c) */
+extern struct wt_p *stub_pidle;       /* what wt_pidleget returns, once (io/netpoll.c) */
 extern bool stub_tls_fail;            /* wt_tls_new fails (out of memory) */
 extern void *stub_dtv_given, *stub_dtv_freed; /* the last DTV wt_tls_new got, wt_tls_dtv_free freed */
 extern _Atomic int stub_injects;      /* wt_inject calls with a non-empty list */

@@ -45,10 +45,10 @@ $(UNIT_DIR)/obj/%.o: %.S
 $(UNIT_DIR)/unit: $(UNIT_OBJ) $(filter %.so.3,$(CRITERION))
 	$(CC) -pthread -o $@ $(UNIT_OBJ) $(CRITERION)
 
-# The scheduler tests (tests/unit/proc): the real proc.c, worker.c and
+# The scheduler tests (tests/unit/proc): the real core/proc.c, core/worker.c and
 # context switch run test tasks on real worker threads, with the test
 # doubles of tests/unit/proc/stubs_proc.c.  A binary of their own: the
-# doubles above replace proc.c.
+# doubles above replace core/proc.c.
 PROC_SCHED := sched/core/proc.c sched/core/runq.c sched/core/rtq.c sched/core/park.c sched/core/timer.c sched/base/lock.c sched/base/print.c \
               sched/base/throw.c sched/base/slab.c sched/core/worker.c sched/core/thread.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
               $(wildcard arch/$(ARCH)/tp.c)
