@@ -14,6 +14,7 @@
  * one line per task, no backtraces (dump.c; tools/top.py sends it). */
 #define WT_TOP_MAGIC 0x77746f70u
 /* WT_DUMP_QUIT, wt_dump_req and the calls the runtime makes: core/hooks.h. */
+
 /* Context: sysmon.  Starts a report: head, then each task (ts[i], whose id
  * was ids[i]) as the dump shows it, with its backtrace, then tail, on fd
  * 2; then exit_group(exit_status) unless 0.  false: a dump or report is
