@@ -22,13 +22,13 @@ ifeq ($(DEB_ARCH),)
 $(error weft: ARCH=$(ARCH) is not supported (arch/ has: $(patsubst arch/%/arch.h,%,$(wildcard arch/*/arch.h))))
 endif
 CFLAGS  ?= -O2 -g
-# make DEBUG=1: the lock-order check (sched/lockrank.c) is compiled in.
+# make DEBUG=1: the lock-order check (sched/base/lockrank.c) is compiled in.
 ifeq ($(DEBUG),1)
 CFLAGS  += -DWT_DEBUG_LOCKS
 endif
 WFLAGS  := -Wall -Wextra -Wno-unused-parameter -std=gnu11
 # The runtime never uses the stack protector: g0 may run on another TCB.
-LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread -Iarch/$(ARCH)
+LIBFLAGS := -fPIC -fvisibility=hidden -fno-stack-protector -D_GNU_SOURCE -pthread -Isched -Iarch/$(ARCH)
 # DEBS: the Debian packages (make deps); a|b|c is the first of a, b, c the
 # release has: Debian 12 has OpenJDK 17, Debian 13 21 and 25; criterion's
 # library links libgit2-1.5 on 12, libgit2-1.9 on 13; unstable's static
@@ -48,7 +48,7 @@ DEBS    := gcc-$(ARCH)-linux-gnu g++-$(ARCH)-linux-gnu qemu-user-static|qemu-use
            libffi8:$(DEB_ARCH) libgit2-1.5:$(DEB_ARCH)|libgit2-1.9:$(DEB_ARCH) libgc-dev:$(DEB_ARCH) libcriterion-dev
 endif
 
-LIB_SRC := $(wildcard sched/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.c)
+LIB_SRC := $(wildcard sched/*/*.c) $(wildcard shim/*.c) $(wildcard arch/$(ARCH)/*.c)
 LIB_ASM := $(wildcard arch/$(ARCH)/*.S)
 LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(patsubst %.S,$(B)/obj/%.o,$(LIB_ASM))
 
@@ -90,7 +90,7 @@ $(B)/obj/%.o: %.S | glibc-check deps
 # -z noseparate-code: two loadable segments, not four (the headers and
 # read-only data share the code's): every process the library is
 # preloaded into maps it with 2 system calls fewer and a page fault or two
-# fewer (sched/start.c: a dormant process costs what the loader does).
+# fewer (sched/core/start.c: a dormant process costs what the loader does).
 # sched/bss.ld puts what the loader writes on one page; -z norelro keeps
 # .dynamic and .got on it (RELRO would give them a page of their own and
 # an mprotect; .got.plt, lazily bound, is writable either way).
@@ -166,6 +166,12 @@ uninstall:
 check-exports: $(B)/libweft.so
 	sh tools/check-exports.sh $(B)/libweft.so shim/exports.map
 
+# Fails, one line per include, when a file of sched/, shim/ or arch/
+# includes a header of a folder the layer table in sched/README.md does
+# not let it depend on (tools/check-layers.py).
+check-layers:
+	python3 tools/check-layers.py
+
 include tests/tests.mk
 include bench/bench.mk
 
@@ -174,4 +180,4 @@ include bench/bench.mk
 clean:
 	rm -rf --one-file-system $(B)
 
-.PHONY: all deps glibc-check check-exports clean install uninstall
+.PHONY: all deps glibc-check check-exports check-layers clean install uninstall

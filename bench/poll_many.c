@@ -4,7 +4,7 @@
  * acknowledgement on a pipe of its own, N times (default 20,000); prints
  * the time of one round.  Each poll finds nothing ready and blocks: under
  * weft it parks on a private epoll instance watching the set
- * (sched/pollwatch.c keeps it for the next wait on the same set).
+ * (sched/io/pollwatch.c keeps it for the next wait on the same set).
  */
 #include <poll.h>
 #include <pthread.h>

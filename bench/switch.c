@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 	rounds = arg_long(argc, argv, 1, 200000);
 	if (argc > 2 && strcmp(argv[2], "cpuclock") == 0) {
 		/* A program that reads a thread CPU clock: under weft every
-		 * switch then reads its worker's (sched/cpuclock.c). */
+		 * switch then reads its worker's (sched/process/cpuclock.c). */
 		struct timespec ts;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	}

@@ -1,6 +1,6 @@
 /*
  * blocking.c — system calls that may block, bracketed so that a task stuck
- * in one does not hold its proc (sched/syscall.c).
+ * in one does not hold its proc (sched/io/syscall.c).
  *
  * Each wrapper calls libc's own function between wt_entersyscall and
  * wt_exitsyscall; errno and return values are libc's.  All of these are
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/stack.h"
+#include "stack/stack.h"
 
 /* BLOCKING, CANCEL_POINT: shim.h. */
 

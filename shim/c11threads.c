@@ -14,7 +14,7 @@
  * thrd_error.  The calls go to weft's own definitions by their hidden
  * aliases (WT_OWN), as glibc's go to its internal ones.
  *
- * A thrd_create thread is a task made with WT_ATTR_C11 (sched/task.h):
+ * A thrd_create thread is a task made with WT_ATTR_C11 (sched/core/task.h):
  * default attributes, and a start routine returning int, whose value,
  * widened as glibc widens it, is what thrd_join gives back (and
  * pthread_join sees).  The types are glibc's pthread ones under other
@@ -24,15 +24,15 @@
  * Left to glibc: tss_create, tss_delete, tss_get, tss_set (glibc's
  * pthread keys, which weft leaves to glibc too: the values live in the
  * calling task's own descriptor, and a task's exit runs their destructors,
- * sched/task.c), and the versions of these names in libpthread.so.0 of a
- * glibc before 2.34 (not supported, sched/real.h).
+ * sched/core/task.c), and the versions of these names in libpthread.so.0 of a
+ * glibc before 2.34 (not supported, sched/base/real.h).
  */
 #include <threads.h>
 
 #include "shim.h"
-#include "../sched/prio.h"
-#include "../sched/sighandler.h"
-#include "../sched/task.h"
+#include "process/prio.h"
+#include "signal/sighandler.h"
+#include "core/task.h"
 
 _Static_assert(sizeof(thrd_t) == sizeof(pthread_t), "thrd_t is a pthread_t");
 _Static_assert(sizeof(mtx_t) == sizeof(pthread_mutex_t), "mtx_t is a pthread_mutex_t");

@@ -3,14 +3,14 @@
  * clock (CLOCK_THREAD_CPUTIME_ID, pthread_getcpuclockid's ids, clock_getres
  * on them), getrusage(RUSAGE_THREAD), timer_create on a thread CPU clock,
  * gettid, and tgkill/tkill to a task's id.  The runtime side, and what the
- * ids are, is sched/cpuclock.c.  Every other clock, and a thread weft did
+ * ids are, is sched/process/cpuclock.c.  Every other clock, and a thread weft did
  * not create, gets libc's answer.
  */
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/cpuclock.h"
-#include "../sched/print.h"
+#include "process/cpuclock.h"
+#include "base/print.h"
 
 static void to_ts(int64_t ns, struct timespec *ts)
 {
@@ -120,7 +120,7 @@ WT_EXPORT int getrusage(__rusage_who_t who, struct rusage *ru)
 
 /* A SIGEV_THREAD timer: glibc's first one starts its helper thread from
  * the caller, every signal blocked (SIGSEGV too) around its own
- * pthread_create, which reads the caller's TCB: in trap mode (sched/tls.c)
+ * pthread_create, which reads the caller's TCB: in trap mode (sched/stack/tls.c)
  * a kernel switch there would make that read a fault that kills.  So the
  * call runs pinned, as posix_spawn does (spawn.c).  Context: a task or a
  * thread weft did not create. */
@@ -141,7 +141,7 @@ WT_EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
 {
 	wt_real_init();
 	/* A SIGEV_THREAD timer's helper thread is a second thread: a dormant
-	 * process starts the runtime first (sched/start.c). */
+	 * process starts the runtime first (sched/core/start.c). */
 	if (sev && sev->sigev_notify == SIGEV_THREAD && !wt_runtime_on())
 		(void)wt_runtime_start();
 	if (likely(clk >= 0 && clk != CLOCK_THREAD_CPUTIME_ID) || !wt_runtime_on())

@@ -6,7 +6,7 @@
  * background thread with dlsym(RTLD_NEXT, "pthread_create"), and that
  * thread is then an OS thread weft does not run, started by glibc's
  * pthread_create from a task without weft's thread-pointer pin (in trap
- * mode, sched/tls.c, a revert while glibc blocks every signal kills the
+ * mode, sched/stack/tls.c, a revert while glibc blocks every signal kills the
  * process).  So that lookup, from an object after libweft.so in the load
  * order, answers weft's own pthread_create, as a plain call from that
  * object would.  Every other lookup goes to glibc's dlsym unchanged: the
@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "shim.h"
-#include "../sched/throw.h"
+#include "base/throw.h"
 
 extern __typeof__(pthread_create) wt_own_pthread_create; /* pthread_create.c */
 

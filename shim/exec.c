@@ -1,6 +1,6 @@
 /*
  * exec.c — the exec family: the image about to be replaced writes out its
- * WEFTDEBUG=trace file first (sched/timeline_write.c: wt_tl_exec), so the
+ * WEFTDEBUG=trace file first (sched/observe/timeline_write.c: wt_tl_exec), so the
  * file ends with its last events and "end":"exec".  Nothing else changes:
  * the call is libc's.  If it fails, the trace goes on in the same file.
  *
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/timeline.h"
+#include "observe/timeline.h"
 
 extern char **environ;
 

@@ -1,7 +1,7 @@
 /*
  * fallback.c — calls that may block and that no poller can wait for, run on
  * a real thread: libc's own function between wt_entersyscall and
- * wt_exitsyscall (sched/syscall.c).  The worker keeps its proc while the
+ * wt_exitsyscall (sched/io/syscall.c).  The worker keeps its proc while the
  * call is quick; sysmon takes the proc away after about 20 µs and hands it
  * to another worker, so the other tasks keep running; the task's worker
  * wins a proc back or queues the task when the call returns.
@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/netpoll.h"
+#include "io/netpoll.h"
 
 /* ---- open: a mode argument exists only with O_CREAT or O_TMPFILE ---- */
 

@@ -2,7 +2,7 @@
  * fd_create.c — calls that hand out descriptor numbers.
  *
  * The poller remembers per number what it learnt (pollable and registered,
- * socket or not: sched/netpoll.c).  A number comes back after close, so
+ * socket or not: sched/io/netpoll.c).  A number comes back after close, so
  * every call that returns a fresh one makes the poller forget it, as every
  * close does (netio.c: close, dup2/3, fclose, close_range, closefrom;
  * spawn.c: pclose).
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/netpoll.h"
+#include "io/netpoll.h"
 
 static int fresh(int fd)
 {

@@ -1,11 +1,11 @@
 /*
  * ioctl.c — ioctl passes through; FIONBIO (set or clear O_NONBLOCK) makes
- * the poller look at the descriptor's flags again (sched/netpoll.c).
+ * the poller look at the descriptor's flags again (sched/io/netpoll.c).
  */
 #include <sys/ioctl.h>
 
 #include "shim.h"
-#include "../sched/netpoll.h"
+#include "io/netpoll.h"
 
 WT_EXPORT int ioctl(int fd, unsigned long req, ...)
 {

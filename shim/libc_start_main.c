@@ -3,11 +3,11 @@
  *
  * glibc's start code calls main through __libc_start_main: weft's passes
  * glibc a wrapper in its place, which has the runtime run main as the main
- * task (sched/task.c: wt_task_run_main moves it onto an arena slot and
+ * task (sched/core/task.c: wt_task_run_main moves it onto an arena slot and
  * gives it a first frame that pthread_exit in main unwinds to).
  */
 #include "shim.h"
-#include "../sched/task.h"
+#include "core/task.h"
 
 static WT_DORMANT_DATA int (*user_main)(int, char **, char **);
 

@@ -1,6 +1,6 @@
 /*
  * limits.c — setrlimit, prlimit and capset: libc's calls, made as libc
- * makes them, then the runtime is told (sched/prio.c keeps the limits and
+ * makes them, then the runtime is told (sched/process/prio.c keeps the limits and
  * the capability its priority checks read until the process changes them).
  */
 #include <sys/resource.h>

@@ -1,13 +1,13 @@
 /*
  * mman.c — the program's own changes to its address space: mmap with
  * MAP_FIXED, mprotect, munmap and mremap pass to libc, and a range that
- * lies in a task's stack marks that stack as changed (sched/stack.c:
+ * lies in a task's stack marks that stack as changed (sched/stack/stack.c:
  * wt_stack_touched), so that weft maps it afresh before another task
  * gets it.  A JVM makes guard zones inside each thread's reported stack
  * this way and leaves them PROT_NONE when the thread ends, as glibc's
  * stack cache gives the same stack to a thread of the same size.
  *
- * Each of them, and shmat and shmdt, also tells sched/shmap.c which
+ * Each of them, and shmat and shmdt, also tells sched/process/shmap.c which
  * addresses are now mapped shared (a futex word there may be another
  * process's: shim/syscall.c) and which no longer are.
  */
@@ -16,8 +16,8 @@
 #include <sys/shm.h>
 
 #include "shim.h"
-#include "../sched/shmap.h"
-#include "../sched/stack.h"
+#include "process/shmap.h"
+#include "stack/stack.h"
 
 WT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {

@@ -4,7 +4,7 @@
  * For a task, each call is first tried without blocking, for this call only
  * (preadv2/pwritev2 with RWF_NOWAIT — pipes, sockets, eventfd, timerfd on
  * this kernel; recv/send with MSG_DONTWAIT), and on EAGAIN the task parks
- * until the poller sees the descriptor ready (sched/netpoll.c has the
+ * until the poller sees the descriptor ready (sched/io/netpoll.c has the
  * protocol).  The file description's O_NONBLOCK flag is never touched.
  * Blocking semantics kept:
  *   - writes and stream sends finish the whole buffer, parking as often as
@@ -18,7 +18,7 @@
  *     points).
  * connect on a blocking TCP socket and accept on a blocking listener have
  * no non-blocking form for one call: the kernel makes them asynchronously
- * (sched/uring.c) while the task parks, and the results are the blocking
+ * (sched/io/uring.c) while the task parks, and the results are the blocking
  * forms' own: SO_SNDTIMEO ends a connect with EINPROGRESS (EALREADY when
  * it found one in progress), SO_RCVTIMEO an accept with EAGAIN; a handled
  * signal ends either with EINTR, or lets it go on when the handler has
@@ -45,11 +45,11 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/stack.h"
-#include "../sched/netpoll.h"
-#include "../sched/privfd.h"
-#include "../sched/task.h"
-#include "../sched/uring.h"
+#include "stack/stack.h"
+#include "io/netpoll.h"
+#include "io/privfd.h"
+#include "core/task.h"
+#include "io/uring.h"
 
 /* Arguments of one call, for its non-blocking and plain forms. */
 struct op {
@@ -85,7 +85,7 @@ static bool poll_ready(int fd, int mode)
 	return wt_syscall6(SYS_ppoll, (long)&p, 1, (long)&zero, 0, 8, 0) != 0;
 }
 
-/* Nothing else of the process can run (sched/netpoll.c): the call itself,
+/* Nothing else of the process can run (sched/io/netpoll.c): the call itself,
  * as natively; then wt_netpoll_direct_end.  Only without a timeout (none
  * of weft's, no SO_RCVTIMEO or SO_SNDTIMEO): a timed call is not
  * restarted after a handler, and weft's own SIGURG would end it with
@@ -579,7 +579,7 @@ WT_EXPORT int close(int fd)
 WT_EXPORT int dup2(int old, int new)
 {
 	wt_real_init();
-	/* Not while weft moves a descriptor of its own (privfd.c's gate);
+	/* Not while weft moves a descriptor of its own (io/privfd.c's gate);
 	 * inside it, weft's own numbers are settled. */
 	wt_fdgate_enter();
 	if (own_fd(new)) {
@@ -631,7 +631,7 @@ WT_EXPORT int close_range(unsigned lo, unsigned hi, int fl)
 	if (fl & CLOSE_RANGE_CLOEXEC)
 		return real.close_range(lo, hi, fl);
 	wt_netpoll_close_range(lo, hi); /* before, as close() */
-	wt_fdgate_enter(); /* weft's own numbers settled (privfd.c) */
+	wt_fdgate_enter(); /* weft's own numbers settled (io/privfd.c) */
 	/* [lo, hi] less weft's descriptors, in increasing order. */
 	int own[2] = { wt_netpoll_fd(), wt_uring_fd() };
 	if (own[0] > own[1]) {

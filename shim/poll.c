@@ -10,11 +10,11 @@
  *     in the process's poller, as a read or write parks;
  *   - poll/select otherwise: a private epoll instance holding the
  *     program's set (level-triggered), kept by the task for its next wait
- *     on the same set (sched/pollwatch.c), else made for this wait and
+ *     on the same set (sched/io/pollwatch.c), else made for this wait and
  *     closed after it.  It takes a descriptor number for as long as the
  *     task waits, or keeps it.
  * Then: read the counter, look again with a zero timeout, park (sched/
- * netpoll.c's protocol), and look again when woken, until something is
+ * io/netpoll.c's protocol), and look again when woken, until something is
  * ready or the deadline passes.  Results are always the real call's.
  * Calls with a signal mask (ppoll, pselect, epoll_pwait, epoll_pwait2 with
  * a non-NULL mask) need the kernel's atomic mask swap: they run as a blocking call
@@ -28,10 +28,10 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/privfd.h"
-#include "../sched/netpoll.h"
-#include "../sched/pollwatch.h"
-#include "../sched/task.h"
+#include "io/privfd.h"
+#include "io/netpoll.h"
+#include "io/pollwatch.h"
+#include "core/task.h"
 
 static long fail(long r)
 {
@@ -167,7 +167,7 @@ static uint32_t to_epoll(short ev)
 /* A private epoll instance watching the set; -1 if one cannot be made or a
  * descriptor cannot be watched (the caller then blocks the plain way).  It
  * lives in the program's table (epoll_ctl names the program's
- * descriptors), at 100 or above, made as the poller's is (privfd.h). */
+ * descriptors), at 100 or above, made as the poller's is (io/privfd.h). */
 static int make_watch(const struct pollfd *fds, nfds_t n)
 {
 	long ep = wt_fdgate_make(SYS_epoll_create1, EPOLL_CLOEXEC, 0, 0);
@@ -196,7 +196,7 @@ static int make_watch(const struct pollfd *fds, nfds_t n)
 }
 
 /* Parks on an instance watching fds[0..n) (the task's kept one when it
- * watches this set: sched/pollwatch.c) until look() finds something or dl
+ * watches this set: sched/io/pollwatch.c) until look() finds something or dl
  * passes; wait_on's results.  On a kept instance the wait is bounded by
  * KEPT_TRUST_NS: a close weft did not see may have left a number
  * unwatched, so past that the instance is made afresh and the wait goes
@@ -224,7 +224,7 @@ static long watch_wait(const struct pollfd *fds, nfds_t n, look_fn look, void *a
 	}
 }
 
-/* What the poller's read and write edges stand for (netpoll.c: a read
+/* What the poller's read and write edges stand for (io/netpoll.c: a read
  * edge is any of EPOLLIN, EPOLLRDHUP, EPOLLPRI, EPOLLHUP, EPOLLERR). */
 #define POLL_READ (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND | POLLRDHUP)
 #define POLL_WRITE (POLLOUT | POLLWRNORM | POLLWRBAND)

@@ -15,7 +15,7 @@
  * enabled is cancelled there, as glibc's is; its arrival stays counted.
  */
 #include "shim.h"
-#include "../sched/task.h"
+#include "core/task.h"
 
 struct bar {
 	_Atomic uint64_t state;

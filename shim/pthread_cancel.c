@@ -1,16 +1,16 @@
 /*
  * pthread_cancel.c — cancellation of tasks.
  *
- * The request is a bit in the task (sched/task.c).  A task parked in one
+ * The request is a bit in the task (sched/core/task.c).  A task parked in one
  * of weft's waits (cond waits, join, sleeps, sem_wait, the poller) is
  * woken (wt_park_cancel); one blocked in a libc cancellation point, or
  * running with asynchronous cancellation, is reached by a signal to its
- * worker (sched/preempt.c: wt_preempt_cancel).  Either way it exits
+ * worker (sched/core/preempt.c: wt_preempt_cancel).  Either way it exits
  * through glibc's unwinder with PTHREAD_CANCELED, so cleanup handlers and
  * destructors run.  A pthread_t whose thread has ended gets 0, as glibc.
  */
 #include "shim.h"
-#include "../sched/task.h"
+#include "core/task.h"
 
 WT_EXPORT int pthread_cancel(pthread_t th)
 {

@@ -2,7 +2,7 @@
  * pthread_cond.c — condition variables that park tasks.
  *
  * Layout inside the program's pthread_cond_t (48 bytes, zero = valid
- * PTHREAD_COND_INITIALIZER), a counted key of the parking lot (park.h):
+ * PTHREAD_COND_INITIALIZER), a counted key of the parking lot (core/park.h):
  *   word 0 (low half of glibc's __wseq)  seq: bumped by every signal and
  *                                        broadcast; waiters park on &seq;
  *   word 1                               nwaiters: tasks queued on seq, or
@@ -19,7 +19,7 @@
  * kernel.  Such a wait is a cancellation point as glibc's is (shared_wait):
  * glibc's wait would only wait again after an EINTR, so a cancel that comes
  * while the task sleeps in it unwinds the task from inside the call
- * (WT_CALL_UNWIND, sched/preempt.c), as glibc's own cancellation signal
+ * (WT_CALL_UNWIND, sched/core/preempt.c), as glibc's own cancellation signal
  * does: glibc's cleanup re-locks the mutex (with the owner id still in the
  * TCB), then shared_wait's puts back what it changed around the call.  A
  * robust, priority or process-shared mutex under a private condvar is
@@ -44,9 +44,9 @@
 #include <string.h>
 
 #include "shim.h"
-#include "../sched/prio.h"
-#include "../sched/proc.h"
-#include "../sched/task.h"
+#include "process/prio.h"
+#include "core/proc.h"
+#include "core/task.h"
 
 #define SEQ(c) ((_Atomic unsigned *)&(c)->__data.__wseq)
 #define NWAIT(c) ((_Atomic unsigned *)&(c)->__data.__wseq + 1)

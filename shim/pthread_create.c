@@ -1,7 +1,7 @@
 /*
  * pthread_create.c — thread lifecycle: create, join, detach, exit, self.
  *
- * Every pthread becomes a task (sched/task.c).  A pthread_t of a task is
+ * Every pthread becomes a task (sched/core/task.c).  A pthread_t of a task is
  * its TCB address, as glibc's is, so pthread_self() and glibc's own
  * THREAD_SELF agree.  A pthread_t weft did not make (a thread that existed
  * before weft started) is passed to glibc.
@@ -16,14 +16,14 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/tidaddr.h"
-#include "../sched/prio.h"
-#include "../sched/proc.h"
-#include "../sched/sighandler.h"
-#include "../sched/stack.h"
-#include "../sched/task.h"
-#include "../sched/tls.h"
-#include "../sched/unjoined.h"
+#include "process/tidaddr.h"
+#include "process/prio.h"
+#include "core/proc.h"
+#include "signal/sighandler.h"
+#include "stack/stack.h"
+#include "core/task.h"
+#include "stack/tls.h"
+#include "core/unjoined.h"
 
 WT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 			     void *arg)
@@ -171,7 +171,7 @@ WT_OWN(pthread_detach);
 WT_EXPORT void pthread_exit(void *ret)
 {
 	/* glibc's forced unwind runs cleanup handlers and C++ destructors and
-	 * lands in the cancel buffer of the task's first frame (sched/task.c). */
+	 * lands in the cancel buffer of the task's first frame (sched/core/task.c). */
 	wt_task_unwind(ret);
 }
 WT_OWN(pthread_exit);
@@ -209,7 +209,7 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 		detached = wt_task_detached(t);
 		masklen = wt_shim_attr_aff(wt_task_dead(t) ? NULL : t, (cpu_set_t *)mask, sizeof mask);
 	} else if (!t && wt_runtime_on() && wt_unjoined_find(wt_tls_tp_of(th), &u)) {
-		/* Exited unjoined, a small record left (sched/unjoined.c). */
+		/* Exited unjoined, a small record left (sched/core/unjoined.c). */
 		top = u.stack_top;
 		size = u.stack_size;
 		guard = u.guard_size;
@@ -223,7 +223,7 @@ WT_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 	/* As glibc reports a thread: the whole block, TCB and static TLS at its
 	 * top, the guard (as the attr asked) under it; a program-supplied stack
 	 * as given, with no guard.  A growable stack reports its native size,
-	 * which it has from the start (sched/stack.c). */
+	 * which it has from the start (sched/stack/stack.c). */
 	pthread_attr_setstack(a, top - size, size);
 	pthread_attr_setguardsize(a, guard);
 	pthread_attr_setdetachstate(a, detached ? PTHREAD_CREATE_DETACHED : PTHREAD_CREATE_JOINABLE);
@@ -340,7 +340,7 @@ WT_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
 /* prctl: PR_SET_NAME and PR_GET_NAME name the calling task, as natively
  * the calling thread (a longer name is cut to 15 bytes, as the kernel
  * does); PR_GET_TID_ADDRESS gives the task's clear-tid word
- * (sched/tidaddr.c); every other option is libc's. */
+ * (sched/process/tidaddr.c); every other option is libc's. */
 WT_EXPORT int prctl(int op, ...)
 {
 	va_list ap;

@@ -10,7 +10,7 @@
  *   __count  recursion depth of a recursive mutex;
  *   __kind   glibc's kind: 0 normal, 1 recursive, 2 errorcheck, 3 adaptive,
  *            plus flag bits.  A priority-inheritance mutex (32) that is
- *            neither robust nor process-shared is weft's too (sched/pi.c:
+ *            neither robust nor process-shared is weft's too (sched/process/pi.c:
  *            __lock holds the holder's id and glibc's waiters bit, as
  *            glibc's does; the holder runs at its highest waiter's
  *            priority).  Robust (16), process-shared (128) mutexes,
@@ -18,7 +18,7 @@
  *            priority-inheritance ones,
  *            are left to glibc: they need the kernel's futex protocols.  glibc's calls
  *            are made PSHARED (the owner id glibc records is unique across
- *            processes, sched/pshared.c) and a lock that may wait is
+ *            processes, sched/process/pshared.c) and a lock that may wait is
  *            BRACKETED, so the proc goes to other tasks while the worker
  *            sleeps in the kernel, and one with asynchronous cancellation
  *            enabled is cancelled there (shim.h: KWAIT).  A priority-protect
@@ -28,11 +28,11 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/pi.h"
-#include "../sched/pprof.h"
-#include "../sched/prio.h"
-#include "../sched/sighandler.h"
-#include "../sched/task.h"
+#include "process/pi.h"
+#include "observe/pprof.h"
+#include "process/prio.h"
+#include "signal/sighandler.h"
+#include "core/task.h"
 
 #define KIND_MASK 3
 #define KIND_PI 32
@@ -97,13 +97,13 @@ static int pi_unlock(pthread_mutex_t *m, int kind)
  * or not, with glibc's lock word: the ceiling in its top bits, under them
  * 0 free, 1 held, 2 held and perhaps waited on.  glibc's own lock would
  * raise the priority of the OS thread its TCB names, which for a task is
- * none (sched/prio.c: wt_prio_protect raises the task instead).  The
+ * none (sched/process/prio.c: wt_prio_protect raises the task instead).  The
  * locker counts the ceiling in first, refused with EINVAL when its own
  * priority is above it, and counts it out again if it does not get the
  * mutex; a change of ceiling meanwhile (setprioceiling) starts it over.
  * A private one's waiters park on the word; a shared one's wait in the
  * kernel on the shared futex, as glibc's in another process do, and its
- * owner id is the process-shared one (sched/pshared.c). */
+ * owner id is the process-shared one (sched/process/pshared.c). */
 #define PP_SHIFT 19
 #define PP_MASK 0xfff80000u
 #define KIND_PP 64

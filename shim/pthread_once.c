@@ -8,7 +8,7 @@
  * waiters retry, as POSIX asks.
  */
 #include "shim.h"
-#include "../sched/task.h"
+#include "core/task.h"
 
 static bool running(const void *addr, uintptr_t arg)
 {

@@ -34,7 +34,7 @@
  * before it parks, and parks only if validate, under the bucket lock, still
  * sees the bit set and the lock still unavailable to it.  Whoever clears a
  * bit wakes that queue — all readers, or one writer — so a bit cleared after
- * a waiter's validate finds the waiter queued (park.c's protocol).
+ * a waiter's validate finds the waiter queued (core/park.c's protocol).
  *
  * Who clears the bits:
  *   write unlock   kind 0: clears everything, wakes all readers and one
@@ -64,15 +64,15 @@
  * (shim.h: KWAIT).
  *
  * Readers are counted in S, not named: each task also notes the rwlocks it
- * holds for reading in its own few slots (sched/deadlock.h), which the
+ * holds for reading in its own few slots (sched/observe/deadlock.h), which the
  * deadlock report reads to name who holds a lock a writer waits for.
  */
 #include <limits.h>
 
 #include "shim.h"
-#include "../sched/sighandler.h"
-#include "../sched/deadlock.h"
-#include "../sched/task.h"
+#include "signal/sighandler.h"
+#include "observe/deadlock.h"
+#include "core/task.h"
 
 #define R_MASK ((1u << 29) - 1)
 #define R_MAX ((1u << 28) - 1)

@@ -10,8 +10,8 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/sighandler.h"
-#include "../sched/proc.h"
+#include "signal/sighandler.h"
+#include "core/proc.h"
 
 static inline bool take(_Atomic int *w)
 {

@@ -1,6 +1,6 @@
 /*
  * ptrace.c — ptrace, made on the thread that traces the process asked
- * about (sched/tracer.c).
+ * about (sched/process/tracer.c).
  *
  * glibc's ptrace is the system call with one twist kept here: the PEEK
  * requests (PTRACE_PEEKTEXT, PEEKDATA, PEEKUSER) return the word read, and
@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/tracer.h"
+#include "process/tracer.h"
 
 WT_EXPORT long ptrace(enum __ptrace_request req, ...)
 {

@@ -4,7 +4,7 @@
  * Each may reach glibc's getrandom, which from glibc 2.41 on takes a
  * per-thread vDSO state at a thread's first call, every signal blocked
  * while it reads TLS, and gives it back at the thread's exit, which a task
- * never reaches: sched/getrandom.c pins these calls in trap mode while
+ * never reaches: sched/stack/getrandom.c pins these calls in trap mode while
  * the task has none, and hands ended tasks' states to new ones.
  */
 #include <stdio.h>
@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/getrandom.h"
+#include "stack/getrandom.h"
 
-/* The call, between wt_rng_enter and wt_rng_leave (sched/getrandom.c):
+/* The call, between wt_rng_enter and wt_rng_leave (sched/stack/getrandom.c):
  * pinned while its task has no getrandom state, given a kept one first.
  * KIND: WT_RNG_MAYBE, _TAKES or _PURE. */
 #define RNG_CALL(kind, call)                              \

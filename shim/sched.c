@@ -3,10 +3,10 @@
  * threads: pthread_setschedparam and family, sched_setscheduler and
  * family, setpriority/getpriority, the affinity calls.
  *
- * On a task they read and change the task's own values (sched/prio.c,
- * sched/affinity.c), never its worker's.  A thread is named by its
+ * On a task they read and change the task's own values (sched/process/prio.c,
+ * sched/process/affinity.c), never its worker's.  A thread is named by its
  * pthread_t, or by an id: 0 (the caller), the id in its TCB, the id
- * gettid() gives a task (sched/cpuclock.c), the process id (the main task,
+ * gettid() gives a task (sched/process/cpuclock.c), the process id (the main task,
  * as natively the initial thread's id is the process's), or another
  * worker's id (the task running there now; ESRCH when it runs none, so
  * that nothing reaches a worker).  Any other id is another process's
@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/affinity.h"
-#include "../sched/cpuclock.h"
-#include "../sched/prio.h"
-#include "../sched/sighandler.h"
+#include "process/affinity.h"
+#include "process/cpuclock.h"
+#include "process/prio.h"
+#include "signal/sighandler.h"
 
 struct wt_task wt_shim_no_task; /* an id of weft's worker that runs no task */
 
@@ -59,7 +59,7 @@ struct wt_task *wt_shim_task_of_id(pid_t id)
 
 /* A call on a task that took weft's locks returns to the program: a
  * signal whose handler came while the task held them (deferred,
- * sched/sighandler.c) runs now, before the program goes on, as natively
+ * sched/signal/sighandler.c) runs now, before the program goes on, as natively
  * it would have run within the call, and so does a preemption sysmon
  * asked for meanwhile (RETURN_POINT).  A loop of these calls that never
  * switches would otherwise leave both to sysmon's pokes, which mostly
@@ -74,7 +74,7 @@ struct wt_task *wt_shim_task_of_id(pid_t id)
 	})
 
 /* A change of policy, priority, niceness or CPU mask on a dormant
- * process's initial thread (sched/start.c) starts the runtime first: the
+ * process's initial thread (sched/core/start.c) starts the runtime first: the
  * main task keeps what was set from then on, as glibc keeps the policy
  * pthread_setschedparam set (a later start would find only the kernel's,
  * and a thread would then inherit another policy than natively). */
@@ -95,7 +95,7 @@ static int sys_ret(long r)
 }
 
 /* A pthread_t of weft's whose task has exited and is not joined: its
- * record kept for its join, a small one left (sched/unjoined.c), or ended
+ * record kept for its join, a small one left (sched/core/unjoined.c), or ended
  * detached.  glibc's descriptor of such a thread holds tid 0 (the kernel
  * cleared it at the exit), and -1 once a join took it: the calls that
  * check it (the pthread_*sched* family) say ESRCH for both; the affinity
@@ -115,7 +115,7 @@ static int ended(pthread_t th)
 /* The live task th names, or NULL with *e set: ESRCH or GONE_UNJOINED for
  * a task that ended, 0 for a thread weft did not make (the libc table is
  * then ready for the caller's fallback to glibc).  A task found is used
- * inside a lookup section (sched/task.c), which the caller ends
+ * inside a lookup section (sched/core/task.c), which the caller ends
  * (wt_task_lookup_end). */
 static struct wt_task *task_of_pthread(pthread_t th, int *e)
 {

@@ -28,9 +28,9 @@
 #include <semaphore.h>
 
 #include "shim.h"
-#include "../sched/prio.h"
-#include "../sched/sighandler.h"
-#include "../sched/task.h"
+#include "process/prio.h"
+#include "signal/sighandler.h"
+#include "core/task.h"
 
 struct wsem {
 	_Atomic uint64_t data;

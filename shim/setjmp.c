@@ -5,7 +5,7 @@
  *
  * A signal handler may leave by a longjmp instead of returning; the
  * trampoline that ran it then never learns that it is over
- * (sched/sighandler.c: wt_sig_longjmp ends what it began).  And glibc
+ * (sched/signal/sighandler.c: wt_sig_longjmp ends what it began).  And glibc
  * restores the mask sigsetjmp saved by an internal system call, which
  * weft's pthread_sigmask never sees: the task's mask is set here instead,
  * and glibc jumps with a copy of the buffer that says no mask was saved
@@ -20,9 +20,9 @@
 #include <string.h>
 
 #include "shim.h"
-#include "../sched/sighandler.h"
-#include "../sched/sigstack.h"
-#include "../sched/vfork.h"
+#include "signal/sighandler.h"
+#include "signal/sigstack.h"
+#include "process/vfork.h"
 
 #undef longjmp
 #undef _longjmp
@@ -71,7 +71,7 @@ WT_EXPORT void siglongjmp(sigjmp_buf env, int val)
 /* glibc's check refuses a jump to a stack pointer below the caller's
  * unless the caller runs on its thread's alternate signal stack and the
  * target lies outside it, which it asks the kernel (sigaltstack).  A
- * task's alternate stack is the task's own (sched/sigstack.c), the
+ * task's alternate stack is the task's own (sched/signal/sigstack.c), the
  * kernel's the worker's: a handler on the task's alternate stack (a
  * malloc'ed one, above the task stacks) leaving for its task's stack was
  * refused ("longjmp causes uninitialized stack frame").  So on a task the

@@ -1,7 +1,7 @@
 /*
  * setxid.c — setuid, setgid, seteuid, setegid, setreuid, setregid,
  * setresuid, setresgid, setgroups and initgroups: the change is made on
- * every OS thread of the process (sched/setxid.c), where glibc's own way
+ * every OS thread of the process (sched/process/setxid.c), where glibc's own way
  * (signalling its threads and waiting) never finishes under weft.
  *
  * Each makes the system call glibc's does, with glibc's argument checks;
@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/setxid.h"
+#include "process/setxid.h"
 
 static int xid(long nr, long a, long b, long c)
 {

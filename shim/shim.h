@@ -13,18 +13,18 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../sched/runtime.h"
-#include "../sched/pprof.h"
-#include "../sched/preempt.h"
-#include "../sched/prio.h"
-#include "../sched/pshared.h"
-#include "../sched/sigtask.h"
-#include "../sched/real.h"
-#include "../sched/start.h"
-#include "../sched/syscall.h"
-#include "../sched/task.h"
-#include "../sched/timer.h"
-#include "../sched/tls.h"
+#include "core/runtime.h"
+#include "observe/pprof.h"
+#include "core/preempt.h"
+#include "process/prio.h"
+#include "process/pshared.h"
+#include "signal/sigtask.h"
+#include "base/real.h"
+#include "core/start.h"
+#include "io/syscall.h"
+#include "core/task.h"
+#include "core/timer.h"
+#include "stack/tls.h"
 
 #define WT_EXPORT __attribute__((visibility("default")))
 
@@ -42,12 +42,12 @@
 
 /* RETURN_POINT(): an interposed call that did not switch returns to the
  * program now; a preemption that found no safe point in weft's or libc's
- * code on the way is done here (sched/preempt.h).  A macro: it names the
+ * code on the way is done here (sched/core/preempt.h).  A macro: it names the
  * return address of the exported function it is written in. */
 #define RETURN_POINT() wt_preempt_return_point((uintptr_t)__builtin_return_address(0))
 
 /* BRACKETED(call): the value of call, a libc call that may block, made
- * between wt_entersyscall and wt_exitsyscall (sched/syscall.c), so that
+ * between wt_entersyscall and wt_exitsyscall (sched/io/syscall.c), so that
  * the proc goes to other tasks while it blocks.  The value and errno are
  * as the call left them (the runtime never touches errno, and wt_exitsyscall
  * may switch the task to another worker, but its TLS goes with it).  A
@@ -72,7 +72,7 @@
 /* CANCELABLE(call): BRACKETED(call) for a libc call that is a
  * cancellation point, as glibc's own is: a cancel pending when it starts
  * is acted on instead, and one that arrives while it blocks ends it with
- * EINTR (its worker is signalled: sched/preempt.c) and is then acted on
+ * EINTR (its worker is signalled: sched/core/preempt.c) and is then acted on
  * (glibc 2.36 acts on it whenever it arrives during the call; a call that
  * completed keeps its result here, and the next cancellation point acts).
  * Context: as BRACKETED; may unwind the task (cleanup handlers run). */
@@ -128,7 +128,7 @@
 
 /* PSHARED(call): the value of call, glibc's function on a process-shared
  * mutex, condition variable or rwlock, made with the task's process-shared
- * owner id in its TCB (sched/pshared.c), since glibc records owners by that
+ * owner id in its TCB (sched/process/pshared.c), since glibc records owners by that
  * field.  PSHARED(BRACKETED(call)) for one that may block.
  * Context: any caller. */
 #define PSHARED(call)                                     \
@@ -141,7 +141,7 @@
 
 /* KPRIO(call): the value of call, a wait in the kernel on a futex other
  * processes may share, made with the worker thread at the calling task's
- * real-time policy and priority (sched/prio.c: wt_prio_kernel_lend), so
+ * real-time policy and priority (sched/process/prio.c: wt_prio_kernel_lend), so
  * the kernel wakes its waiters highest priority first across processes.
  * Inside BRACKETED or CANCELABLE.  Context: any caller. */
 #define KPRIO(call)                                             \
@@ -178,7 +178,7 @@ static inline void wt_kwait_unwound(void *arg)
  * task with asynchronous cancellation enabled is cancelled during the
  * wait, as glibc's cancellation signal acts anywhere natively: its worker
  * is signalled and the task unwinds from inside the system call
- * (WT_CALL_ASYNC, sched/preempt.c), this frame's cleanup putting back what
+ * (WT_CALL_ASYNC, sched/core/preempt.c), this frame's cleanup putting back what
  * it changed.  Otherwise the wait goes on (deferred cancellation never
  * acts in a lock).  Context: any caller; may unwind the task. */
 #define KWAIT(ps, call)                                                       \
@@ -231,10 +231,10 @@ static inline void wt_kwait_unwound(void *arg)
 
 /* The caller's owner id, as glibc writes it in __owner: the tid field of the
  * caller's TCB (a task's unique fake tid, or a real thread's tid).  The
- * initial thread of a dormant process (sched/start.c) gives the main
+ * initial thread of a dormant process (sched/core/start.c) gives the main
  * task's, which its TCB holds once the runtime starts: a mutex main locks
  * before the start is still its own after it. */
-/* The caller is a dormant process's initial thread (sched/start.c). */
+/* The caller is a dormant process's initial thread (sched/core/start.c). */
 static inline bool wt_dormant_self(void)
 {
 	uintptr_t d = atomic_load_explicit(&wt_dormant_tcb, memory_order_relaxed);

@@ -1,15 +1,15 @@
 /*
  * signal.c — signal masks, thread-directed signals and waits, per task.
  *
- * weft keeps SIGSEGV, SIGBUS (sched/crash.c) and SIGURG (sched/sigtask.c:
+ * weft keeps SIGSEGV, SIGBUS (sched/signal/crash.c) and SIGURG (sched/signal/sigtask.c:
  * pokes; preemption): the program's handlers for them are recorded and
  * chained from weft's, and thread masks never block them, because a
  * blocked synchronous SIGSEGV kills the process and trap-mode TLS repair
- * (sched/tls.c) arrives as one.  The program's other handlers run through
- * a trampoline; sched/sighandler.c decides all that (wt_sig_action).
+ * (sched/stack/tls.c) arrives as one.  The program's other handlers run through
+ * a trampoline; sched/signal/sighandler.c decides all that (wt_sig_action).
  *
  * On a task, pthread_sigmask/sigprocmask read and write the task's own
- * mask (the worker thread follows it, sched/sigtask.c), pthread_kill queues
+ * mask (the worker thread follows it, sched/signal/sigtask.c), pthread_kill queues
  * the signal on the task, sigpending adds the task's queued ones, and the
  * sigwait family takes them.  Threads weft did not create use libc's.
  */
@@ -19,12 +19,12 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/vfork.h"
-#include "../sched/dump.h"
-#include "../sched/sighandler.h"
-#include "../sched/sigstack.h"
-#include "../sched/sigtask.h"
-#include "../sched/task.h"
+#include "process/vfork.h"
+#include "observe/dump.h"
+#include "signal/sighandler.h"
+#include "signal/sigstack.h"
+#include "signal/sigtask.h"
+#include "core/task.h"
 
 
 static uint64_t bits_of(const sigset_t *set)
@@ -44,11 +44,11 @@ WT_EXPORT int sigaction(int sig, const struct sigaction *sa, struct sigaction *o
 {
 	wt_real_init();
 	/* A vfork child's dispositions are its own, and the kernel holds the
-	 * program's (sched/vfork.c): weft's records are the parent's. */
+	 * program's (sched/process/vfork.c): weft's records are the parent's. */
 	if (wt_vfork_child())
 		return real.sigaction(sig, sa, old);
 	if (sig == SIGQUIT) {
-		/* The program's handler replaces weft's task dump (sched/dump.c),
+		/* The program's handler replaces weft's task dump (sched/observe/dump.c),
 		 * which it never installed and so never sees. */
 		int r = real.sigaction(sig, sa, old);
 		if (r == 0 && old)
@@ -235,7 +235,7 @@ WT_EXPORT int pthread_kill(pthread_t th, int sig)
 
 /* kill and sigqueue to this process from a task, for a signal with a
  * program handler: queued for the process and its taker chosen within the
- * call, as the kernel does (sched/sighandler.c); anything else is the
+ * call, as the kernel does (sched/signal/sighandler.c); anything else is the
  * kernel's. */
 WT_EXPORT int kill(pid_t pid, int sig)
 {
@@ -279,7 +279,7 @@ static int sigqueue_task(struct wt_task *t, int sig, const union sigval val)
 /* pthread_sigqueue to a task: queued to it with glibc's siginfo (SI_QUEUE,
  * our pid and uid, the value), as rt_tgsigqueueinfo through syscall() is
  * (the kernel refuses a task's id).  An exited task's pthread_t may lie in
- * memory another task's stack uses now (stack.c: wt_stack_exit_release),
+ * memory another task's stack uses now (stack/stack.c: wt_stack_exit_release),
  * so that is not read for it: ESRCH, as glibc says once the kernel cleared
  * an exited thread's tid. */
 WT_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval val)
@@ -330,7 +330,7 @@ WT_EXPORT int gsignal(int sig)
 	return raise(sig);
 }
 
-/* sigaltstack: on a task, the task's own alternate stack (sched/sigstack.c);
+/* sigaltstack: on a task, the task's own alternate stack (sched/signal/sigstack.c);
  * the thread's is weft's.  Threads weft did not create use the kernel's. */
 WT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
@@ -345,12 +345,12 @@ WT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 }
 
 /* ---- sigsuspend, pause ----
- * On a task: sched/sigtask.c's wait, with the task's mask replaced by the
+ * On a task: sched/signal/sigtask.c's wait, with the task's mask replaced by the
  * call's for its duration; it returns once a handler ran on the task.  A
  * thread weft did not create calls libc.  Cancellation points. */
 
 /* A cancellation point: pthread_cancel signals the worker while the call
- * is marked (wt_cancel_call_begin), which ends the wait (sigtask.c). */
+ * is marked (wt_cancel_call_begin), which ends the wait (signal/sigtask.c). */
 static int suspend(struct wt_task *t, uint64_t mask)
 {
 	wt_testcancel();
@@ -386,7 +386,7 @@ WT_EXPORT int pause(void)
 
 /* ---- sigwait, sigwaitinfo, sigtimedwait ----
  * On a task: libc's sigtimedwait, inside the runtime's bracket for it
- * (sched/sigtask.c: wt_sig_wait_begin/end), which hands it the task's
+ * (sched/signal/sigtask.c: wt_sig_wait_begin/end), which hands it the task's
  * queued signals of the set. */
 
 

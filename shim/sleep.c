@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/cpuclock.h"
-#include "../sched/task.h"
+#include "process/cpuclock.h"
+#include "core/task.h"
 
 /* Parks until deadline (mono ns).  Returns 0, or EINTR when a signal's
- * handler ran (it ran as the task resumed, sched/sigtask.c). */
+ * handler ran (it ran as the task resumed, sched/signal/sigtask.c). */
 static int park_until(int64_t deadline)
 {
 	for (;;) {

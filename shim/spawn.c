@@ -3,20 +3,20 @@
  *
  * posix_spawn (and popen, which uses it) blocks every signal and clones a
  * child that shares memory and starts with the thread pointer the kernel
- * knows.  In trap mode (sched/tls.c) that is the worker's guard address,
+ * knows.  In trap mode (sched/stack/tls.c) that is the worker's guard address,
  * and with SIGSEGV blocked the child's first TLS access would kill it.  So
  * these calls run pinned: the kernel-known thread pointer is the task's own
  * for their duration.  system and pclose wait for the child inside libc and
- * run as blocking system calls.  fork: sched/fork.c.
+ * run as blocking system calls.  fork: sched/process/fork.c.
  */
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "shim.h"
-#include "../sched/fork.h"
-#include "../sched/netpoll.h"
-#include "../sched/worker.h"
+#include "process/fork.h"
+#include "io/netpoll.h"
+#include "core/worker.h"
 
 #define PINNED(call)                            \
 	({                                      \
@@ -42,7 +42,7 @@ WT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
 
 /* system waits for its child inside libc (an internal waitpid nobody can
  * interpose): the whole call is a blocking system call, so the proc goes to
- * other tasks meanwhile (sched/syscall.c).  Pinned inside the bracket: the
+ * other tasks meanwhile (sched/io/syscall.c).  Pinned inside the bracket: the
  * task does not switch until exitsyscall. */
 WT_EXPORT int system(const char *cmd)
 {
@@ -66,7 +66,7 @@ WT_EXPORT int pclose(FILE *fp)
 }
 
 /* fork: the child continues with the forking task alone on a fresh runtime
- * (sched/fork.c, from the atfork handlers weft registers first); here, once
+ * (sched/process/fork.c, from the atfork handlers weft registers first); here, once
  * the program's child handlers have run, trap-mode TLS comes back. */
 WT_EXPORT pid_t fork(void)
 {
@@ -79,7 +79,7 @@ WT_EXPORT pid_t fork(void)
 
 /* pthread_atfork is libc_nonshared's, linked into each program and
  * library, and registers through this: weft's handlers go in first
- * (sched/fork.c). */
+ * (sched/process/fork.c). */
 WT_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
 				void *dso)
 {
@@ -114,7 +114,7 @@ WT_EXPORT pid_t _Fork(void)
 /* vfork: the kernel's, the child on the parent's memory and the calling
  * task's stack until it execs or exits.  The entry is arch vfork.S, since
  * the child returns through the caller's frame; around the system call it
- * calls sched/vfork.c.  An architecture without one has vfork as a fork
+ * calls sched/process/vfork.c.  An architecture without one has vfork as a fork
  * (POSIX allows it): aarch64, tested only under qemu-user, whose vfork is
  * a fork, which a child that leaves weft's runtime alone cannot survive.
  * export: vfork */

@@ -10,7 +10,7 @@
  * shared wake or the reverse.  A wait's place depends on where the word
  * lies as well as on the flag:
  *   - shared (no FUTEX_PRIVATE_FLAG, on memory mapped shared: the ranges
- *     of sched/shmap.c): another process may wake it, and only the kernel
+ *     of sched/process/shmap.c): another process may wake it, and only the kernel
  *     sees both.  The wait is the kernel's, BRACKETED, so the proc goes to
  *     other tasks while the worker sleeps in the kernel.
  *   - private (the flag, or no flag on memory no other process maps:
@@ -40,7 +40,7 @@
  *     FUTEX_TRYLOCK_PI, FUTEX_UNLOCK_PI) by a task: the word holds the id
  *     gettid gave its holder, which no OS thread has, so the kernel cannot
  *     run them.  Private ones (by the rule above) are weft's (pi_private,
- *     sched/pi.c); a shared one, and the requeue-PI pair, are refused
+ *     sched/process/pi.c); a shared one, and the requeue-PI pair, are refused
  *     (EINVAL; README, Known limits).  A thread weft did not create gets
  *     the kernel's.  futex_waitv is always the kernel's, BRACKETED.
  * The calls that take or give a thread id (gettid, tgkill, set_tid_address,
@@ -50,11 +50,11 @@
  * wrappers do (shim/netio.c, fallback.c, ioctl.c): it would otherwise keep
  * answering for the old file or flags (a non-blocking connect that waits
  * for the connection).  dup2, dup3 and close_range are the libc wrappers'
- * (netio.c): they spare weft's own descriptors and wait at privfd.c's gate
+ * (netio.c): they spare weft's own descriptors and wait at io/privfd.c's gate
  * while weft moves one.  sigaltstack sets the task's alternate stack, as
  * libc's does (signal.c).
  * mmap, munmap, mremap, shmat and shmdt made through syscall() tell
- * sched/shmap.c what they mapped, as shim/mman.c's do, whether weft runs
+ * sched/process/shmap.c what they mapped, as shim/mman.c's do, whether weft runs
  * the program yet or not.  Every other system call passes through.
  * Futex calls made with an inline `syscall` instruction (libgomp, glibc's
  * own locks) cannot be seen here: sysmon's blocked-worker detection
@@ -68,13 +68,13 @@
 #include <sys/syscall.h>
 
 #include "shim.h"
-#include "../sched/netpoll.h"
-#include "../sched/pi.h"
-#include "../sched/privfd.h"
-#include "../sched/shmap.h"
-#include "../sched/stack.h"
-#include "../sched/task.h"
-#include "../sched/uring.h"
+#include "io/netpoll.h"
+#include "process/pi.h"
+#include "io/privfd.h"
+#include "process/shmap.h"
+#include "stack/stack.h"
+#include "core/task.h"
+#include "io/uring.h"
 
 #ifndef FUTEX_LOCK_PI2
 #define FUTEX_LOCK_PI2 13
@@ -185,7 +185,7 @@ static int wake_op_apply(int *uaddr2, unsigned enc, bool *cmp_ok)
 
 /* A task's private priority-inheritance operation: the word holds the
  * id gettid gives its holder, and weft runs it as its own
- * PTHREAD_PRIO_INHERIT mutexes (sched/pi.c): a waiter parks and lends its
+ * PTHREAD_PRIO_INHERIT mutexes (sched/process/pi.c): a waiter parks and lends its
  * priority to the holder.  An unlock frees the word and wakes the waiters
  * (the first to run takes it) where the kernel would hand it to the
  * highest waiter.  The kernel's answers otherwise: EDEADLK for the
@@ -301,7 +301,7 @@ static long futex(int *uaddr, int op, int val, long v2, int *uaddr2, int val3)
 }
 
 /* syscall() of a call that changes what is mapped: the kernel's, then
- * sched/shmap.c is told (the results as the kernel gives them: an address,
+ * sched/process/shmap.c is told (the results as the kernel gives them: an address,
  * or -1 and errno). */
 static long mapping(long nr, long a, long b, long c, long d, long e, long f)
 {

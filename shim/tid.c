@@ -7,7 +7,7 @@
  *   rt_tgsigqueueinfo               queued to the task with its siginfo
  *   set_tid_address                 the task's own clear-tid word
  *   get_robust_list, set_robust_list  the task's own robust list
- *                                   (both sched/tidaddr.c; never the worker's)
+ *                                   (both sched/process/tidaddr.c; never the worker's)
  *   prctl                           pthread_create.c's (PR_GET_TID_ADDRESS,
  *                                   PR_SET_NAME, PR_GET_NAME)
  *   sched_*, setpriority,
@@ -34,9 +34,9 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../sched/cpuclock.h"
-#include "../sched/privfd.h"
-#include "../sched/tidaddr.h"
+#include "process/cpuclock.h"
+#include "io/privfd.h"
+#include "process/tidaddr.h"
 
 #define PIDFD_NONBLOCK O_NONBLOCK /* <linux/pidfd.h>, which clashes with <fcntl.h> */
 #define PIDFD_THREAD O_EXCL
@@ -112,7 +112,7 @@ static long not_leader(void)
 	     m = m->alllink) {
 		if (m->ostid == wt_pid)
 			continue;
-		/* In weft's own table (privfd.h): a pidfd it made would
+		/* In weft's own table (io/privfd.h): a pidfd it made would
 		 * otherwise take a number of the program's for a moment. */
 		long r = wt_privfd_syscall(SYS_pidfd_open, m->ostid, 0, 0, 0, 0, 0);
 		if (r >= 0) {

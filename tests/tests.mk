@@ -102,7 +102,7 @@ test-observe: $(B)/libweft.so $(TB)/observe/parked $(TB)/preload/runqueues
 	CC=$(CC) sh tests/observe/run.sh $(abspath $(B)/libweft.so) $(TB)/observe
 
 # The preload tests once more against the lock-order-checking build
-# (make DEBUG=1 into build/debug: sched/lockrank.c aborts with a "weft: lock
+# (make DEBUG=1 into build/debug: sched/base/lockrank.c aborts with a "weft: lock
 # order" line at the first acquisition out of order).  Outputs in a
 # directory of their own: under make -j it runs beside test-preload.
 # sleep_cpu is left out there: it bounds CPU time, which the checking
@@ -146,7 +146,7 @@ test-tools: all $(TB)/preload/basic_join $(TB)/tools/stack_target $(TB)/tools/to
 
 -include tests/unit/unit.mk
 
-test: all check-exports test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe test-tools
+test: all check-exports check-layers test-unit test-unit-tsan test-unit-asan test-preload test-lockrank test-real test-observe test-tools
 
 # weft built, and its preload tests run (both GOMAXPROCS values), with the
 # glibc and gcc of other Debian releases: a debootstrap chroot of each in

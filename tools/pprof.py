@@ -197,7 +197,7 @@ def flame(prof, vi=None, title="weft flame graph"):
     return "\n".join(out) + "\n"
 
 
-MAGIC = 0x77656670  # sched/pprof.h: WT_PROF_MAGIC
+MAGIC = 0x77656670  # sched/observe/pprof.h: WT_PROF_MAGIC
 MAGICS = {"cpu": MAGIC, "mutex": 0x7765666d, "block": 0x77656662}  # and _MUTEX, _BLOCK
 
 

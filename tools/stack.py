@@ -18,7 +18,7 @@ becomes that user (the program must be able to open its descriptor).
 """
 import ctypes, errno, os, re, signal, sys, tempfile, time
 
-MAGIC = 0x77656674  # sched/dump.h: WT_STACK_MAGIC
+MAGIC = 0x77656674  # sched/observe/dump.h: WT_STACK_MAGIC
 END = re.compile(rb"\nweft: \d+ tasks dumped in \d+ ms\n\Z")
 
 

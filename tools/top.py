@@ -12,7 +12,7 @@ stdout, every task, for scripts; -n N: N frames, then exit (batch mode's
 default: until PID exits or the command is interrupted).
 
 How: as weft stack (stack.py), with the other magic ("wtop"): weft's
-dumper in PID writes one line per task (sched/dump.c) to this command's
+dumper in PID writes one line per task (sched/observe/dump.c) to this command's
 unlinked temporary file, without walking any stack.  CPU time is counted
 from the first request on (a program that read a thread CPU clock itself
 counts from then): the first frame comes one interval after it.
@@ -26,7 +26,7 @@ import ctypes, errno, os, re, select, shutil, signal, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stack  # noqa: E402  (the checks weft stack makes)
 
-MAGIC = 0x77746f70  # sched/dump.h: WT_TOP_MAGIC
+MAGIC = 0x77746f70  # sched/observe/dump.h: WT_TOP_MAGIC
 END = re.compile(rb"\nweft: \d+ tasks dumped in \d+ ms\n\Z")
 HEAD = re.compile(r"weft top: pid (\d+), GOMAXPROCS=(\d+), (\d+) threads, now (\d+) ns")
 # Sort by state: the order of this list, then by CPU.
@@ -103,7 +103,7 @@ def sample(pid, name, timeout):
             # One request at a time has a place in the program: a weft
             # stack or another weft top asking at the same moment takes
             # it.  Asked again while the file is empty (a late answer to
-            # the first finds it written and writes nothing, dump.c).
+            # the first finds it written and writes nothing, observe/dump.c).
             if not got and time.monotonic() - sent > 1.0:
                 request(pid, f.fileno(), name)
                 sent = time.monotonic()

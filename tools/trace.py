@@ -8,7 +8,7 @@ parks; steals, preemptions, system-call and proc hand-offs; how busy each
 worker was; and the events the recorder dropped.  A file whose end is
 missing (the process was killed) is read up to its last whole event.
 
-The file is the Trace Event Format sched/timeline_write.c writes: per
+The file is the Trace Event Format sched/observe/timeline_write.c writes: per
 worker track, "B"/"E" slices named "G<id> <function>", instants "park"
 (args g, reason, fd), "yield", "preempted", "create", "exit", "steal",
 "preempt request", "syscall hand-off", "proc hand-off", "proc lost in

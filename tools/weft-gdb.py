@@ -8,7 +8,7 @@
 #
 # `info tasks` replaces gdb's Ada command of that name (also: `info
 # weft-tasks`).  It reads weft's own structures through libweft.so's debug
-# information: wt_sched.alltasks (sched/runtime.h, struct wt_task).
+# information: wt_sched.alltasks (sched/core/runtime.h, struct wt_task).
 #
 # `task N CMD` on a task that is switched out (waiting or runnable) loads the
 # registers its last switch saved (arch/x86_64/switch.S: the frame at
@@ -21,7 +21,7 @@
 # its caller's, and prints the backtrace from that caller on, renumbered
 # from #0 (other commands than bt need a live process).  A task running on
 # a worker is shown on that worker's thread instead.  weft keeps the live
-# stacks in a core and the rest of its reservations out (sched/stack.c,
+# stacks in a core and the rest of its reservations out (sched/stack/stack.c,
 # "Core dumps").
 #
 # Attach with weft's thread pointer in system-call mode (WEFT_TLS=syscall):

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "../../sched/base.h"
+#include "base/base.h"
 #include "arch.h"
 
 void wt_task_trampoline(void);

@@ -2,14 +2,14 @@
  * offsets.c (aarch64) — the one place that checks offsets.h against the C
  * layouts and values it names: struct wt_ctx and struct wt_switch_frame
  * (arch.h), struct wt_pstate (pstate.h), the fast thread-pointer mode
- * (sched/tls.h), and glibc's tcbhead_t (aarch64: {dtv, private}), mirrored
+ * (sched/stack/tls.h), and glibc's tcbhead_t (aarch64: {dtv, private}), mirrored
  * here.  Nothing here is code.
  */
 #include <stddef.h>
 
 #include "arch.h"
 #include "pstate.h"
-#include "../../sched/tls.h"
+#include "stack/tls.h"
 
 struct tcbhead {
 	void *dtv;

@@ -32,7 +32,7 @@
 #define WT_PSTATE_V0 288             /* v0..v31, 16 bytes each */
 #define WT_PSTATE_SIZE 800
 
-/* The value of wt_tls_mode (sched/tls.h: WT_TLS_WRFSBASE) for a switch
+/* The value of wt_tls_mode (sched/stack/tls.h: WT_TLS_WRFSBASE) for a switch
  * that writes the thread pointer from user space (always, here). */
 #define WT_TLS_MODE_FAST 0
 

@@ -2,7 +2,7 @@
  * preempt.S — the asynchronous preemption stub, aarch64 (AAPCS64), ELF,
  * GNU as.
  *
- * The SIGURG handler (sched/preempt.c) does not switch tasks itself: it
+ * The SIGURG handler (sched/core/preempt.c) does not switch tasks itself: it
  * copies the interrupted state (general registers, sp, pc, pstate, FP/SIMD
  * registers and control: struct wt_pstate, pstate.h) onto the task's own
  * stack below its sp, and rewrites the context to enter this stub with sp

@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../../sched/base.h"
+#include "base/base.h"
 #include "arch.h"
 #include "pstate.h"
 

@@ -9,7 +9,7 @@
  * program, though the context about to be restored may be weft code holding
  * a lock: its handler would then run under the lock.  In libweft's text,
  * such a signal is deferred like any that interrupts weft
- * (sched/sighandler.c), and no preemption lands there.  The instructions are
+ * (sched/signal/sighandler.c), and no preemption lands there.  The instructions are
  * the vDSO's (mov x8, #139; svc #0), which unwinders recognise as a signal
  * frame's return; the nop before keeps a return-address lookup (pc - 4)
  * out of the previous function.

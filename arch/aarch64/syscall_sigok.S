@@ -3,7 +3,7 @@
  * at which a program's signal handler may run, aarch64, ELF, GNU as.
  *
  * weft defers a program's handler that interrupts weft's own code (which may
- * hold a lock the handler would need: sched/sighandler.c), except where the
+ * hold a lock the handler would need: sched/signal/sighandler.c), except where the
  * interrupted instruction lies in this function: the waits weft makes
  * holding nothing (an idle worker's sleep, the poller's epoll_wait) and the
  * calls that raise a task's signals on purpose.  Its end label bounds it.

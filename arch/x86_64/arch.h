@@ -27,7 +27,7 @@
 /* glibc's TLS is variant II here: struct pthread (pthread_t) at the thread
  * pointer, the static TLS blocks below it. */
 #define WT_ARCH_TLS_ABOVE_TP 0
-/* vfork.S: the exported vfork, the kernel's, around sched/vfork.c. */
+/* vfork.S: the exported vfork, the kernel's, around sched/process/vfork.c. */
 #define WT_ARCH_VFORK 1
 /* The preemption stub returns to the interrupted pc itself (`ret`), so no
  * signal resumes it (wt_arch_uc_resume). */

@@ -1,15 +1,15 @@
 /*
  * offsets.c (x86_64) — the one place that checks offsets.h against the C
  * layouts and values it names: struct wt_ctx and struct wt_switch_frame
- * (arch.h), the fast thread-pointer mode (sched/tls.h), and glibc's
+ * (arch.h), the fast thread-pointer mode (sched/stack/tls.h), and glibc's
  * tcbhead_t (x86_64, stable since glibc 2.3), mirrored here
  * (only the fields weft touches are named).  Nothing here is code.
  */
 #include <stddef.h>
 
 #include "arch.h"
-#include "../../sched/runtime.h"
-#include "../../sched/tls.h"
+#include "core/runtime.h"
+#include "stack/tls.h"
 
 struct tcbhead {
 	void *tcb;

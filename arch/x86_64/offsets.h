@@ -31,7 +31,7 @@
  * checks: the stub zeroes it before xsave. */
 #define WT_XSAVE_HDR 512
 
-/* The value of wt_tls_mode (sched/tls.h: WT_TLS_WRFSBASE) for which
+/* The value of wt_tls_mode (sched/stack/tls.h: WT_TLS_WRFSBASE) for which
  * switch.S loads the thread pointer with wrfsbase. */
 #define WT_TLS_MODE_FAST 0
 /* struct wt_m's tp_mode, from its cur_tp (wt_ctx_switch's third argument) */

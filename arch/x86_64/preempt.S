@@ -1,7 +1,7 @@
 /*
  * preempt.S — the asynchronous preemption stub, x86_64 System V, ELF, GNU as.
  *
- * The SIGURG handler (sched/preempt.c) does not switch tasks itself: it
+ * The SIGURG handler (sched/core/preempt.c) does not switch tasks itself: it
  * rewrites the interrupted context as if the task had called this stub at
  * the interrupted instruction, below its 128-byte red zone (sigctx.c:
  * wt_arch_uc_push_call), and returns.

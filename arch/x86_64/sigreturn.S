@@ -9,7 +9,7 @@
  * program, though the context about to be restored may be weft code holding
  * a lock (a thread-pointer fault in the parking lot): that signal's handler
  * would then run under the lock.  In libweft's text, such a signal is
- * deferred like any that interrupts weft (sched/sighandler.c), and no
+ * deferred like any that interrupts weft (sched/signal/sighandler.c), and no
  * preemption lands there.  The bytes are glibc's (mov $15, %rax; syscall),
  * which unwinders recognise as a signal frame's return; the nop before it
  * keeps a return-address lookup (pc - 1) out of the previous function.

@@ -22,7 +22,7 @@
  *
  * Thread pointer: the worker's tp_mode (the int after *cur_tp, struct
  * wt_m) WT_TLS_MODE_FAST (0) writes it with wrfsbase (no system call),
- * any other with arch_prctl(ARCH_SET_FS).  tp.c and sched/tls.c explain how mode 0
+ * any other with arch_prctl(ARCH_SET_FS).  tp.c and sched/stack/tls.c explain how mode 0
  * stays correct on kernels that do not know user space uses wrfsbase.
  * *cur_tp is stored before the write, so a fault handler that repairs the
  * thread pointer always finds the value this thread should have.

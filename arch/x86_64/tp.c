@@ -7,7 +7,7 @@
  * kernel keeps a wrfsbase value across its context switches only when it
  * enables FSGSBASE itself and says so in AT_HWCAP2; a CPU that has it under
  * a kernel that does not say so executes wrfsbase all the same, and the
- * kernel then reloads the arch_prctl value at its next switch (sched/tls.c
+ * kernel then reloads the arch_prctl value at its next switch (sched/stack/tls.c
  * makes that trap).  The CPU's support is probed by running rdfsbase once
  * under a SIGILL handler.
  */
@@ -17,8 +17,8 @@
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 
-#include "../../sched/base.h"
-#include "../../sched/real.h"
+#include "base/base.h"
+#include "base/real.h"
 #include "arch.h"
 
 #define RDFSBASE_RAX_LEN 5 /* f3 48 0f ae c0 */

@@ -8,7 +8,7 @@
  * every register but rax, rcx and r11 across the system call, in both
  * processes) and each side pushes it back before it calls C or returns.
  *
- *   wt_vfork_enter()            before the call (sched/vfork.c)
+ *   wt_vfork_enter()            before the call (sched/process/vfork.c)
  *   wt_vfork_child_start()      in the child, then vfork returns 0
  *   wt_vfork_parent(raw)        in the parent: vfork's value
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check_trace.py FILE END [FN N] [REASON]: checks a WEFTDEBUG=trace file
-(sched/timeline_write.c) on what it must say, never on timing:
+(sched/observe/timeline_write.c) on what it must say, never on timing:
 
   - it is valid JSON in the Trace Event Format, ended by END
     (otherData.end: exit, SIGQUIT, SIGSEGV);

@@ -187,7 +187,7 @@ else
   echo "SKIP gdb checks: gdb is not installed (apt-get install gdb)"
 fi
 
-# 8. WEFTDEBUG=trace=FILE (sched/timeline*.c): Go's run-queue experiment
+# 8. WEFTDEBUG=trace=FILE (sched/observe/timeline*.c): Go's run-queue experiment
 #    (main creates 200 CPU-bound tasks and joins them) leaves a valid
 #    Perfetto trace: a track per worker, slices named after their task and
 #    start function, main's joins as parks, wake flows, counters

@@ -8,7 +8,7 @@
  * makes and joins a thread.  weft registered its handlers in its
  * constructor, after the library's: in the library's child handler the
  * forking task's TCB still held the tid the kernel had written there, not
- * the task's own (fork.c), 12 of 12 forks.
+ * the task's own (process/fork.c), 12 of 12 forks.
  */
 #include <pthread.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * The process's first thread made by a library's constructor, which
  * dlopen runs with the loader's recursive lock held.  glibc records that
  * lock's holder as the tid field of the holder's TCB, and weft, starting
- * at that first thread (sched/start.c), changes main's field: the lock
+ * at that first thread (sched/core/start.c), changes main's field: the lock
  * must still be main's when dlopen releases it, or the next dlopen (here
  * from a second thread, then from main) waits for it for ever.
  */

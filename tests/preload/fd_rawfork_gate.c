@@ -2,7 +2,7 @@
  * A child made by a raw fork (syscall(SYS_fork), which runs no atfork
  * handler) calls dup2 and exits, while other threads wait in poll on two
  * pipes with a short timeout, over and over.  Under weft such a poll makes
- * a private epoll instance with privfd.c's gate shut, and the program's
+ * a private epoll instance with io/privfd.c's gate shut, and the program's
  * dup2 waits at that gate: a child forked while another thread had it
  * shut kept the parent's "shut" for ever, with nobody in the child to
  * open it, and its dup2 never returned.  Every child must exit at once.

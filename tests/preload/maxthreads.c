@@ -9,7 +9,7 @@
  * from the process id, the rest from a holder thread), with GOMAXPROCS=1
  * (the initial thread and sysmon, no other worker).  At WEFT_MAXTHREADS=4
  * one holder starts (beside the thread that opens weft's files, which a
- * look at a blocked worker may start: privfd.c): 300 distinct ids, nothing
+ * look at a blocked worker may start: io/privfd.c): 300 distinct ids, nothing
  * said.  At 2 none may: 255
  * distinct ids, and one line says that ids repeat.  Neither passes its cap.
  * Natively there is no cap to test: SKIP-NATIVE. */

@@ -2,7 +2,7 @@
  * poll and select waiting again and again on the same set of descriptors,
  * while the set's numbers change under them.  Under weft a task keeps the
  * epoll instance of its last wait on many descriptors for the next wait on
- * the same set (sched/pollwatch.c); these must still hold:
+ * the same set (sched/io/pollwatch.c); these must still hold:
  *   - a number closed and opened again as another pipe (same numbers, same
  *     set) is watched as the new pipe: the wait wakes for its data;
  *   - dup2 onto a number of the set does the same;

@@ -3,7 +3,7 @@
  * async-signal-safe), while two threads hand a token over a condvar and a
  * third waits on the semaphore: the handler often interrupts weft half-way
  * through a park.  Once, under weft, it then spun forever on the lock its
- * own thread held (sched/sighandler.c).
+ * own thread held (sched/signal/sighandler.c).
  */
 #include <pthread.h>
 #include <semaphore.h>

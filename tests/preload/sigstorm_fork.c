@@ -11,7 +11,7 @@
  * clone after a wait inside fork that sysmon took as an implicit system
  * call), or the process hung (a handler run inside glibc's fork switched
  * its task out holding glibc's fork locks; sysmon, making a worker,
- * waited for them).  sighandler.c, sigtask.c and fork.c say how each is
+ * waited for them).  signal/sighandler.c, signal/sigtask.c and process/fork.c say how each is
  * avoided.
  */
 #include <sys/wait.h>

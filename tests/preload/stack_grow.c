@@ -1,4 +1,4 @@
-/* Stacks that grow (sched/stack.c): a recursion a million calls deep, 80
+/* Stacks that grow (sched/stack/stack.c): a recursion a million calls deep, 80
  * bytes a frame (80 MB, ten times the native 8 MiB), in a pthread with
  * default attributes and in main; then a thread that grows, exits and is
  * joined many times over, so its slot's deep pages and guards are reset
@@ -6,7 +6,7 @@
  * Natively the recursion overflows the stack: SKIP-NATIVE.  Under weft the
  * output is compared with stack_grow.expected, and a wrong count also makes
  * the exit status non-zero.  main moves to a stack that grows only when
- * weft starts before main (sched/start.c: a process that starts it at its
+ * weft starts before main (sched/core/start.c: a process that starts it at its
  * second thread keeps main on the initial stack, as natively): the
  * program runs itself again with WEFT_START=eager. */
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * touched yet, 2 MiB down a thread's stack: the kernel fills the array
  * (the stack is 8 MiB, RLIMIT_STACK: every page of it is the thread's, and
  * the kernel faults untouched ones in), as natively.  Under weft that depth
- * is where a growing stack's first guard lies (sched/stack.c); its
+ * is where a growing stack's first guard lies (sched/stack/stack.c); its
  * wrappers move the guard before the kernel writes. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* The stack a thread is given and the one pthread_getattr_np reports
- * (sched/stack.c's rules), checked against what glibc promises:
+ * (sched/stack/stack.c's rules), checked against what glibc promises:
  *  - pthread_attr_setstack: the thread runs on exactly the given memory,
  *    down to PTHREAD_STACK_MIN, its locals inside it; reported as given,
  *    with no guard;

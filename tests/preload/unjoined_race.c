@@ -3,7 +3,7 @@
  * pthread_kill(0), pthread_getattr_np and pthread_getname_np of the
  * newest ones, and every fifth is detached by its creator, all racing the
  * threads' exits (weft swaps an exited thread's record for a small one at
- * that moment: sched/task.c).  Every join must get the thread's own value,
+ * that moment: sched/core/task.c).  Every join must get the thread's own value,
  * every probe the answer of a live or exited thread, and a second round
  * joined only after all have exited (each its record swapped by then)
  * must give the same values to join, tryjoin and timedjoin, and the same

@@ -148,7 +148,7 @@ fi
 # A JVM (OpenJDK 17 on Debian 12, 21 on Debian 13: the Makefile's DEBS):
 # thousands of threads, a pool, wait/notify, and StackOverflowError caught
 # in main and in threads, inside the guard zones the JVM makes in the
-# stacks pthread_getattr_np reports (sched/stack.c).
+# stacks pthread_getattr_np reports (sched/stack/stack.c).
 jdir="$tmp/java"
 mkdir -p "$jdir"
 if javac -d "$jdir" "$here/java_threads.java" 2>"$tmp/javac.err"; then
@@ -158,10 +158,10 @@ if javac -d "$jdir" "$here/java_threads.java" 2>"$tmp/javac.err"; then
 else
   fail=$((fail+1)); echo "FAIL java-threads: javac failed"; tail -3 "$tmp/javac.err"
 fi
-# Stacks (sched/stack.c): the seeds' grow program, a million calls deep.
+# Stacks (sched/stack/stack.c): the seeds' grow program, a million calls deep.
 # Natively it dies by SIGSEGV; under weft it finishes, in a thread and in
 # main (main's stack grows when weft starts before main: WEFT_START=eager,
-# since a process that makes no thread never starts it, sched/start.c).
+# since a process that makes no thread never starts it, sched/core/start.c).
 # A runaway recursion gets weft's report and dies by SIGSEGV.
 grow=$(mktemp -d)/grow
 cc -O2 -g -pthread -o "$grow" "$here/../../bench/grow.c" || { echo "FAIL: cannot build grow"; exit 1; }

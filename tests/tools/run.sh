@@ -270,7 +270,7 @@ expect top-live-no-terminal 2 "$weft" top $tpid < /dev/null; one_weft_line top-l
 kill -USR1 $tpid; wait $tpid
 # A debugger under weft reaches the process it traces: gdb forks and
 # traces a program on one worker and asks for its registers from whichever
-# worker its task runs on then (sched/tracer.c).  Eight runs: the request
+# worker its task runs on then (sched/process/tracer.c).  Eight runs: the request
 # once failed with ESRCH about one time in three.
 if command -v gdb > /dev/null; then
   n=0 why=

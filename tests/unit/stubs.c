@@ -1,6 +1,6 @@
 /*
- * stubs.c — what runq.c, park.c, timer.c, lock.c, print.c, slab.c, stack.c
- * and netpoll.c need from the rest of the runtime, as test doubles:
+ * stubs.c — what core/runq.c, core/park.c, core/timer.c, base/lock.c, base/print.c, base/slab.c, stack/stack.c
+ * and io/netpoll.c need from the rest of the runtime, as test doubles:
  *
  *   wt_sched        a real struct wt_sched whose procs the tests set up;
  *   wt_vfork_tls    false: no test runs as a vfork child;
@@ -14,20 +14,20 @@
  *                   the task's state word until wt_ready_m makes it
  *                   RUNNABLE.  No context switch happens;
  *   wt_ready(_m)    records (task, m) in a list the tests inspect, checks
- *                   the WAITING/IDLE -> RUNNABLE transition as proc.c does;
+ *                   the WAITING/IDLE -> RUNNABLE transition as core/proc.c does;
  *   wt_wakep, wt_sysmon_kick  count calls;
  *   wt_fdgate_close/open  always open: no program runs beside the tests;
- *   wt_fdgate_make  the call, moved to 100 or above (privfd.h: wt_fd_move_high);
+ *   wt_fdgate_make  the call, moved to 100 or above (io/privfd.h: wt_fd_move_high);
  *   wt_privfd_self  false: the tests' threads share the process's table;
  *   wt_privfd_say   the line to descriptor 2;
  *   wt_sig_deliver, wt_sig_defer_run  nothing: no test task has a handler;
  *   wt_sig_procpend  0: nothing is pending for the process;
- *   wt_ntasks       0: no task counted (netpoll.c's lone-task read never
+ *   wt_ntasks       0: no task counted (io/netpoll.c's lone-task read never
  *                   applies);
  *   wt_inject       readies each task of the list as wt_ready_m(t, NULL)
  *                   does (recorded in the same list), remembers p;
  *   wt_pidleget     returns stub_pidle once;
- *   wt_curp         returns stub_curp (NULL: stack.c uses its global lists);
+ *   wt_curp         returns stub_curp (NULL: stack/stack.c uses its global lists);
  *   wt_tls_new      no TLS: returns a thread pointer below the slot's top
  *                   (wt_tls_tp_under)
  *                   and the block's low end, or 0 when stub_tls_fail; the
@@ -35,7 +35,7 @@
  *   wt_tls_dtv_free records the DTV in stub_dtv_freed;
  *   wt_cfg, wt_tls_static_size, wt_tls_static_align, wt_tcb_size  plain variables;
  *   wt_uring_fd, wt_uring_reap  no io_uring ring: -1, nothing to reap;
- *   real            libc's clock_gettime only (timer.c, park.c);
+ *   real            libc's clock_gettime only (core/timer.c, core/park.c);
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -45,8 +45,8 @@
 #include <sys/syscall.h>
 
 #include "stubs.h"
-#include "sched/privfd.h"
-#include "sched/real.h"
+#include "sched/io/privfd.h"
+#include "sched/base/real.h"
 
 struct wt_sched wt_sched;
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
@@ -179,17 +179,17 @@ void wt_wakep(void)
 	atomic_fetch_add(&stub_wakeps, 1);
 }
 
-/* park.c raises a task's pending signals once a park is over: no test
+/* core/park.c raises a task's pending signals once a park is over: no test
  * task has a handler to run, so its bits stay in sigpend. */
 void wt_sig_deliver(struct wt_task *t)
 {
 	(void)t;
 }
 
-/* Signals pending for the process (sighandler.c): none in these tests. */
+/* Signals pending for the process (signal/sighandler.c): none in these tests. */
 _Atomic uint64_t wt_sig_procpend;
 
-/* Live tasks (task.c): none counted here. */
+/* Live tasks (core/task.c): none counted here. */
 _Atomic long wt_ntasks;
 
 /* The same, with the worker's deferred signals (none in these tests). */

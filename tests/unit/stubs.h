@@ -1,25 +1,25 @@
 /*
  * stubs.h — the test doubles the unit tests link in place of the rest of the
- * runtime (proc.c, worker.c, sysmon.c, task.c, tls.c, config.c).  See stubs.c.
+ * runtime (core/proc.c, core/worker.c, core/sysmon.c, core/task.c, stack/tls.c, core/config.c).  See stubs.c.
  */
 #ifndef WEFT_UNIT_STUBS_H
 #define WEFT_UNIT_STUBS_H
 
-#include "sched/runtime.h"
-#include "sched/park.h"
-#include "sched/proc.h"
-#include "sched/runq.h"
-#include "sched/timer.h"
-#include "sched/print.h"
-#include "sched/throw.h"
-#include "sched/slab.h"
-#include "sched/sysmon.h"
-#include "sched/task.h"
-#include "sched/config.h"
-#include "sched/netpoll.h"
-#include "sched/stack.h"
-#include "sched/syscall.h"
-#include "sched/tls.h"
+#include "sched/core/runtime.h"
+#include "sched/core/park.h"
+#include "sched/core/proc.h"
+#include "sched/core/runq.h"
+#include "sched/core/timer.h"
+#include "sched/base/print.h"
+#include "sched/base/throw.h"
+#include "sched/base/slab.h"
+#include "sched/core/sysmon.h"
+#include "sched/core/task.h"
+#include "sched/core/config.h"
+#include "sched/io/netpoll.h"
+#include "sched/stack/stack.h"
+#include "sched/io/syscall.h"
+#include "sched/stack/tls.h"
 
 #define STUB_MAXPROCS 8
 #define STUB_MAXREADY 4096
@@ -28,8 +28,8 @@ extern struct wt_p stub_procs[STUB_MAXPROCS];
 extern _Atomic int stub_kicks;        /* wt_sysmon_kick calls */
 extern _Atomic int stub_wakeps;       /* wt_wakep calls */
 extern _Atomic int stub_commits;      /* wt_park_commit calls (simulated task parks) */
-extern __thread struct wt_p *stub_curp; /* what wt_curp returns on this thread (stack.c) */
-extern struct wt_p *stub_pidle;       /* what wt_pidleget returns, once (netpoll.c) */
+extern __thread struct wt_p *stub_curp; /* what wt_curp returns on this thread (stack/stack.c) */
+extern struct wt_p *stub_pidle;       /* what wt_pidleget returns, once (io/netpoll.c) */
 extern bool stub_tls_fail;            /* wt_tls_new fails (out of memory) */
 extern void *stub_dtv_given, *stub_dtv_freed; /* the last DTV wt_tls_new got, wt_tls_dtv_free freed */
 extern _Atomic int stub_injects;      /* wt_inject calls with a non-empty list */

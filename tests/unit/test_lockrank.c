@@ -1,5 +1,5 @@
 /*
- * test_lockrank.c — the debug build's lock-order check (sched/lockrank.c),
+ * test_lockrank.c — the debug build's lock-order check (sched/base/lockrank.c),
  * compiled in here with WT_DEBUG_LOCKS.  Each broken order must abort.
  */
 #define WT_DEBUG_LOCKS 1
@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include "sched/lockrank.c"
+#include "sched/base/lockrank.c"
 
 static int a, b, c;
 

@@ -1,5 +1,5 @@
 /*
- * test_netpoll.c — waiting on descriptors (sched/netpoll.c) with real pipes
+ * test_netpoll.c — waiting on descriptors (sched/io/netpoll.c) with real pipes
  * and socketpairs and the real epoll instance.
  *
  * A "task" waiter is a thread with wt_cur_tls set to a fake task: its park

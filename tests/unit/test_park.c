@@ -103,7 +103,7 @@ static void wait_woken(int n)
 
 static struct bucket_probe { int w[1 << 18]; } probe;
 
-/* park.c's bucket hash (NBUCKETS 4096). */
+/* core/park.c's bucket hash (NBUCKETS 4096). */
 static unsigned bucket_index(const void *addr)
 {
 	uint64_t h = ((uintptr_t)addr >> 2) * 0x9e3779b97f4a7c15ull;

@@ -1,5 +1,5 @@
 /*
- * test_shmap.c — the table of shared ranges (sched/shmap.c): what mmap,
+ * test_shmap.c — the table of shared ranges (sched/process/shmap.c): what mmap,
  * munmap, mremap and shmdt make of it (splits, trims, moves), a full table
  * falling to "everything shared", and readers that never see a range
  * another thread is not changing come and go.
@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 
 #include "stubs.h"
-#include "sched/shmap.h"
+#include "sched/process/shmap.h"
 
 #define PG 4096ul
 #define A(page) ((void *)(0x10000000ul + (page) * PG))

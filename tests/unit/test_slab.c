@@ -1,5 +1,5 @@
 /*
- * test_slab.c — runtime objects (sched/slab.c): a trimmed slab hands
+ * test_slab.c — runtime objects (sched/base/slab.c): a trimmed slab hands
  * objects back zeroed, and returns the pages its free objects wholly cover
  * once the free count stood still for a second.
  */
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "stubs.h"
-#include "sched/slab.h"
+#include "sched/base/slab.h"
 
 #define NOBJ 2000
 #define SIZE 424

@@ -1,5 +1,5 @@
 /*
- * test_stack.c — task stacks (sched/stack.c): where slots are placed, how
+ * test_stack.c — task stacks (sched/stack/stack.c): where slots are placed, how
  * they are reused, the guard that moves down as a stack grows, and slot
  * claims racing between threads.
  *
@@ -10,7 +10,7 @@
  * (or an mprotect'ed page) and copies a byte from any other mapped page.
  *
  * stderr is captured: criterion's own mapping splits the address space,
- * so the arena is smaller than 64 TiB here and stack.c says so on every
+ * so the arena is smaller than 64 TiB here and stack/stack.c says so on every
  * test's first allocation (arena_shrinks_to_the_address_space reads it).
  */
 #include <criterion/criterion.h>
@@ -26,7 +26,7 @@
 
 #include "redirect.h"
 #include "stubs.h"
-#include "sched/unjoined.h"
+#include "sched/core/unjoined.h"
 #include "tests/preload/test_util.h"
 
 #define PAGE 4096ul
@@ -637,7 +637,7 @@ Test(stack, small_fixed_stacks_are_packed_and_keep_their_guards)
 	cr_assert_not(w->stack_packed);
 }
 
-/* The join or detach of a task that left a small record (task.c:
+/* The join or detach of a task that left a small record (core/task.c:
  * wt_task_unjoined_end). */
 static void end_unjoined(uintptr_t tp, int ended)
 {
@@ -654,7 +654,7 @@ static bool unjoined_has(uintptr_t tp)
 	return wt_unjoined_find(tp, &u) && u.tp == tp;
 }
 
-/* What a task's exit does before its join (task.c: after_exit): its home
+/* What a task's exit does before its join (core/task.c: after_exit): its home
  * slot goes back warm at once; its pthread_t (the TCB address) stays
  * reserved, so the slot's next owner puts its TCB one alignment lower. */
 Test(stack, an_unjoined_exit_gives_the_slot_back_and_keeps_its_pthread_t)

@@ -1,6 +1,6 @@
 /*
  * test_unjoined.c — the table of exited, unjoined tasks' small records by
- * pthread_t (sched/unjoined.c): chains that share a bucket, removal from
+ * pthread_t (sched/core/unjoined.c): chains that share a bucket, removal from
  * the middle of one, and the pages an empty table gives back.
  */
 #include <criterion/criterion.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "stubs.h"
-#include "sched/unjoined.h"
+#include "sched/core/unjoined.h"
 #include "tests/preload/test_util.h"
 
 static struct wt_unjoined u[4096];

@@ -4,16 +4,16 @@
 # scheduler, below) and runs them; test-unit-tsan and test-unit-asan run
 # the same under the sanitizers.
 UNIT_DIR    := $(B)/tests/unit
-UNIT_SCHED  := sched/runq.c sched/park.c sched/timer.c sched/lock.c sched/print.c sched/throw.c \
-               sched/slab.c arch/$(ARCH)/syscall.c \
-               sched/stack.c sched/stack_pack.c sched/unjoined.c sched/netpoll.c sched/rtq.c \
-               sched/shmap.c
+UNIT_SCHED  := sched/core/runq.c sched/core/park.c sched/core/timer.c sched/base/lock.c sched/base/print.c sched/base/throw.c \
+               sched/base/slab.c arch/$(ARCH)/syscall.c \
+               sched/stack/stack.c sched/stack/stack_pack.c sched/core/unjoined.c sched/io/netpoll.c sched/core/rtq.c \
+               sched/process/shmap.c
 UNIT_SRC    := $(wildcard tests/unit/*.c)
 UNIT_ASM    := arch/$(ARCH)/syscall_sigok.S
 UNIT_OBJ    := $(patsubst %.c,$(UNIT_DIR)/obj/%.o,$(UNIT_SCHED) $(UNIT_SRC)) \
                $(patsubst %.S,$(UNIT_DIR)/obj/%.o,$(UNIT_ASM))
 UNIT_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
-               -D_GNU_SOURCE -pthread -fno-stack-protector -I. -Iarch/$(ARCH)
+               -D_GNU_SOURCE -pthread -fno-stack-protector -I. -Isched -Iarch/$(ARCH)
 
 # criterion for another instruction set: its Debian packages cannot be
 # installed beside this machine's (the two libnanomsg5 builds differ in
@@ -45,12 +45,12 @@ $(UNIT_DIR)/obj/%.o: %.S
 $(UNIT_DIR)/unit: $(UNIT_OBJ) $(filter %.so.3,$(CRITERION))
 	$(CC) -pthread -o $@ $(UNIT_OBJ) $(CRITERION)
 
-# The scheduler tests (tests/unit/proc): the real proc.c, worker.c and
+# The scheduler tests (tests/unit/proc): the real core/proc.c, core/worker.c and
 # context switch run test tasks on real worker threads, with the test
 # doubles of tests/unit/proc/stubs_proc.c.  A binary of their own: the
-# doubles above replace proc.c.
-PROC_SCHED := sched/proc.c sched/runq.c sched/rtq.c sched/park.c sched/timer.c sched/lock.c sched/print.c \
-              sched/throw.c sched/slab.c sched/worker.c sched/thread.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
+# doubles above replace core/proc.c.
+PROC_SCHED := sched/core/proc.c sched/core/runq.c sched/core/rtq.c sched/core/park.c sched/core/timer.c sched/base/lock.c sched/base/print.c \
+              sched/base/throw.c sched/base/slab.c sched/core/worker.c sched/core/thread.c arch/$(ARCH)/syscall.c arch/$(ARCH)/ctx.c \
               $(wildcard arch/$(ARCH)/tp.c)
 PROC_SRC   := $(wildcard tests/unit/proc/*.c) tests/unit/criterion_tsan.c
 PROC_ASM   := arch/$(ARCH)/syscall_sigok.S arch/$(ARCH)/switch.S arch/$(ARCH)/entry.S

@@ -1,7 +1,7 @@
 /*
  * stubs_proc.c — the rest of the runtime for the scheduler tests
- * (test_proc.c).  Those link the real scheduler: proc.c, runq.c, park.c,
- * timer.c, worker.c (real OS threads as workers, each running wt_schedule
+ * (test_proc.c).  Those link the real scheduler: core/proc.c, core/runq.c, core/park.c,
+ * core/timer.c, core/worker.c (real OS threads as workers, each running wt_schedule
  * on its own stack as g0) and the real context switch (arch/x86_64:
  * switch.S, entry.S, ctx.c).  What is stubbed, and why:
  *
@@ -11,7 +11,7 @@
  *                sets it, and so does the switch-in hook below on every
  *                resume;
  *   wt_sig_switchin_slow  that hook.  Every test task blocks SIGUSR2 (in
- *                its sigmask only) and workers' masks stay 0, so proc.c's
+ *                its sigmask only) and workers' masks stay 0, so core/proc.c's
  *                wt_sig_switchin calls it after each switch to a task,
  *                exactly where the task becomes current.  No real mask is
  *                ever changed: wt_sig_block_more, wt_sig_thread_init and
@@ -19,15 +19,15 @@
  *                signal is deferred);
  *   wt_stack_idle_trim  nothing (no stack arena, no scavenger);
  *   wt_stack_idle_work  false;
- *   wt_tls_mode  1 (tls.c's default; never used: no test task has a thread
+ *   wt_tls_mode  1 (stack/tls.c's default; never used: no test task has a thread
  *                pointer of its own to load);
- *   real         libc's pthread calls (worker.c creates worker threads),
- *                clock_gettime (timer.c) and longjmp (worker.c);
+ *   real         libc's pthread calls (core/worker.c creates worker threads),
+ *                clock_gettime (core/timer.c) and longjmp (core/worker.c);
  *   wt_cfg       WEFT_MAXTHREADS from the test (stub_proc_reset);
  *   wt_aff_ncpu  0 (no task set a CPU mask: wt_yield counts wt_cfg.ncpu);
  *   a new worker's TLS guard, pin and alternate signal stack: none (nor
  *                an idle worker's exit unless a test sets wt_cfg.thread_idle_ms);
- *   wt_curp      as preempt.c's, without implicit system calls;
+ *   wt_curp      as core/preempt.c's, without implicit system calls;
  *   netpoll      wt_netpoll returns stub_netpoll_list once while the test
  *                says tasks wait on descriptors; wt_netpoll_block never
  *                sleeps in epoll;
@@ -37,8 +37,8 @@
  *   wt_tls_trap  false (no thread pointer to put back);
  *   wt_privfd_self  false, wt_privfd_say the line to descriptor 2 (the
  *                tests' threads share the process's descriptor table);
- *   the CPU profile (pprof.c): off, as without WEFTDEBUG=cpuprofile;
- *   the timeline (timeline.c): off, as without WEFTDEBUG=trace; its
+ *   the CPU profile (observe/pprof.c): off, as without WEFTDEBUG=cpuprofile;
+ *   the timeline (observe/timeline.c): off, as without WEFTDEBUG=trace; its
  *                recording calls are never made;
  *   system-call and preemption paths the tests never take: wt_throw.
  *
@@ -61,7 +61,7 @@
 #endif
 
 #include "stubs_proc.h"
-#include "../../../sched/privfd.h"
+#include "sched/io/privfd.h"
 
 __thread struct wt_task *wt_cur_tls __attribute__((tls_model("initial-exec")));
 intptr_t wt_cur_tpoff;
@@ -86,12 +86,12 @@ struct wt_real real = {
 	.pthread_attr_setstacksize = pthread_attr_setstacksize,
 	.sigaction = sigaction,
 	.clock_gettime = clock_gettime,
-	.longjmp = longjmp, /* worker.c: an idle worker's exit */
+	.longjmp = longjmp, /* core/worker.c: an idle worker's exit */
 };
 _Atomic int wt_real_ready = 1;
 void wt_real_resolve(void) {}
 
-/* ---- CPU accounting (cpuclock.c): never started here ---- */
+/* ---- CPU accounting (process/cpuclock.c): never started here ---- */
 
 _Atomic bool wt_cpuacct_on;
 void wt_cpu_switch_slow(struct wt_m *m, struct wt_task *out, struct wt_task *in)
@@ -110,13 +110,13 @@ void wt_sig_block_more(struct wt_m *m, uint64_t more)
 {
 }
 
-/* park.c's delivery once a park is over: no test task is sent a signal. */
+/* core/park.c's delivery once a park is over: no test task is sent a signal. */
 void wt_sig_deliver(struct wt_task *t)
 {
 	(void)t;
 }
 
-/* Deferred signals (sighandler.c): none come to the test workers, and an
+/* Deferred signals (signal/sighandler.c): none come to the test workers, and an
  * idle worker's mask stays as it is. */
 void wt_sig_defer_run(struct wt_m *m)
 {
@@ -128,7 +128,7 @@ void wt_sig_idle(struct wt_m *m)
 	(void)m;
 }
 
-/* task.c's exit: the scheduler tests' tasks never exit through it; wt_mcall
+/* core/task.c's exit: the scheduler tests' tasks never exit through it; wt_mcall
  * only compares its address (a hand-off is allowed after it). */
 void wt_task_after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 {
@@ -193,12 +193,12 @@ void wt_tls_unpin(struct wt_pin pin)
 {
 }
 
-/* proc.c's switch of glibc's mode holds the main task: the tests have
+/* core/proc.c's switch of glibc's mode holds the main task: the tests have
  * none, and their glibc is multi-threaded from the start. */
 struct wt_task *wt_main_task;
 _Atomic long wt_ntasks;
 
-/* thread.c's hold of the only worker for a dump: never asked here. */
+/* core/thread.c's hold of the only worker for a dump: never asked here. */
 bool wt_pc_in_sigok(uintptr_t pc)
 {
 	return false;
@@ -209,7 +209,7 @@ void wt_sig_urg_send(int tid, union sigval v)
 	wt_throw("stub: wt_sig_urg_send (no dump in the unit tests)");
 }
 
-/* thread.c's raw threads: the tests make none (sysmon is not started). */
+/* core/thread.c's raw threads: the tests make none (sysmon is not started). */
 size_t wt_off_tid, wt_tcb_size;
 
 uintptr_t wt_tls_new(char *top, int tid, char *stack_lo, size_t stack_size, struct wt_task *t,
@@ -228,7 +228,7 @@ char *wt_crash_altstack(void)
 	return NULL;
 }
 
-/* An idle worker's exit (worker.c): no process id to keep, nothing to free. */
+/* An idle worker's exit (core/worker.c): no process id to keep, nothing to free. */
 int wt_pid;
 
 void wt_crash_altstack_free(char *p)
@@ -333,14 +333,14 @@ void wt_tl_worker(struct wt_m *m)
 	wt_throw("stub: wt_tl_worker");
 }
 
-/* ---- priorities (prio.c): the test tasks never set a policy ---- */
+/* ---- priorities (process/prio.c): the test tasks never set a policy ---- */
 
 int64_t wt_prio_rr_ns(void)
 {
 	return 100000000;
 }
 
-/* ---- CPU masks (affinity.c): no test task sets one ---- */
+/* ---- CPU masks (process/affinity.c): no test task sets one ---- */
 
 int wt_aff_ncpu(void)
 {
@@ -389,7 +389,7 @@ void __wrap_wt_ctx_switch(struct wt_ctx *save, const struct wt_ctx *load, uintpt
 }
 #endif
 
-/* worker.c: threads through real.pthread_create (ThreadSanitizer's
+/* core/worker.c: threads through real.pthread_create (ThreadSanitizer's
  * wrapper), not libc's own. */
 bool wt_spawn_through_interposers(void)
 {

@@ -1,9 +1,9 @@
 /*
- * test_proc.c — the scheduler (sched/proc.c) running real tasks.
+ * test_proc.c — the scheduler (sched/core/proc.c) running real tasks.
  *
  * The tasks are contexts with stacks of their own, switched by the real
- * wt_ctx_switch on real worker threads (worker.c), parking and waking
- * through the real parking lot (park.c) and run queues (runq.c).  The
+ * wt_ctx_switch on real worker threads (core/worker.c), parking and waking
+ * through the real parking lot (core/park.c) and run queues (core/runq.c).  The
  * test's main thread is a thread weft did not create: it readies the first
  * task (global queue, wakep starts a worker) and plays sysmon where a test
  * needs one.  See stubs_proc.c for what is not real.
@@ -17,9 +17,9 @@
  * (its owner); criterion's assertions run only on the test's main thread,
  * after the tasks are done (a check on a task counts into bad_cur).
  *
- * Not covered here: preemption by signal (preempt.c: the tests set the
+ * Not covered here: preemption by signal (core/preempt.c: the tests set the
  * request sysmon would, m->preempt, and take the paths that honour it at
- * a park or yield); system calls that lose their proc (syscall.c's
+ * a park or yield); system calls that lose their proc (io/syscall.c's
  * wt_exitsyscall path, wt_mcall's implicit-syscall branch, findrunnable's
  * preference for tasks back from one); dropp with no idle proc to take;
  * the spinning worker's re-check of every queue before it sleeps;
