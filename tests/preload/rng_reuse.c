@@ -1,12 +1,12 @@
-/* 20,000 threads, 64 at a time, each drawing 16 random bytes with
+/* 8,000 threads, 64 at a time, each drawing 16 random bytes with
  * arc4random_buf (the odd ones with getrandom) and ending.  From glibc
  * 2.41 on each thread takes a vDSO getrandom state at its first draw and
  * glibc takes it back when the thread exits, so the states' memory stays
  * that of the threads alive at once.  Under weft a task never runs
  * glibc's thread exit: weft keeps an ended task's state for the next
  * task.  Checks: the droppable mappings that hold the states (VmFlags
- * "dp" in /proc/self/smaps; none before 2.41) total under 1 MiB (20,000
- * states kept would be about 5 MiB), and no two threads drew the same
+ * "dp" in /proc/self/smaps; none before 2.41) total under 1 MiB (8,000
+ * states kept would be about 1.5 MiB), and no two threads drew the same
  * bytes (a state two threads shared would). */
 #define _GNU_SOURCE
 #include <sys/random.h>
@@ -53,7 +53,7 @@ static long droppable_kb(void)
 int main(void)
 {
 	weft_check_loaded();
-	int n = test_threads(20000);
+	int n = test_threads(8000);
 	drawn = calloc(n, 16);
 	pthread_t t[BATCH];
 	for (int i = 0; i < n; i += BATCH) {
