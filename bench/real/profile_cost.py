@@ -41,6 +41,18 @@ def once(weft, argv, env, timeout):
     return time.monotonic() - t0, cpu_children() - c0, p.returncode
 
 
+def case_line(name, samples, ratios):
+    """The table line of one case's medians (samples: setting -> values),
+    each setting's ratio to plain weft appended to ratios."""
+    base = statistics.median(samples["plain"])
+    cells = []
+    for k in KINDS:
+        m = statistics.median(samples[k])
+        ratios[k].append(m / base)
+        cells.append("%7.3f s %5.3fx      " % (m, m / base))
+    return "%-22s %9.3f %s" % (name, base, "  ".join(cells))
+
+
 def main():
     ap = argparse.ArgumentParser(prog="profile_cost")
     ap.add_argument("--only", help="comma-separated case names")
@@ -84,20 +96,8 @@ def main():
             if failed:
                 print("%-22s failed: %s" % (name, failed))
                 continue
-            base = statistics.median(times["plain"])
-            cells = []
-            for k in KINDS:
-                m = statistics.median(times[k])
-                ratios[k].append(m / base)
-                cells.append("%7.3f s %5.3fx      " % (m, m / base))
-            print("%-22s %9.3f %s" % (name, base, "  ".join(cells)), flush=True)
-            cbase = statistics.median(cpus["plain"])
-            ccells = []
-            for k in KINDS:
-                m = statistics.median(cpus[k])
-                cratios[k].append(m / cbase)
-                ccells.append("%7.3f s %5.3fx      " % (m, m / cbase))
-            crows.append("%-22s %9.3f %s" % (name, cbase, "  ".join(ccells)))
+            print(case_line(name, times, ratios), flush=True)
+            crows.append(case_line(name, cpus, cratios))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     geo = lambda rs: ["%-22s" % ("%.3fx" % math.exp(sum(map(math.log, v)) / len(v)) if v else "-")
