@@ -144,6 +144,15 @@
 #define SLOT (1ul << SLOT_SHIFT)      /* 64 MiB */
 _Static_assert(SLOT == WT_SLOT_SIZE, "stack_pack.h's slot size");
 #define ARENA_BITS 20                 /* 2^20 slots: 64 TiB */
+/* Places a home slot's TCB may take, j alignments under the top (tcb_top):
+ * as many unjoined tasks' pthread_ts a slot can hold.  A fixed stack uses
+ * the first FIXED_PLACES only (it loses j alignments of its size), and
+ * place SPARE, which no exit reserves, when they are all held; a growable
+ * one any but SPARE, and place PLACES when all are held. */
+#define PLACES 512
+#define RESV_W (PLACES / 64)
+#define FIXED_PLACES 64
+#define SPARE FIXED_PLACES
 
 enum { ST_COLD = 0, ST_WARM = 1, ST_BUSY = 2 }; /* else: the owning task */
 
@@ -168,8 +177,9 @@ static struct {
 	/* [atomic bits] by region (16 slots: one PMD page): a slot of it
 	 * was owned since the region was last mapped afresh whole */
 	_Atomic uint64_t *used;
-	_Atomic uint64_t *resv;       /* [atomic] TCB places (tcb_top) an unjoined task's
-				       * pthread_t holds, bit j = j alignments down; by k */
+	/* [atomic] TCB places (tcb_top) an unjoined task's pthread_t holds,
+	 * bit j = j alignments down; RESV_W words by k (resv_of) */
+	_Atomic uint64_t *resv;
 	bool madv;                    /* [const] guard markers work */
 	wt_lock_t lock;               /* the hints below */
 	uint32_t next;                /* [A.lock] k never handed out yet */
@@ -234,6 +244,20 @@ __attribute__((pure)) static uint32_t k_of_slot(int s)
  * k, so their entries share pages (by slot, 10,000 spread tasks would
  * touch 10,000 pages of them). */
 #define K(s) k_of_slot(s)
+
+static _Atomic uint64_t *resv_of(int s)
+{
+	return &A.resv[(size_t)K(s) * RESV_W];
+}
+
+static bool resv_any(int s) /* a TCB place of s held */
+{
+	_Atomic uint64_t *r = resv_of(s);
+	for (int w = 0; w < RESV_W; w++)
+		if (atomic_load_explicit(&r[w], memory_order_relaxed))
+			return true;
+	return false;
+}
 
 static long madv(void *p, size_t n, int advice)
 {
@@ -365,7 +389,7 @@ static int stack_init(void)
 	A.g0 = wt_mmap_anon(A.nslots);
 	A.ended = wt_mmap_anon(A.nslots);
 	A.dm = wt_mmap_anon(A.nslots);
-	A.resv = wt_mmap_anon(sizeof(*A.resv) * A.nslots);
+	A.resv = wt_mmap_anon(sizeof(*A.resv) * RESV_W * A.nslots);
 	A.used = wt_mmap_anon((size_t)A.nslots / 16 / 8 + 8);
 	A.cold = wt_mmap_anon((size_t)A.nslots / 8);
 	A.coldsum = wt_mmap_anon((size_t)A.nslots / 8 / 64 + 8);
@@ -376,7 +400,7 @@ static int stack_init(void)
 	 * carry whole once a page of it is touched; a task's slot is in its
 	 * record (struct wt_task). */
 	dump_out((char *)A.st, sizeof(*A.st) * A.nslots);
-	dump_out((char *)A.resv, sizeof(*A.resv) * A.nslots);
+	dump_out((char *)A.resv, sizeof(*A.resv) * RESV_W * A.nslots);
 	dump_out((char *)A.ring, sizeof(*A.ring) * A.nslots);
 	dump_out((char *)A.ended, A.nslots);
 	dump_out((char *)A.cold, (size_t)A.nslots / 8);
@@ -514,10 +538,10 @@ static _Atomic int prep_goal;
  * entry). */
 static void k_touch(uint32_t k)
 {
-	if (k % (PAGE / sizeof *A.st) == 0) {
+	if (k % (PAGE / sizeof *A.st) == 0)
 		atomic_fetch_or_explicit(&A.st[k], 0, memory_order_relaxed);
-		atomic_fetch_or_explicit(&A.resv[k], 0, memory_order_relaxed);
-	}
+	if (k % (PAGE / (sizeof *A.resv * RESV_W)) == 0)
+		atomic_fetch_or_explicit(&A.resv[(size_t)k * RESV_W], 0, memory_order_relaxed);
 	if (k % PAGE == 0) {
 		atomic_fetch_or_explicit(&A.g0[k], 0, memory_order_relaxed);
 		atomic_fetch_or_explicit(&A.ended[k], 0, memory_order_relaxed);
@@ -641,10 +665,9 @@ int wt_stack_slot_claim(uintptr_t owner)
 	 * could land on it.  Such slots are taken and given back (a few). */
 	int held[8], n = 0, s;
 	bool warm;
-	while ((s = slot_take(NULL, (struct wt_task *)owner, &warm)) >= 0 &&
-	       atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed) && n < 8)
+	while ((s = slot_take(NULL, (struct wt_task *)owner, &warm)) >= 0 && resv_any(s) && n < 8)
 		held[n++] = s;
-	if (s >= 0 && atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed)) {
+	if (s >= 0 && resv_any(s)) {
 		slot_give(s, NULL, true);
 		s = -1;
 	}
@@ -739,15 +762,21 @@ static int stack_tls(struct wt_task *t, char *top, char *block_lo, size_t block_
 
 /* Where the TCB of slot s's new owner ends: at the top, or the fewest
  * alignments lower that puts its pthread_t on no unjoined task's (a slot
- * holds at most 64 of them: wt_stack_exit_release).  Context: s's new
- * owner. */
-static char *tcb_top(int s, char *top)
+ * holds at most PLACES - 1 of them: wt_stack_exit_release).  Context: s's
+ * new owner. */
+static char *tcb_top(int s, char *top, bool fixed)
 {
-	uint64_t held = atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed);
-	if (!held)
-		return top;
-	/* All 64 held: place 64, which no exit reserves. */
-	int j = ~held ? __builtin_ctzll(~held) : 64;
+	_Atomic uint64_t *r = resv_of(s);
+	int j = fixed ? SPARE : PLACES;
+	for (int w = 0; w < (fixed ? FIXED_PLACES / 64 : RESV_W); w++) {
+		uint64_t held = atomic_load_explicit(&r[w], memory_order_relaxed);
+		if (w == SPARE / 64)
+			held |= 1ull << (SPARE % 64);
+		if (~held) {
+			j = w * 64 + __builtin_ctzll(~held);
+			break;
+		}
+	}
 	return top - (size_t)j * wt_tls_static_align;
 }
 
@@ -881,7 +910,7 @@ int wt_stack_alloc(struct wt_task *t, size_t size, size_t guard, bool fixed)
 		t->stack_top = top;
 		dump_stack(t, true);
 		count(p, &A.nlive, 1);
-		tcbtop = tcb_top(s, top);
+		tcbtop = tcb_top(s, top, fixed);
 		/* Only a warm slot can hold one: a read of a cold one's last page
 		 * would map the zero page, and the TCB's write after it would
 		 * cost a copy and a TLB shoot-down. */
@@ -1067,10 +1096,11 @@ void wt_stack_free(struct wt_task *t, struct wt_p *p, int ended)
  * program that creates many threads and joins them later runs them on a
  * few warm slots); its pthread_t stays reserved, with a small record of
  * what its join needs (core/unjoined.c), until the join or detach
- * (wt_stack_unjoined_end).  A slot keeps at most 64 such addresses (its
- * later TCBs sit that many alignments lower at most), so an owner that
- * finds them all taken keeps its stack and record until its join, as does
- * a unit of a pack (its TCB has one place) and a stack outside the arena.
+ * (wt_stack_unjoined_end).  A slot keeps at most PLACES - 1 such addresses
+ * (its later TCBs sit that many alignments lower at most), so an owner
+ * that finds them all taken (or the 64 of a fixed stack: place SPARE)
+ * keeps its stack and record until its join, as does a unit of a pack
+ * (its TCB has one place) and a stack outside the arena.
  * true: released, and t is no longer found by its pthread_t. */
 bool wt_stack_exit_release(struct wt_task *t, struct wt_p *p)
 {
@@ -1078,17 +1108,17 @@ bool wt_stack_exit_release(struct wt_task *t, struct wt_p *p)
 	if (s < 0 || t->main || t->stack_packed || wt_tls_static_align > 64)
 		return false;
 	int j = tcb_place(t->tp);
-	uint64_t held = atomic_load_explicit(&A.resv[K(s)], memory_order_relaxed);
-	if (j >= 64 || ~held == 0)
+	if (j >= PLACES || j == SPARE)
 		return false;
+	_Atomic uint64_t *r = &resv_of(s)[j / 64];
 	struct wt_unjoined *u = wt_unjoined_new(t);
 	if (!u)
 		return false;
 	/* Both before the slot is given back (release): its next owner sees
 	 * the place taken and the table entry. */
-	atomic_fetch_or_explicit(&A.resv[K(s)], 1ull << j, memory_order_relaxed);
+	atomic_fetch_or_explicit(r, 1ull << (j % 64), memory_order_relaxed);
 	if (!wt_unjoined_add(u)) {
-		atomic_fetch_and_explicit(&A.resv[K(s)], ~(1ull << j), memory_order_relaxed);
+		atomic_fetch_and_explicit(r, ~(1ull << (j % 64)), memory_order_relaxed);
 		wt_unjoined_free(u);
 		return false;
 	}
@@ -1104,7 +1134,8 @@ bool wt_stack_exit_release(struct wt_task *t, struct wt_p *p)
 void wt_stack_unjoined_end(uintptr_t tp, int ended)
 {
 	int s = (int)((tp - (uintptr_t)A.base) >> SLOT_SHIFT);
-	atomic_fetch_and_explicit(&A.resv[K(s)], ~(1ull << tcb_place(tp)), memory_order_relaxed);
+	int j = tcb_place(tp);
+	atomic_fetch_and_explicit(&resv_of(s)[j / 64], ~(1ull << (j % 64)), memory_order_relaxed);
 	if (atomic_load_explicit(&A.st[K(s)], memory_order_relaxed) <= ST_WARM)
 		atomic_store_explicit(&A.ended[K(s)], (unsigned char)ended, memory_order_relaxed);
 }

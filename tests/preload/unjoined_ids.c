@@ -3,7 +3,9 @@
  * and the joiner gets the thread's own value.  Two waves of threads that
  * return at once are left unjoined (the second wave is created while the
  * first has exited, which is when a runtime could hand a dead thread's
- * stack on); then every ID must differ from every other, equal what the
+ * stack on; it has stacks of a fixed 1 MiB, which must keep all but the
+ * TCB and TLS of that size wherever a runtime puts the TCB to keep it
+ * off the first wave's IDs); then every ID must differ from every other, equal what the
  * thread saw as pthread_self, answer pthread_kill(0), pthread_getattr_np
  * and pthread_sigqueue as an exited thread's does, and give its value to
  * exactly one join, whatever order joins and detaches come in. */
@@ -25,9 +27,22 @@ static int WAVE = N_MAX / 2, N = N_MAX; /* test_threads(N_MAX): fewer under emul
 static pthread_t ids[N_MAX], selves[N_MAX];
 static atomic_int done;
 
+#define FIXED (1024 * 1024)
+#define FIXED_USE (FIXED - 24 * 1024) /* glibc takes the TCB and static TLS off the size */
+
+static __attribute__((noinline)) void use_stack(void)
+{
+	volatile char buf[FIXED_USE];
+	for (long k = 0; k < FIXED_USE; k += 4096)
+		buf[k] = 1;
+	buf[0] = buf[FIXED_USE - 1];
+}
+
 static void *body(void *arg)
 {
 	long i = (long)arg;
+	if (i >= WAVE && i < 2 * WAVE)
+		use_stack();
 	selves[i] = pthread_self();
 	atomic_fetch_add(&done, 1);
 	return (void *)(i * 3 + 1);
@@ -39,10 +54,10 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void wave(long from)
+static void wave(long from, const pthread_attr_t *attr)
 {
 	for (long i = from; i < from + WAVE; i++)
-		if (pthread_create(&ids[i], NULL, body, (void *)i)) {
+		if (pthread_create(&ids[i], attr, body, (void *)i)) {
 			printf("create %ld failed\n", i);
 			exit(1);
 		}
@@ -57,8 +72,11 @@ int main(void)
 	N = test_threads(N_MAX) / 2 * 2;
 	WAVE = N / 2;
 	alarm(60);
-	wave(0);
-	wave(WAVE);
+	pthread_attr_t fixed;
+	pthread_attr_init(&fixed);
+	pthread_attr_setstacksize(&fixed, FIXED);
+	wave(0, NULL);
+	wave(WAVE, &fixed);
 
 	long self_ok = 0;
 	for (long i = 0; i < N; i++)

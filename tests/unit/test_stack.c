@@ -694,36 +694,47 @@ Test(stack, an_unjoined_exit_gives_the_slot_back_and_keeps_its_pthread_t)
 	cr_assert_not(unjoined_has(pa - 64));
 }
 
-/* A slot holds at most 64 unjoined pthread_t's: then its owner keeps its
- * stack until its join, and a new owner's TCB goes below all 64.  A pack
- * never takes a slot that holds one (a unit's TCB has one place). */
-Test(stack, a_slot_holds_64_unjoined_pthread_ts)
+/* A slot holds at most 511 unjoined pthread_t's (512 places but the one
+ * kept for fixed stacks): then its owner keeps its stack until its join,
+ * and a new owner's TCB goes below them all.  A fixed stack's TCB takes
+ * one of the top 64 places or, when they are held, that kept place, and
+ * never leaves a pthread_t there.  A pack never takes a slot that holds
+ * one (a unit's TCB has one place). */
+Test(stack, a_slot_holds_511_unjoined_pthread_ts)
 {
 	struct wt_p *p = &stub_procs[0];
 	stub_curp = p;
 	struct wt_task *t = alloc(0, 0);
 	int s = t->slot;
 	uintptr_t p0 = t->tp;
-	for (int i = 1; i <= 64; i++) {
+	for (int i = 1; i <= 511; i++) {
 		cr_assert(wt_stack_exit_release(t, p), "exit %d", i);
 		t = alloc(i, 0);
 		cr_assert_eq(t->slot, s);
-		cr_assert_eq(t->tp, p0 - (uintptr_t)i * 64);
+		cr_assert_eq(t->tp, p0 - (uintptr_t)(i < 64 ? i : i + 1) * 64, "owner %d", i);
 	}
-	cr_assert_not(wt_stack_exit_release(t, p), "all 64 places held");
+	cr_assert_not(wt_stack_exit_release(t, p), "all 511 places held");
 	cr_assert_eq(t->slot, s, "it keeps its stack");
 	stub_curp = NULL;
 	wt_stack_free(t, NULL, WT_ENDED_JOINED); /* to the ring, where a pack looks */
-	struct wt_task *u = &tasks[80];
+	struct wt_task *u = &tasks[600];
 	memset(u, 0, sizeof *u);
 	cr_assert_eq(wt_stack_alloc(u, 64 << 10, PAGE, true), 0);
 	cr_assert(u->stack_packed);
 	cr_assert_neq(u->slot, s, "a pack skips the slot");
-	for (int i = 0; i < 64; i++)
-		end_unjoined(p0 - (uintptr_t)i * 64, WT_ENDED_JOINED);
+	struct wt_task *f = &tasks[601];
+	memset(f, 0, sizeof *f);
+	cr_assert_eq(wt_stack_alloc(f, 4 * MIB, PAGE, true), 0);
+	cr_assert_eq(f->slot, s, "a fixed stack takes the slot");
+	cr_assert_eq(f->tp, p0 - 64 * 64, "at the kept place, under the top 64");
+	cr_assert_not(wt_stack_exit_release(f, NULL), "the kept place is never reserved");
+	wt_stack_free(f, NULL, WT_ENDED_JOINED);
+	for (int i = 0; i <= 511; i++)
+		if (i != 64)
+			end_unjoined(p0 - (uintptr_t)i * 64, WT_ENDED_JOINED);
 	cr_assert_not(unjoined_has(p0));
-	cr_assert_eq(alloc(81, 0)->slot, s, "the ring still has it");
-	cr_assert_eq(tasks[81].tp, p0);
+	cr_assert_eq(alloc(602, 0)->slot, s, "the ring still has it");
+	cr_assert_eq(tasks[602].tp, p0);
 }
 
 Test(stack, scavenger_trims_free_units_and_remaps_an_empty_pack)
