@@ -24,15 +24,21 @@
  * its join (unjoined.c), when no lookup by pthread_t is in progress (step
  * 3); then the exchange is not made, as nobody can reach t any more.
  *   3. Lookups by pthread_t (wt_task_from_pthread) happen inside a lookup
- *      section (wt_task_lookup_begin/end: a count of them, `lookups`,
- *      bumped by 2), which lasts as long as the caller uses the record it
- *      found (a join: until its CAS on t->join).  The exit's swap to the
- *      small record runs only while it holds bit 0 of that count, which
- *      it sets by CAS from 0: no lookup section is open, and a new one
- *      waits for the bit to clear.  So no caller holds the record of a
- *      task that swapped, and after the swap its pthread_t leads to the
- *      small record only.  An exit that finds a section open keeps the
- *      record until the join, as before.  The swap is a few stores under
+ *      section (wt_task_lookup_begin/end), which lasts as long as the
+ *      caller uses the record it found (a join: until its CAS on t->join).
+ *      One word, `lookups`, counts the open sections (in units of
+ *      LOOKUP_ONE) and the swaps in progress (the low bits).  An exit's
+ *      swap to the small record adds a swap and goes on only if the word
+ *      held no section; a section adds itself and waits until no swap is
+ *      left (none can start while it is counted).  Swaps of different
+ *      tasks do not exclude each other: with one bit for them, an exit on
+ *      one proc while another proc's exit swapped kept its stack and
+ *      record until the join (create 50,000 then join at GOMAXPROCS=2:
+ *      600-800 slots live at once where 130 tasks had not started, each
+ *      fresh slot some page faults and a page-table page).  So no caller
+ *      holds the record of a task that swapped, and after the swap its
+ *      pthread_t leads to the small record only.  An exit that finds a
+ *      section open keeps the record until the join, as before.  The swap is a few stores under
  *      two short locks, in weft's code on the worker's next context
  *      (program signal handlers wait: signal/sighandler.c), so a waiting lookup
  *      spins, then yields the CPU.
@@ -135,29 +141,28 @@ uint64_t wt_task_ids(void)
 	return atomic_load_explicit(&next_id, memory_order_relaxed);
 }
 
-/* Lookup sections (the essay's step 3): 2 per open section, plus bit 0
- * while an exit swaps a record for its small one.  [atomic] */
+/* Lookup sections (the essay's step 3): LOOKUP_ONE per open section,
+ * plus one per exit swapping a record for its small one.  [atomic; every
+ * change a read-modify-write, so each sees all earlier ones] */
+#define LOOKUP_ONE (1l << 24)
 static _Atomic long lookups;
 
 /* Context: any (a task, a thread weft did not create); never parks: a
  * swap in progress is a few stores on a running worker. */
 void wt_task_lookup_begin(void)
 {
-	for (;;) {
-		if (!(atomic_fetch_add(&lookups, 2) & 1))
-			return;
-		atomic_fetch_sub(&lookups, 2);
-		for (int spins = 0; atomic_load_explicit(&lookups, memory_order_relaxed) & 1;)
-			if (++spins < 128)
-				wt_arch_pause();
-			else
-				wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
-	}
+	if (!(atomic_fetch_add(&lookups, LOOKUP_ONE) & (LOOKUP_ONE - 1)))
+		return;
+	for (int spins = 0; atomic_load(&lookups) & (LOOKUP_ONE - 1);)
+		if (++spins < 128)
+			wt_arch_pause();
+		else
+			wt_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 }
 
 void wt_task_lookup_end(void)
 {
-	atomic_fetch_sub(&lookups, 2);
+	atomic_fetch_sub(&lookups, LOOKUP_ONE);
 }
 
 /* Records come from the proc's own list of released ones first, as Go's
@@ -535,12 +540,12 @@ void wt_task_after_exit(struct wt_m *m, struct wt_task *t, void *arg)
 	long left = atomic_fetch_sub(&wt_ntasks, 1) - 1;
 	/* Joinable and no joiner waiting yet: its stack and record go back
 	 * now, a small record stays for its join (the essay's step 3), when
-	 * no lookup section is open.  With bit 0 held nobody can change
-	 * t->join: joins and detaches reach t only inside a section.  A
+	 * no lookup section is open.  While this swap is counted nobody can
+	 * change t->join: joins and detaches reach t only inside a section.  A
 	 * waiting joiner releases t at once itself. */
-	long z = 0;
-	if (atomic_load(&t->join) == WT_JOINABLE && atomic_compare_exchange_strong(&lookups, &z, 1)) {
-		bool swapped = atomic_load(&t->join) == WT_JOINABLE && wt_stack_exit_release(t, m->p);
+	if (atomic_load(&t->join) == WT_JOINABLE) {
+		bool swapped = atomic_fetch_add(&lookups, 1) < LOOKUP_ONE &&
+			       atomic_load(&t->join) == WT_JOINABLE && wt_stack_exit_release(t, m->p);
 		atomic_fetch_sub(&lookups, 1);
 		if (swapped) {
 			wt_task_release(t, m->p, WT_ENDED_UNKNOWN);
