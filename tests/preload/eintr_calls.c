@@ -388,8 +388,8 @@ static void c_cns_real(struct cs *c, int ms)
 static void c_cns_abs(struct cs *c, int ms)
 {
 	struct timespec ts, rem = { -1, -1 };
-	abs_ms(&ts, CLOCK_MONOTONIC, ms);
 	enter(c);
+	abs_ms(&ts, CLOCK_MONOTONIC, ms);
 	int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, &rem);
 	timed(c, r ? -1 : 0, r, ms);
 	if (rem.tv_sec != -1 || rem.tv_nsec != -1)
@@ -677,8 +677,8 @@ static void c_sem_wait(struct cs *c, int ms)
 static void c_sem_timedwait(struct cs *c, int ms)
 {
 	struct timespec ts;
-	abs_ms(&ts, CLOCK_REALTIME, ms);
 	enter(c);
+	abs_ms(&ts, CLOCK_REALTIME, ms);
 	int r = sem_timedwait(&c->sem, &ts);
 	int e = errno;
 	if (r < 0 && e == ETIMEDOUT)
@@ -690,8 +690,8 @@ static void c_sem_timedwait(struct cs *c, int ms)
 static void c_sem_clockwait(struct cs *c, int ms)
 {
 	struct timespec ts;
-	abs_ms(&ts, CLOCK_MONOTONIC, ms);
 	enter(c);
+	abs_ms(&ts, CLOCK_MONOTONIC, ms);
 	int r = sem_clockwait(&c->sem, CLOCK_MONOTONIC, &ts);
 	int e = errno;
 	if (r < 0 && e == ETIMEDOUT)
@@ -730,9 +730,9 @@ static void c_cond_timedwait(struct cs *c, int ms)
 {
 	int r = 0;
 	struct timespec ts;
-	abs_ms(&ts, CLOCK_REALTIME, ms);
 	pthread_mutex_lock(&c->m);
 	enter(c);
+	abs_ms(&ts, CLOCK_REALTIME, ms); /* after enter: a timeout's length is measured from it */
 	while (!c->flag && r == 0)
 		r = pthread_cond_timedwait(&c->cv, &c->m, &ts);
 	pthread_mutex_unlock(&c->m);
@@ -784,8 +784,8 @@ static void c_mutex_lock(struct cs *c, int ms)
 static void c_mutex_timedlock(struct cs *c, int ms)
 {
 	struct timespec ts;
-	abs_ms(&ts, CLOCK_REALTIME, ms);
 	enter(c);
+	abs_ms(&ts, CLOCK_REALTIME, ms);
 	int r = pthread_mutex_timedlock(&c->m, &ts);
 	if (r == 0)
 		pthread_mutex_unlock(&c->m);
