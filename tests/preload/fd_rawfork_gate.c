@@ -68,7 +68,11 @@ int main(void)
 	usleep(20000);
 	int stuck = 0;
 	for (int i = 0; i < CHILDREN; i++) {
+#ifdef SYS_fork
 		long pid = syscall(SYS_fork);
+#else /* aarch64: fork is clone with SIGCHLD */
+		long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+#endif
 		if (pid == 0) {
 			int r = dup2(1, 60);
 			syscall(SYS_exit_group, r == 60 ? 0 : 3);
