@@ -162,7 +162,6 @@ struct wt_task {
 	_Atomic uint64_t sigpend;       /* [atomic] sent to this task, not yet raised */
 	uint64_t sigwait;               /* [owner m; its worker's handler] set a sigwait waits on */
 	uint64_t sigraised;             /* [owner m; handler] raised for sigwait, blocked */
-	unsigned sigintr;               /* [owner m; handler] pokes that interrupted a call */
 	bool sig_norestart;             /* [owner m] a handler without SA_RESTART ran on it */
 	bool sig_hold;                  /* [owner m] in park's switch: its signals wait for
 					 * the park to finish (park.c) */

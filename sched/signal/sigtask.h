@@ -64,8 +64,8 @@ bool wt_sig_urg_owed(siginfo_t *si);
 /* sigwait on t (sigtask.c), around the caller's wait in the kernel for
  * set: begin enters the system call and returns a token for end; end takes
  * the wait's result (r, and its errno err when r < 0), leaves the system
- * call, and returns whether to wait again (a poke, not a handler, ended
- * the wait).  Context: t. */
+ * call, and returns whether to wait again (weft's SIGURG, not a program
+ * handler, ended the wait).  Context: t. */
 unsigned wt_sig_wait_begin(struct wt_task *t, uint64_t set);
 bool wt_sig_wait_end(struct wt_task *t, int r, int err, unsigned intr);
 /* sigsuspend(mask) on t: returns -EINTR once a program handler ran on t.
