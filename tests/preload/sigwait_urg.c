@@ -20,7 +20,7 @@
 
 #include "weft_check.h"
 
-#define ROUNDS 300
+#define ROUNDS 100
 
 static atomic_int waiting = -1; /* the round the waiter waits in */
 static atomic_int stop;
