@@ -70,6 +70,7 @@
 #include "core/runtime.h"
 #include "core/proc.h"
 #include "core/runq.h"
+#include "signal/sighandler.h"
 #include "signal/sigtask.h"
 #include "syscall.h"
 #include "core/sysmon.h"
@@ -84,6 +85,13 @@ void wt_entersyscall(void)
 		return;
 	if (unlikely(atomic_load_explicit(&t->m->implicit, memory_order_relaxed)))
 		wt_implicit_settle(t->m); /* no switch: maybe in a signal handler */
+	/* Handlers held back while the task ran weft's code on its way here
+	 * run before the call, as natively they ran before it began: left
+	 * waiting, sysmon's poke would raise them inside the call and end a
+	 * call the kernel never restarts (semop) with EINTR, SA_RESTART or
+	 * not.  They may park the task (it may go on on another worker). */
+	if (!t->m->insyscall && !wt_locks_held)
+		wt_sig_unlocked();
 	/* A signal handler that interrupts a blocking call and makes one of
 	 * its own (bash's SIGCHLD handler calls waitpid) nests: only the
 	 * outermost call changes the proc's status. */
