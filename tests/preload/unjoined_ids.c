@@ -3,7 +3,7 @@
  * and the joiner gets the thread's own value.  Two waves of threads that
  * return at once are left unjoined (the second wave is created while the
  * first has exited, which is when a runtime could hand a dead thread's
- * stack on; it has stacks of a fixed 1 MiB, which must keep all but the
+ * stack on; it has stacks of a fixed 320 KiB, which must keep all but the
  * TCB and TLS of that size wherever a runtime puts the TCB to keep it
  * off the first wave's IDs); then every ID must differ from every other, equal what the
  * thread saw as pthread_self, answer pthread_kill(0), pthread_getattr_np
@@ -27,7 +27,7 @@ static int WAVE = N_MAX / 2, N = N_MAX; /* test_threads(N_MAX): fewer under emul
 static pthread_t ids[N_MAX], selves[N_MAX];
 static atomic_int done;
 
-#define FIXED (1024 * 1024)
+#define FIXED (320 * 1024) /* over the 256 KiB weft packs: a home slot of its own */
 #define FIXED_USE (FIXED - 24 * 1024) /* glibc takes the TCB and static TLS off the size */
 
 static __attribute__((noinline)) void use_stack(void)
