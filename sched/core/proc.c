@@ -926,48 +926,6 @@ static void stray_move(struct wt_p *p)
 	wt_unlock(&wt_sched.lock);
 }
 
-/* The last spinning worker, about to give its proc back while another
- * proc runs a task, watches the other procs' queues for up to
- * IDLE_SPIN_NS of each idle spell (m->spin_until: set at its first look,
- * cleared when it runs a task) before it sleeps.  A sleep and the wake-up
- * that ends it cost two futex calls and the waker's IPI, about 40 µs of
- * this machine's time, when a task making short-lived tasks wakes the
- * other proc's worker for each one it queues (create 50,000 then join at
- * GOMAXPROCS=2: up to 8,000 sleeps, 6 µs a thread; with 100 sleeps,
- * 2.4 µs).  Only while some other proc runs a task: nothing else queues
- * work without waking a worker.  true: work showed up.  Context: g0 of
- * m, holding p. */
-#define IDLE_SPIN_NS 20000
-static bool idle_spin(struct wt_m *m, struct wt_p *p, int np)
-{
-	int64_t now = wt_nanotime();
-	if (m->spin_until == 0)
-		m->spin_until = now + IDLE_SPIN_NS;
-	while (now < m->spin_until) {
-		bool running = false;
-		for (int i = 0; i < np; i++) {
-			struct wt_p *v = &wt_sched.procs[i];
-			if (v == p)
-				continue;
-			if (wt_runq_len(v) ||
-			    atomic_load_explicit(&v->runnext, memory_order_relaxed))
-				return true;
-			running |= WT_P_KIND(atomic_load_explicit(&v->status,
-								  memory_order_relaxed)) ==
-				   WT_P_RUNNING;
-		}
-		if (!running)
-			break;
-		if (atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed) ||
-		    wt_rt_any() || wt_timer_next() <= now)
-			return true;
-		for (int i = 0; i < 50; i++)
-			wt_arch_pause();
-		now = wt_nanotime();
-	}
-	return false;
-}
-
 /* Context: g0.  Returns a task to run; sleeps while there is none. */
 static struct wt_task *findrunnable(struct wt_m *m)
 {
@@ -1039,8 +997,6 @@ top:;
 		goto top;
 	if (m->spinning && np > 1 && (t = steal(m, p, true)))
 		return t;
-	if (m->spinning && np > 1 && idle_spin(m, p, np))
-		goto top;
 
 	/* Nothing: give the proc back. */
 	wt_lock(&wt_sched.lock);
@@ -1119,7 +1075,6 @@ static void execute(struct wt_m *m, struct wt_task *t)
 {
 	if (m->spinning)
 		resetspinning(m);
-	m->spin_until = 0;
 	m->p->schedtick++;
 	m->curg = t;
 	t->m = m;

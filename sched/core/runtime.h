@@ -325,7 +325,6 @@ struct wt_m {
 	struct wt_m *alllink;           /* [const after publish] see wt_sched.allm */
 	_Atomic int park;               /* [atomic] futex word: 0 asleep, 1 wake */
 	bool spinning;                  /* [owner m] */
-	int64_t spin_until;             /* [owner m] mono ns an idle spell's watch of the other procs ends (proc.c: idle_spin); 0: none begun */
 	int insyscall;                  /* [owner m] entersyscall depth (signal handlers nest) */
 	int id;                         /* [const] */
 	int ostid;                      /* [owner m; relaxed reads] its OS thread id, 0 once
