@@ -34,14 +34,15 @@
  *      tasks do not exclude each other: with one bit for them, an exit on
  *      one proc while another proc's exit swapped kept its stack and
  *      record until the join (create 50,000 then join at GOMAXPROCS=2:
- *      600-800 slots live at once where 130 tasks had not started, each
- *      fresh slot some page faults and a page-table page).  So no caller
- *      holds the record of a task that swapped, and after the swap its
- *      pthread_t leads to the small record only.  An exit that finds a
- *      section open keeps the record until the join, as before.  The swap is a few stores under
- *      two short locks, in weft's code on the worker's next context
- *      (program signal handlers wait: signal/sighandler.c), so a waiting lookup
- *      spins, then yields the CPU.
+ *      450-900 slots live at once where 130 tasks had not started, each
+ *      fresh slot some page faults and a page-table page; now about 200).
+ *      So no caller holds the record of a task that swapped, and after the
+ *      swap its pthread_t leads to the small record only.  An exit that
+ *      finds a section open keeps the record until the join, as before.
+ *      The swap is a few stores under two short locks, in weft's code on
+ *      the worker's next context (program signal handlers wait:
+ *      signal/sighandler.c), so a waiting lookup spins, then yields the
+ *      CPU.
  *      Rejected: a small record without the section (a pthread_kill or a
  *      join that looked t up just before its exit would act on a record
  *      already handed to a new task); an epoch per worker (a thread weft
