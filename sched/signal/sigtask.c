@@ -632,20 +632,19 @@ static bool no_restart(int sig)
 
 /* Any SIGURG of weft's: one SIGURG pending on a thread absorbs the next
  * (the kernel queues one of a standard signal), so every one does a
- * poke's work: the signals deferred on this thread, and the task's own.
- * Returns whether a handler of the task's was raised. */
-bool wt_sig_poked(void *uc)
+ * poke's work: the signals deferred on this thread, and the task's own. */
+void wt_sig_poked(void *uc)
 {
 	struct wt_task *t = wt_cur();
 	wt_sig_redeliver(uc);
 	/* A task finishing a park (t->sig_hold) takes its signals as the
 	 * park returns (core/park.c). */
 	if (!t || t->sig_hold)
-		return false;
+		return;
 	uint64_t pend = (atomic_load_explicit(&t->sigpend, memory_order_relaxed) |
 			 wt_sig_proc_pending()) & ~t->sigmask;
 	if (!deliver(t))
-		return false;
+		return;
 	if (wt_sig_call_is_own(t) && wt_arch_uc_in_syscall(uc) && !wt_pc_in_weft(wt_arch_uc_pc(uc))) {
 		/* The SIGURG cut a libc call short (sem_wait, read) and the
 		 * kernel restarts it for SIGURG's SA_RESTART; the signal raised
@@ -658,7 +657,6 @@ bool wt_sig_poked(void *uc)
 		if (norestart)
 			wt_arch_uc_syscall_eintr(uc);
 	}
-	return true;
 }
 
 /* SIGURG that is not a preemption request (core/preempt.c's handler asks here

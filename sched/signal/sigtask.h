@@ -99,7 +99,7 @@ static inline uint64_t wt_sig_pending(struct wt_task *t)
 	return atomic_load(&t->sigpend);
 }
 bool wt_sig_urg(siginfo_t *si, void *uc);  /* SIGURG handler: a poke of ours? */
-bool wt_sig_poked(void *uc);               /* SIGURG handler: any of ours */
+void wt_sig_poked(void *uc);               /* SIGURG handler: any of ours */
 bool wt_sig_call_is_own(const struct wt_task *t); /* a call at the pc is t's bracketed one */
 int wt_sig_call_depth(const struct wt_m *m); /* explicit entersyscall depth */
 
