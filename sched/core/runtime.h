@@ -215,6 +215,8 @@ struct wt_task {
 	int64_t rt_since;               /* [owner m] mono ns it last left the real-time queue */
 	int64_t aside_from, aside_used; /* [the task itself] the window its spawns step aside in,
 					 * and the ns spent aside in it (proc.c: wt_step_aside) */
+	unsigned aside_probe;           /* [the task itself] spawns since its last step aside */
+	bool aside_streak;              /* [the task itself] its last step aside was cheap */
 	int64_t rr_used;                /* [owner m] ns of its SCHED_RR slice used */
 	const void *pi_wait;            /* [rtq.lock] priority-inheritance word it waits on */
 	/* Priority-protect mutexes it holds (process/prio.c: wt_prio_protect), as
@@ -395,8 +397,6 @@ struct wt_sched {
 	int nm;                         /* [sched.lock] workers created */
 	bool capwait;                   /* [sched.lock] a proc waits: no thread for it (startm) */
 	_Atomic bool capped;            /* [atomic, relaxed] WEFT_MAXTHREADS was reached once */
-	_Atomic int unstarted;          /* [atomic, relaxed; a hint] tasks made that have not run
-					 * yet (task.c: wt_task_create, wt_task_entry) */
 	_Atomic int nsysret;            /* [atomic, relaxed; a hint] tasks back from system calls
 					 * at the global queue's head */
 	/* Every worker ever created, newest first.  [sched.lock to push, with
@@ -411,7 +411,9 @@ struct wt_sched {
 	_Atomic int nprocs;
 	int maxprocs;                   /* [const] procs' size: affinity CPUs, or GOMAXPROCS if set */
 	struct wt_p *procs;             /* [const] */
-	wt_lock_t alllock;
+	_Atomic int unstarted WT_OWN_LINE; /* [atomic, relaxed; a hint] tasks made that have not run
+					 * yet (task.c: wt_task_create, wt_task_entry) */
+	wt_lock_t alllock WT_OWN_LINE;
 	struct wt_task *alltasks;       /* [sched.alllock] */
 };
 extern struct wt_sched wt_sched;

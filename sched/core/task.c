@@ -130,9 +130,9 @@
 #include "stack/tls.h"
 #include "stack/tls_static.h"
 
-_Atomic long wt_ntasks;
-static _Atomic uint64_t next_id = 2; /* 1 is main */
-static struct wt_slab task_slab = WT_SLAB_INIT_TRIMMED(sizeof(struct wt_task));
+_Atomic long wt_ntasks WT_OWN_LINE;
+static _Atomic uint64_t next_id WT_OWN_LINE = 2; /* 1 is main */
+static struct wt_slab task_slab WT_OWN_LINE = WT_SLAB_INIT_TRIMMED(sizeof(struct wt_task));
 
 extern void __pthread_register_cancel(__pthread_unwind_buf_t *);
 extern void __pthread_unregister_cancel(__pthread_unwind_buf_t *);
@@ -146,7 +146,7 @@ uint64_t wt_task_ids(void)
  * plus one per exit swapping a record for its small one.  [atomic; every
  * change a read-modify-write, so each sees all earlier ones] */
 #define LOOKUP_ONE (1l << 24)
-static _Atomic long lookups;
+static _Atomic long lookups WT_OWN_LINE;
 
 /* Context: any (a task, a thread weft did not create); never parks: a
  * swap in progress is a few stores on a running worker. */
