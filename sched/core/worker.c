@@ -141,9 +141,9 @@ static WT_NORETURN void exit_thread(struct wt_m *m)
  * the worker already idle-listed (so sysmon's hand-offs still find it, and
  * handm skips the wake-up of a watcher).  It halved the futex calls and
  * context switches of a Rust mpsc pipeline at GOMAXPROCS=2 (40,000 to
- * 21,000) but not its time (0.53-0.58 s either way, medians of 8): most of
- * those calls are glibc's own malloc lock waits, which hold a worker and
- * its proc where weft cannot see them. */
+ * 21,000 in some runs) but not its time (0.45-0.55 s either way, means of
+ * 8 runs, alternating): most of those calls are glibc's own malloc lock
+ * waits, which hold a worker and its proc where weft cannot see them. */
 void wt_stopm(struct wt_m *m)
 {
 	wt_lock(&wt_sched.lock);
