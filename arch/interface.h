@@ -8,6 +8,7 @@
 #define WEFT_ARCH_INTERFACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <ucontext.h>
 
@@ -63,5 +64,16 @@ long wt_syscall6(long nr, long a, long b, long c, long d, long e, long f);
  * signal trampoline recognises its range, which ends at the label). */
 long wt_syscall6_sigok(long nr, long a, long b, long c, long d, long e, long f);
 extern const char wt_syscall6_sigok_end[];
+
+/* ---- code ---- */
+
+/* patch.c: the bytes a jump from site to target takes when written over
+ * site, and the writing (the caller made them writable; no thread may be
+ * executing them). */
+size_t wt_arch_jump_size(uintptr_t site, uintptr_t target);
+void wt_arch_jump_write(uintptr_t site, uintptr_t target);
+/* patch.c: n bytes of code at site were rewritten: the instruction fetch
+ * must see them. */
+void wt_arch_code_written(uintptr_t site, size_t n);
 
 #endif

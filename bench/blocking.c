@@ -12,6 +12,8 @@
  *            without going through libc's read, as Go's syscall.Read
  *   flock    flock(LOCK_EX) on a file main holds locked: a call that can
  *            block and cannot be polled
+ *   stdio    fputs to a FILE main holds (flockfile): a wait for one of
+ *            glibc's own locks, inside libc
  * Go's table of what blocks a thread, in C.  If main
  * stops getting the CPU (a scheduler that cannot take a CPU loop or a raw
  * system call off its threads), the watchdog (bench.h) releases the
@@ -26,11 +28,12 @@
 
 #include "bench.h"
 
-enum kind { SLEEP, COND, SOCKET, PIPE, SPIN, RAWREAD, FLOCK };
-static const char *const kinds[] = {"sleep", "cond", "socket", "pipe", "spin", "rawread", "flock"};
+enum kind { SLEEP, COND, SOCKET, PIPE, SPIN, RAWREAD, FLOCK, STDIO };
+static const char *const kinds[] = {"sleep", "cond", "socket", "pipe", "spin", "rawread", "flock", "stdio"};
 static const char *const what[] = {
 	"in usleep", "on a condvar", "in read(2) on a socket", "in read(2) on a pipe",
-	"spinning on the CPU", "in a raw read system call", "in flock(2)"};
+	"spinning on the CPU", "in a raw read system call", "in flock(2)",
+	"in fputs on a locked FILE"};
 
 static enum kind kind;
 static long n;
@@ -39,6 +42,8 @@ static atomic_int stop;         /* sleep and spin: release */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int released;            /* cond: under mu */
+static FILE *held;              /* stdio: the FILE main holds locked */
+static atomic_int unheld;       /* stdio: released once */
 static int (*fds)[2];           /* socket, pipe, rawread: [i][0] read end */
 static int lockfd = -1;         /* flock: main's descriptor holding the lock */
 static char lockpath[64];
@@ -63,6 +68,8 @@ static void release(void)
 				_exit(3);
 	if (lockfd >= 0)
 		flock(lockfd, LOCK_UN);
+	if (held && !atomic_exchange(&unheld, 1))
+		funlockfile(held);
 }
 
 /* A thread is about to block: progress for the watchdog too. */
@@ -118,6 +125,10 @@ static void *blocker(void *arg)
 		close(fd);
 		break;
 	}
+	case STDIO:
+		arrive();
+		fputs("x\n", held);
+		break;
 	}
 	return NULL;
 }
@@ -143,6 +154,12 @@ static int setup(void)
 		if (lockfd < 0 || flock(lockfd, LOCK_EX))
 			return perror(lockpath), -1;
 	}
+	if (kind == STDIO) {
+		held = tmpfile();
+		if (!held)
+			return perror("tmpfile"), -1;
+		flockfile(held);
+	}
 	return 0;
 }
 
@@ -150,9 +167,9 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		goto usage;
-	for (kind = 0; kind <= FLOCK && strcmp(argv[1], kinds[kind]); kind++)
+	for (kind = 0; kind <= STDIO && strcmp(argv[1], kinds[kind]); kind++)
 		;
-	if (kind > FLOCK)
+	if (kind > STDIO)
 		goto usage;
 	n = arg_long(argc, argv, 2, 100);
 	long stall_ms = arg_long(argc, argv, 3, 2000);
@@ -214,6 +231,6 @@ int main(int argc, char **argv)
 		printf("stalled while joining: main got no CPU for %ld ms\n", stall_ms);
 	return 0;
 usage:
-	fprintf(stderr, "usage: blocking sleep|cond|socket|pipe|spin|rawread|flock [N [STALL_MS]]\n");
+	fprintf(stderr, "usage: blocking sleep|cond|socket|pipe|spin|rawread|flock|stdio [N [STALL_MS]]\n");
 	return 2;
 }

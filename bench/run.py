@@ -453,7 +453,8 @@ def exp_burst(count, rounds, idle, title):
 BLOCK_KINDS = [("sleep", "usleep"), ("cond", "pthread_cond_wait"),
                ("socket", "read(2) on a socketpair"), ("pipe", "read(2) on a pipe"),
                ("spin", "CPU loop"), ("rawread", "syscall(SYS_read) on a pipe"),
-               ("flock", "flock(2) on a locked file")]
+               ("flock", "flock(2) on a locked file"),
+               ("stdio", "fputs on a FILE held by flockfile")]
 
 
 def blocking_cell(out):

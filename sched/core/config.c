@@ -47,6 +47,10 @@
  *                     need of it, its second thread (sched/core/start.c reads
  *                     it, in the constructor, before the rest).  WEFTDEBUG
  *                     set also starts it in the constructor.
+ *   WEFT_LIBC_LOCKS   park | kernel (sched/core/lowlock.c): whether a task that
+ *                     waits for one of glibc's internal locks (malloc's,
+ *                     stdio's) parks, the default, or sleeps in the kernel
+ *                     holding its worker, as before.
  *
  * A bad value prints one "weft: ..." line and keeps the default.  In
  * secure-execution mode (setuid/setgid, AT_SECURE) nothing is read.
@@ -65,6 +69,7 @@
 #include "stack/tls.h"
 
 struct wt_config wt_cfg = { .tls_mode = WT_TLS_AUTO, .maxthreads = 10000, .thread_idle_ms = 1000, .sigquit = WT_SIGQUIT_EXIT,
+				.libc_locks_park = true,
 				.deadlock = WT_DEADLOCK_ON };
 
 int wt_ncpu_affinity(void)
@@ -291,5 +296,11 @@ void wt_config_read(void)
 			wt_print("weft: WEFT_SIGQUIT=%s is not dump-exit, dump-continue or off; "
 				 "using dump-exit\n", s);
 		wt_cfg.sigquit_set = true;
+	}
+	if ((s = getenv("WEFT_LIBC_LOCKS")) && *s) {
+		if (!strcmp(s, "kernel"))
+			wt_cfg.libc_locks_park = false;
+		else if (strcmp(s, "park"))
+			wt_print("weft: WEFT_LIBC_LOCKS=%s is not park or kernel; using park\n", s);
 	}
 }

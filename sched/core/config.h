@@ -34,6 +34,7 @@ struct wt_config {
 	char blockprofile_path[256];    /* WEFTDEBUG=blockprofile=FILE, "" = off (observe/pprof.c) */
 	int sigquit;                    /* WEFT_SIGQUIT: WT_SIGQUIT_* */
 	bool sigquit_set;               /* WEFT_SIGQUIT was given */
+	bool libc_locks_park;           /* WEFT_LIBC_LOCKS=park (default) */
 	bool secure;                    /* secure-execution mode: nothing read */
 };
 extern struct wt_config wt_cfg;        /* [const after start] */

@@ -440,6 +440,21 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
 	wt_wakep();
 }
 
+/* t readied by a context that must not start a worker thread (a vfork
+ * child, which runs on its parent's memory): the global queue, where
+ * sysmon's next look finds it (wt_sysmon_wake_idle_work).  Context: any;
+ * the caller took t off a wait queue. */
+void wt_ready_quiet(struct wt_task *t)
+{
+	int old = atomic_load_explicit(&t->state, memory_order_relaxed);
+	if (old != WT_WAITING && old != WT_IDLE)
+		wt_throw("wt_ready: task is not waiting");
+	atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
+	wt_lock(&wt_sched.lock);
+	wt_globrunq_put(t);
+	wt_unlock(&wt_sched.lock);
+}
+
 /* Context: sysmon.  A proc whose runnext has waited a whole sysmon tick
  * while its worker kept running something else gets another worker.
  * Returns WT_PROCS_QUEUED when tasks wait in a queue, else
@@ -456,7 +471,8 @@ int wt_sysmon_wake_idle_work(void)
 		/* All asleep: one is woken for the idle work the scavenger
 		 * left (wt_stack_idle_trim), which it does before it sleeps
 		 * again. */
-		if (wt_rt_any() || wt_stack_idle_work())
+		if (wt_rt_any() || wt_stack_idle_work() ||
+		    atomic_load_explicit(&wt_sched.runq_size, memory_order_relaxed))
 			wt_wakep();
 		return WT_PROCS_IDLE;
 	}

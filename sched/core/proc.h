@@ -8,6 +8,7 @@
 
 void wt_ready(struct wt_task *t);          /* on a task or a foreign thread */
 void wt_ready_m(struct wt_task *t, struct wt_m *m); /* on m's g0, or sysmon (m NULL) */
+void wt_ready_quiet(struct wt_task *t);       /* no worker started: a vfork child */
 bool wt_ready_busy(struct wt_task *t);        /* no proc held: a busy proc's runnext, if none idle */
 void wt_inject(struct wt_task *list, struct wt_p *p); /* a schedlink list from wt_unpark_collect */
 /* On a task: switch to g0 and run fn(m, task, arg) there (Go's mcall). */

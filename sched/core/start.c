@@ -84,6 +84,7 @@
 #include "runtime.h"
 #include "process/prio.h"
 #include "config.h"
+#include "lowlock.h"
 #include "signal/crash.h"
 #include "hooks.h"
 #include "process/fork.h"
@@ -331,6 +332,7 @@ int wt_runtime_start(void)
 	wt_tl_start(m); /* before sysmon and workers: they read wt_tl_on */
 	wt_prof_start(m); /* before sysmon and workers: they read wt_prof_on */
 	wt_privfd_init(); /* before sysmon, whose first cgroup lookup may need it */
+	wt_lowlock_init(); /* while this is the process's only thread */
 	wt_sysmon_start();
 	wt_dump_init();
 	atomic_store_explicit(&start_state, RUNNING, memory_order_release);

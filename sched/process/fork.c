@@ -71,6 +71,7 @@
 #include "core/sysmon.h"
 #include "core/task.h"
 #include "core/hooks.h"
+#include "core/lowlock.h"
 #include "stack/tls.h"
 #include "core/worker.h"
 
@@ -157,6 +158,7 @@ static void reset(bool reclaimed)
 	atomic_store_explicit(&wt_sched.lock.v, 0, memory_order_relaxed);
 	wt_timer_fork_reset();
 	wt_park_fork_reset();
+	wt_lowlock_fork_child();
 	wt_rtq_fork_reset();
 	wt_stack_fork_reset();
 	wt_worker_fork_reset();
