@@ -57,7 +57,7 @@
  * functions, each long enough for the jump (its ELF size); otherwise, if
  * the text cannot be made writable (a policy that forbids it), or with
  * WEFT_LIBC_LOCKS=kernel, nothing is written and the waits stay glibc's.
- * The written page becomes a private copy of libc's text (4 KiB per
+ * The written page becomes a private copy of libc's text (a page per
  * process that starts the runtime); a fork child inherits it, exec maps
  * libc afresh, and a dormant process (start.c) never gets here.
  */
@@ -65,6 +65,7 @@
 #include <link.h>
 #include <linux/futex.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -189,7 +190,8 @@ static uintptr_t site_of(const char *name, uintptr_t target)
 static bool write_jump(uintptr_t site, uintptr_t target, unsigned char old[16], size_t *n)
 {
 	*n = wt_arch_jump_size(site, target);
-	uintptr_t lo = site & ~(uintptr_t)4095, hi = (site + *n + 4095) & ~(uintptr_t)4095;
+	uintptr_t pg = (uintptr_t)getauxval(AT_PAGESZ);
+	uintptr_t lo = site & ~(pg - 1), hi = (site + *n + pg - 1) & ~(pg - 1);
 	if (wt_syscall6(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_WRITE | PROT_EXEC,
 			0, 0, 0) != 0)
 		return false;
@@ -202,7 +204,8 @@ static bool write_jump(uintptr_t site, uintptr_t target, unsigned char old[16], 
 /* Puts back what write_jump replaced. */
 static void unwrite(uintptr_t site, const unsigned char *old, size_t n)
 {
-	uintptr_t lo = site & ~(uintptr_t)4095, hi = (site + n + 4095) & ~(uintptr_t)4095;
+	uintptr_t pg = (uintptr_t)getauxval(AT_PAGESZ);
+	uintptr_t lo = site & ~(pg - 1), hi = (site + n + pg - 1) & ~(pg - 1);
 	if (wt_syscall6(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_WRITE | PROT_EXEC,
 			0, 0, 0) != 0)
 		wt_throw("cannot undo the jump over glibc's lock wake");
