@@ -186,32 +186,36 @@ static uintptr_t site_of(const char *name, uintptr_t target)
 	return site;
 }
 
+/* Makes the whole pages under [site, site + n) writable (on) or back to
+ * text (off); false if the kernel refuses. */
+static bool text_writable(uintptr_t site, size_t n, bool on)
+{
+	uintptr_t pg = (uintptr_t)getauxval(AT_PAGESZ);
+	uintptr_t lo = site & ~(pg - 1), hi = (site + n + pg - 1) & ~(pg - 1);
+	int prot = PROT_READ | PROT_EXEC | (on ? PROT_WRITE : 0);
+	return wt_syscall6(SYS_mprotect, (long)lo, (long)(hi - lo), prot, 0, 0, 0) == 0;
+}
+
 /* Writes the jump; *old keeps the bytes it replaced (n of them). */
 static bool write_jump(uintptr_t site, uintptr_t target, unsigned char old[16], size_t *n)
 {
 	*n = wt_arch_jump_size(site, target);
-	uintptr_t pg = (uintptr_t)getauxval(AT_PAGESZ);
-	uintptr_t lo = site & ~(pg - 1), hi = (site + *n + pg - 1) & ~(pg - 1);
-	if (wt_syscall6(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_WRITE | PROT_EXEC,
-			0, 0, 0) != 0)
+	if (!text_writable(site, *n, true))
 		return false;
 	memcpy(old, (void *)site, *n);
 	wt_arch_jump_write(site, target);
-	wt_syscall6(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
+	text_writable(site, *n, false);
 	return true;
 }
 
 /* Puts back what write_jump replaced. */
 static void unwrite(uintptr_t site, const unsigned char *old, size_t n)
 {
-	uintptr_t pg = (uintptr_t)getauxval(AT_PAGESZ);
-	uintptr_t lo = site & ~(pg - 1), hi = (site + n + pg - 1) & ~(pg - 1);
-	if (wt_syscall6(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_WRITE | PROT_EXEC,
-			0, 0, 0) != 0)
+	if (!text_writable(site, n, true))
 		wt_throw("cannot undo the jump over glibc's lock wake");
 	memcpy((void *)site, old, n);
 	wt_arch_code_written(site, n);
-	wt_syscall6(SYS_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
+	text_writable(site, n, false);
 }
 
 void wt_lowlock_init(void)

@@ -392,16 +392,22 @@ bool wt_ready_busy(struct wt_task *t)
 	return false;
 }
 
-void wt_ready_m(struct wt_task *t, struct wt_m *m)
+/* t, waiting, becomes runnable.  The waker owns t now (it took t off a
+ * wait queue or the timer heap under a lock that t's park released after
+ * storing WAITING). */
+static inline void to_runnable(struct wt_task *t, struct wt_m *m)
 {
-	/* The waker owns t now (it took t off a wait queue or the timer heap
-	 * under a lock that t's park released after storing WAITING). */
 	int old = atomic_load_explicit(&t->state, memory_order_relaxed);
 	if (old != WT_WAITING && old != WT_IDLE)
 		wt_throw("wt_ready: task is not waiting");
 	if (unlikely(wt_tl_on))
 		wt_tl_wake(m, t);
 	atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
+}
+
+void wt_ready_m(struct wt_task *t, struct wt_m *m)
+{
+	to_runnable(t, m);
 	if (unlikely(atomic_load_explicit(&t->eff, memory_order_relaxed)) && wt_rtq_put(t, false)) {
 		wt_wakep(); /* sysmon preempts a lower task if no proc is idle */
 		return;
@@ -446,10 +452,7 @@ void wt_ready_m(struct wt_task *t, struct wt_m *m)
  * the caller took t off a wait queue. */
 void wt_ready_quiet(struct wt_task *t)
 {
-	int old = atomic_load_explicit(&t->state, memory_order_relaxed);
-	if (old != WT_WAITING && old != WT_IDLE)
-		wt_throw("wt_ready: task is not waiting");
-	atomic_store_explicit(&t->state, WT_RUNNABLE, memory_order_relaxed);
+	to_runnable(t, NULL);
 	wt_lock(&wt_sched.lock);
 	wt_globrunq_put(t);
 	wt_unlock(&wt_sched.lock);
